@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "judge": "answerkey.commands.judge:judge",
     "check": "answerkey.commands.check:check",
     "schema": "answerkey.commands.schema:schema",
+    "sdmx": "answerkey.commands.sdmx:sdmx",
 }
 # Registered but left out of `answerkey --help` (still runnable and documented).
 HIDDEN_COMMANDS: set[str] = set()
@@ -29,6 +30,10 @@ class Trouble(click.ClickException):
     """An error the user can fix: printed without a traceback, exit status 2."""
 
     exit_code = 2
+
+    def show(self, file=None) -> None:
+        # Compiler-style "FILE:LINE:COL: message", without click's "Error: " prefix.
+        click.echo(self.format_message(), err=True)
 
 
 class _LazyGroup(click.Group):

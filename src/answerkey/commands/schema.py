@@ -10,7 +10,9 @@ import click
 __all__ = ["schema", "SCHEMAS"]
 
 # Schema name -> "module:PydanticModel". Each file format registers here.
-SCHEMAS: dict[str, str] = {}
+SCHEMAS: dict[str, str] = {
+    "sdmx-case": "answerkey.sdmx.schema:TestCase",
+}
 
 
 @click.command()

@@ -1,0 +1,76 @@
+"""SDMX data-query evaluation: term precision and recall per (dataset, dimension).
+
+Each dimension's selected terms are a relation of (id, name) tuples; terms match when both
+are equal. Per case, recall and precision are averaged over the target's dimensions (NaN
+ignored); the suite averages the cases' figures, overall and per tag.
+
+>>> from answerkey import sdmx
+>>> target = {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product"), ("GDPPC", "GDP per capita")]}
+>>> result = sdmx.evaluate_case(target, {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product")]})
+>>> result.macro_recall, result.macro_precision
+(0.5, 1.0)
+"""
+
+from answerkey.sdmx.load import case_files, load_cases, load_selections
+from answerkey.sdmx.metrics import (
+    SIGNATURE,
+    CaseResult,
+    DimensionResult,
+    SuiteResult,
+    Summary,
+    evaluate,
+    evaluate_case,
+    nan_mean,
+    query_of,
+    ratio,
+    score_dimension,
+    target_of,
+)
+from answerkey.sdmx.report import dimension_block, summary_table, suite_document, to_json, to_yaml
+from answerkey.sdmx.schema import (
+    DatasetSelection,
+    DimensionSelection,
+    SelectionRecord,
+    Target,
+    Term,
+    TestCase,
+    Turn,
+)
+from answerkey.sdmx.terms import EMPTY, Selection, TermConflict, TermPair, as_selection, merge, terms_of
+
+__all__ = [
+    "SIGNATURE",
+    "evaluate",
+    "evaluate_case",
+    "score_dimension",
+    "target_of",
+    "query_of",
+    "ratio",
+    "nan_mean",
+    "CaseResult",
+    "DimensionResult",
+    "SuiteResult",
+    "Summary",
+    "load_cases",
+    "load_selections",
+    "case_files",
+    "dimension_block",
+    "summary_table",
+    "suite_document",
+    "to_json",
+    "to_yaml",
+    "TestCase",
+    "Turn",
+    "Target",
+    "DatasetSelection",
+    "DimensionSelection",
+    "Term",
+    "SelectionRecord",
+    "Selection",
+    "TermPair",
+    "TermConflict",
+    "EMPTY",
+    "as_selection",
+    "merge",
+    "terms_of",
+]

@@ -1,0 +1,106 @@
+"""Selections on the typed model: per (dataset, dimension), a relation of (id, name) terms.
+
+A *selection* maps a dimension key ``(dataset_id, dimension_name)`` to a ``Relation`` of
+``(String id, String name)`` tuples. Targets and system selections both become selections;
+several turns (or tool calls) are merged by taking the union per dimension key.
+
+>>> chosen = merge([[{"dataset_id": "IMF.RES:WEO", "dimensions": [
+...     {"dimension_name": "COUNTRY", "values": [{"id": "MEX", "name": "Mexico"}]}]}]])
+>>> [(key, [term.id for term in terms_of(rel)]) for key, rel in chosen.items()]
+[(('IMF.RES:WEO', 'COUNTRY'), ['MEX'])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+from answerkey.errors import InputError
+from answerkey.model import Relation, String
+from answerkey.sdmx.schema import DatasetSelection
+
+__all__ = ["DimensionKey", "Selection", "TermPair", "TermConflict", "merge", "as_selection", "terms_of", "EMPTY"]
+
+DimensionKey = tuple[str, str]
+Selection = dict[DimensionKey, Relation]
+EMPTY = Relation(())
+
+
+class TermPair(NamedTuple):
+    """A term as plain text, for reports."""
+
+    id: str
+    name: str
+
+
+class TermConflict(InputError):
+    """One term id with two names in a target; ``path`` points at the second occurrence
+    (relative to the list of dataset selections given to ``merge``)."""
+
+    def __init__(self, message: str, *, path: tuple = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+def _datasets(entries: Iterable[Any]) -> Iterable[tuple[int, DatasetSelection]]:
+    for index, entry in enumerate(entries):
+        yield index, entry if isinstance(entry, DatasetSelection) else DatasetSelection.model_validate(entry)
+
+
+def merge(
+    groups: Iterable[Iterable[Any]], *, strict: bool = False, case_id: str | None = None
+) -> Selection:
+    """Union per dimension key of several ``indicator_selection`` lists (one per turn or
+    record) of dicts or ``DatasetSelection``.
+
+    With ``strict`` (targets), a term id named two ways in one dimension raises
+    ``TermConflict`` naming ``case_id`` and the term, with ``path`` = (group index, dataset
+    index, "dimensions", ..., "values", index); without it (system selections) both spellings
+    are kept and scored: the wrong one is a false positive.
+    """
+    rows: dict[DimensionKey, dict[tuple[String, String], None]] = {}
+    names: dict[tuple[DimensionKey, str], str] = {}
+    for group_index, entries in enumerate(groups):
+        for d_index, dataset in _datasets(entries):
+            for k_index, dimension in enumerate(dataset.dimensions):
+                key = (dataset.dataset_id, dimension.dimension_name)
+                bucket = rows.setdefault(key, {})
+                for v_index, term in enumerate(dimension.values):
+                    known = names.setdefault((key, term.id), term.name)
+                    if strict and known != term.name:
+                        where = f"case {case_id!r}: " if case_id is not None else ""
+                        raise TermConflict(
+                            f"{where}term {term.id!r} of {key[0]} / {key[1]} is named both "
+                            f"{known!r} and {term.name!r}",
+                            path=(group_index, d_index, "dimensions", k_index, "values", v_index),
+                        )
+                    bucket[(String(term.id), String(term.name))] = None
+    return {key: Relation(tuple(bucket)) for key, bucket in rows.items()}
+
+
+def as_selection(value: Any) -> Selection:
+    """A selection from any accepted spelling: a ready selection, a mapping from dimension
+    key to ``(id, name)`` pairs, or an ``indicator_selection`` list.
+
+    >>> as_selection({("ds1", "d1"): [("t1", "first")]})[("ds1", "d1")].rows
+    ((String(text='t1'), String(text='first')),)
+    """
+    if isinstance(value, Mapping):
+        selection: Selection = {}
+        for key, terms in value.items():
+            if not (isinstance(key, tuple) and len(key) == 2):
+                raise TypeError(f"a dimension key is (dataset_id, dimension_name), not {key!r}")
+            if isinstance(terms, Relation):
+                relation = terms
+            else:
+                relation = Relation([(String(str(i)), String(str(n))) for i, n in terms])
+            if relation.arity not in (0, 2):
+                raise ValueError(f"terms of {key} must be (id, name) pairs")
+            selection[(str(key[0]), str(key[1]))] = relation
+        return selection
+    return merge([value or []])
+
+
+def terms_of(relation: Relation) -> list[TermPair]:
+    """The distinct terms of a dimension, in first-occurrence order, as plain text."""
+    return [TermPair(row[0].text, row[1].text) for row in relation.distinct_rows()]
