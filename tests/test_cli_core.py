@@ -1,0 +1,126 @@
+"""`answerkey judge` and `answerkey check`: output, exit codes and compiler-style errors."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from answerkey import __version__
+from answerkey.cli import COMMANDS, cli
+
+
+@pytest.fixture
+def run():
+    def invoke(*args, input=None):
+        return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(name, text):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return write
+
+
+@pytest.mark.parametrize("system, exit_code, label", [("((53198.8))", 0, "correct"), ("53190.9", 1, "incorrect")])
+def test_judge_prints_verdict_and_exits_like_cmp(run, files, system, exit_code, label):
+    """The paper's S-9 example from files: 0 and "correct", or 1 and "incorrect"."""
+    result = run("judge", files("c.cas", "53200.0"), files("s.cas", system))
+    assert (result.exit_code, result.stdout) == (exit_code, label + "\n")
+
+
+def test_judge_reads_stdin(run, files):
+    """- reads the system answer from standard input."""
+    result = run("judge", files("c.cas", '((2341 "SMITH"))'), "-", input='(("SMITH" 2341 44))')
+    assert (result.exit_code, result.stdout) == (0, "correct\n")
+
+
+def test_judge_trouble_is_exit_2_with_file_line_col(run, files):
+    """Bad CAS is trouble: exit 2 and FILE:LINE:COL: message with a caret on stderr."""
+    canonical = files("c.cas", "((1)\n (2 3))")
+    result = run("judge", canonical, files("s.cas", "1"))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == f"{canonical}:2:2: tuple 2 has 2 values; the relation's tuples have 1\n (2 3))\n ^\n"
+
+
+def test_judge_missing_file_is_trouble(run, files, tmp_path):
+    """A missing file is exit 2 (never 1, which would read as incorrect)."""
+    result = run("judge", files("c.cas", "1"), str(tmp_path / "nope.cas"))
+    assert result.exit_code == 2
+    assert "nope.cas: no such file" in result.stderr
+
+
+def test_judge_or_in_system_answer_is_trouble(run, files):
+    """OR in the system answer is an error at its position."""
+    system = files("s.cas", "(1 OR 2)")
+    result = run("judge", files("c.cas", "1"), system)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{system}:1:4: OR alternatives are only allowed in canonical answers")
+
+
+def test_judge_options(run, files):
+    """--epsilon, --scalars and --strings change the verdict as documented."""
+    canonical, system = files("c.cas", "1.0"), files("s.cas", "1.05")
+    assert run("judge", canonical, system).exit_code == 1
+    assert run("judge", "--epsilon", "0.1", canonical, system).exit_code == 0
+    loophole = files("l.cas", "((true false))")
+    assert run("judge", files("t.cas", "true"), loophole).exit_code == 1
+    assert run("judge", "--scalars", "h89", files("t2.cas", "true"), loophole).exit_code == 0
+    assert run("judge", "--strings", "fold", files("a.cas", '"ABC"'), files("b.cas", '"abc"')).exit_code == 0
+    bad = run("judge", "--epsilon", "-1", canonical, system)
+    assert bad.exit_code == 2 and "must be a number >= 0" in bad.stderr
+
+
+def test_judge_json_and_explain(run, files):
+    """--json prints the verdict with its signature; --explain says why."""
+    result = run("judge", "--json", files("c.cas", "53200.0"), files("s.cas", "53190.9"))
+    document = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert document == {
+        "verdict": "incorrect", "correct": False, "reason": "the scalar does not match", "mapping": None,
+        "alternative": None, "signature": f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}",
+    }
+    explained = run("judge", "--explain", files("c2.cas", "53200.0"), files("s2.cas", "53190.9"))
+    assert "53190.9 for 53200.0: off by 9.1, more than 5.32" in explained.stdout
+
+
+def test_check_reports_each_bad_file(run, files):
+    """check: "FILE: ok" for good files, FILE:LINE:COL per bad file, exit 2 if any is bad."""
+    good, bad = files("good.cas", "((1) (2))"), files("bad.cas", '(("a") (1))')
+    result = run("check", good, bad)
+    assert result.exit_code == 2
+    assert result.stdout == f"{good}: ok\n"
+    assert result.stderr.startswith(f"{bad}:1:8: tuple 2, column 1: a number in a column of strings")
+    assert run("check", good).exit_code == 0
+
+
+def test_check_system_and_strict(run, files):
+    """--system rejects OR; --strict rejects the .5 and exponent extensions."""
+    alternatives = files("alt.cas", "(1 OR 2)")
+    assert run("check", alternatives).exit_code == 0
+    assert run("check", "--system", alternatives).exit_code == 2
+    extension = files("ext.cas", "((1) (.5))")
+    assert run("check", extension).exit_code == 0
+    strict = run("check", "--strict", extension)
+    assert strict.exit_code == 2
+    assert strict.stderr.startswith(f"{extension}:1:7: .5 uses an extension")
+
+
+def test_version_and_help(run):
+    """--version prints the version; -h lists every registered command."""
+    assert run("--version").stdout == f"answerkey, version {__version__}\n"
+    help_text = run("-h").stdout
+    for name in COMMANDS:
+        assert name in help_text
+    assert "Exit status: 0 correct" in run("judge", "-h").stdout
+
+
+def test_usage_error_is_exit_2(run):
+    """Bad usage is trouble too."""
+    assert run("judge", "only-one-argument").exit_code == 2
