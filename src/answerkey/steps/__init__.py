@@ -1,0 +1,30 @@
+"""Agent-step evaluation, compatible with graphrag-eval 4.0: steps score over SPARQL results
+(judged by answerkey's comparator), JSON and retrieval outputs; per-template, micro and
+macro aggregates. graphrag-eval users switch by changing one import::
+
+    from answerkey.steps import run_evaluation, compute_aggregates
+
+    results = run_evaluation(reference_qas, responses)
+    aggregates = compute_aggregates(results)
+"""
+
+from answerkey.steps.aggregates import compute_aggregates
+from answerkey.steps.answers import AnswerJudge
+from answerkey.steps.evaluation import StepsScore, run_evaluation, score_steps, validate_reference, validate_responses
+from answerkey.steps.models import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response, Template
+
+__all__ = [
+    "run_evaluation",
+    "compute_aggregates",
+    "score_steps",
+    "StepsScore",
+    "validate_reference",
+    "validate_responses",
+    "AnswerJudge",
+    "ReferenceCorpus",
+    "Template",
+    "Question",
+    "ReferenceStep",
+    "Response",
+    "ActualStep",
+]
