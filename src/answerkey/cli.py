@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "check": "answerkey.commands.check:check",
     "schema": "answerkey.commands.schema:schema",
     "sdmx": "answerkey.commands.sdmx:sdmx",
+    "score": "answerkey.commands.score:score",
+    "steps": "answerkey.commands.steps:steps",
 }
 # Registered but left out of `answerkey --help` (still runnable and documented).
 HIDDEN_COMMANDS: set[str] = set()

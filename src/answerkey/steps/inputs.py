@@ -80,7 +80,7 @@ def read_responses(path: str | os.PathLike) -> dict[str, tuple[Response, dict]]:
         document: Any = json.loads(text)
     except json.JSONDecodeError as error:
         lines = [line for line in text.splitlines() if line.strip()]
-        if len(lines) > 1 and lines[0].lstrip().startswith("{"):
+        if len(lines) > 1 and _is_json_object(lines[0]):
             return _read_jsonl(text, source)
         raise InputError(f"invalid JSON: {error.msg}", source=source, line=error.lineno, column=error.colno) from None
     except RecursionError:
@@ -91,6 +91,13 @@ def read_responses(path: str | os.PathLike) -> dict[str, tuple[Response, dict]]:
         return validate_responses(document)
     except InputError as error:
         raise error.located(source) from None
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _read_jsonl(text: str, source: str) -> dict[str, tuple[Response, dict]]:
