@@ -1,0 +1,407 @@
+"""Corpus and answers files: pydantic schemas and loaders, errors at ``FILE:LINE:COL``.
+
+A **corpus** is a YAML list of items or JSON Lines, one item each (``CorpusItem``): an id,
+the query, the canonical CAS answer (``OR`` alternatives allowed), an optional maximal
+answer (ATIS 1991-92 min/max), the H89-2019 section 5 category, tags, the earlier queries of
+a discourse item (H89 S-7) and per-item ``epsilon`` / ``ordered`` overrides.
+
+**Answers** (one system's) are JSON Lines ``{"id": ..., "answer": "<CAS text>"}``
+(``AnswerRecord``), a YAML mapping id -> CAS text, or a directory of ``<id>.cas`` files.
+Formats are chosen by extension (a directory is a directory), or named explicitly.
+
+Loading checks the files' structure; the CAS text of canonical answers is parsed later,
+while scoring (see ``answerkey.scoring.check_corpus``), so that a large corpus is parsed
+once and in parallel.
+
+>>> item = CorpusItem.model_validate({"id": 7, "answer": 52000, "category": 1})
+>>> item.id, item.answer, item.category, item.scored
+('7', '52000', '1', True)
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from answerkey.errors import InputError
+from answerkey.formats.files import load_yaml, read_jsonl, read_text, validation_errors
+
+__all__ = [
+    "CATEGORIES",
+    "CorpusItem",
+    "AnswerRecord",
+    "Corpus",
+    "SystemAnswer",
+    "Answers",
+    "InputErrors",
+    "CORPUS_FORMATS",
+    "ANSWER_FORMATS",
+    "load_corpus",
+    "load_answers",
+]
+
+# H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
+# 3 non-local reference, X excluded from scoring.
+CATEGORIES = ("0", "1", "2", "3", "X")
+Category = Literal["0", "1", "2", "3", "X"]
+
+
+class InputErrors(InputError):
+    """Several located input errors found in one pass; ``errors`` lists them in file order."""
+
+    def __init__(self, errors: list[InputError]) -> None:
+        first = errors[0] if errors else InputError("no errors")
+        super().__init__(first.message, source=first.source, line=first.line, column=first.column)
+        self.errors = list(errors)
+
+    def __str__(self) -> str:
+        return "\n".join(str(error) for error in self.errors)
+
+
+def _cas_text(value: Any) -> Any:
+    """YAML and JSON read ``5``, ``2.5``, ``yes`` and ``2024-01-01`` as numbers, booleans and
+    dates: turn them back into the CAS text they were written as."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("a number in CAS text must be finite")
+        return repr(value)
+    if isinstance(value, _dt.datetime):
+        raise ValueError("a date and time is not CAS text; quote it")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
+
+
+CasText = Annotated[str, BeforeValidator(_cas_text)]
+
+
+def _category(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip().upper()
+    return value
+
+
+class CorpusItem(BaseModel):
+    """One corpus item: a query and its canonical answer (one line of a JSONL corpus, or one
+    element of a YAML corpus list).
+
+    ``answer`` is required unless the item is in category ``X`` (listed, never scored). With
+    ``max_answer``, ``answer`` is the minimal answer: a system answer must hold every column of
+    the minimal answer and no column outside the maximal one. ``epsilon`` and ``ordered``
+    override the run's options for this item (``ordered`` unset: as the CAS text says).
+    """
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+    id: str = Field(min_length=1, description="Unique item id.")
+    query: str = Field("", description="The question, as asked.")
+    answer: CasText | None = Field(
+        None, description="Canonical CAS answer; may hold (A OR B) alternatives. Minimal answer with max_answer."
+    )
+    max_answer: CasText | None = Field(
+        None, description="Maximal CAS answer (ATIS 1991-92 min/max): no system column may fall outside it."
+    )
+    category: Annotated[Category, BeforeValidator(_category)] = Field(
+        "0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored)."
+    )
+    tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
+    context: list[str] = Field(
+        default_factory=list, description="Earlier queries a discourse item refers to (H89-2019 S-7), oldest first."
+    )
+    epsilon: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="Relative tolerance for reals on this item (overrides --epsilon)."
+    )
+    ordered: bool | None = Field(
+        None, description="Compare tuples in order (true) or as a set (false); unset: as the CAS text says."
+    )
+
+    @model_validator(mode="after")
+    def _answer_needed(self) -> CorpusItem:
+        if self.answer is None and self.category != "X":
+            raise ValueError("answer: required unless the item is in category X (excluded from scoring)")
+        if self.max_answer is not None and self.answer is None:
+            raise ValueError("max_answer: needs the minimal answer in 'answer' too")
+        return self
+
+    @property
+    def scored(self) -> bool:
+        """False for category X items, which are listed but not scored (H89-2019 section 5)."""
+        return self.category != "X"
+
+
+class AnswerRecord(BaseModel):
+    """One system answer: one line of a JSONL answers file.
+
+    ``answer`` is CAS text; ``NO_ANSWER`` or ``null`` means the system declined. Other keys
+    (latency, the SQL run, ...) are allowed and ignored. The YAML form of an answers file is a
+    mapping ``id: CAS text``; the directory form holds one ``<id>.cas`` file per answer.
+    """
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+    id: str = Field(min_length=1, description="The corpus item id this answers.")
+    answer: CasText | None = Field(description="System CAS answer; null or NO_ANSWER when the system declined.")
+
+
+@dataclass
+class Corpus:
+    """The items of a corpus file, with where each item and field starts.
+
+    ``problems`` lists the items that failed validation (they are not in ``items``); a
+    corpus with problems is never scored.
+    """
+
+    source: str
+    items: list[CorpusItem] = field(default_factory=list)
+    # Per item (same order as ``items``): field name -> (line, column); "" is the item itself.
+    locations: list[dict[str, tuple[int | None, int | None]]] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+
+    def error(self, index: int, message: str, field_name: str = "") -> InputError:
+        """An error located at item ``index`` (at its field ``field_name`` when known)."""
+        where = self.locations[index]
+        line, column = where.get(field_name) or where.get("", (None, None))
+        return InputError(message, source=self.source, line=line, column=column)
+
+
+@dataclass(frozen=True)
+class SystemAnswer:
+    """One system answer as given: its CAS text (None for ``null``) and where it came from.
+
+    ``origin`` is ``FILE:LINE`` (``FILE`` for a ``.cas`` file); ``embedded`` is True when the
+    text sits inside a JSONL or YAML file, so that positions in it are relative to the text.
+    """
+
+    text: str | None
+    origin: str
+    embedded: bool = True
+
+
+@dataclass
+class Answers:
+    """One system's answers by item id, in file order."""
+
+    source: str
+    by_id: dict[str, SystemAnswer] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- format choice
+
+_JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+_YAML_SUFFIXES = {".yaml", ".yml", ".json"}
+
+
+def _sniff(path: str, text: str) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix in _JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in _YAML_SUFFIXES:
+        return "yaml"
+    return "jsonl" if text.lstrip().startswith("{") else "yaml"
+
+
+def _key_column(line_text: str, key: object) -> int:
+    """The column of ``"key"`` in a JSONL line (1 when it is not written there)."""
+    index = line_text.find(f'"{key}"')
+    return index + 1 if index >= 0 else 1
+
+
+def _jsonl_entries(text: str, source: str, problems: list[InputError]):
+    """(value, locate) for each good JSONL line; bad lines go to ``problems``."""
+    lines = text.split("\n")
+    for entry in read_jsonl(text, source=source):
+        if entry.error is not None:
+            problems.append(entry.error)
+            continue
+        line_text = lines[entry.line - 1]
+
+        def locate(loc: tuple, line=entry.line, line_text=line_text) -> tuple[int, int]:
+            return (line, _key_column(line_text, loc[0]) if loc else 1)
+
+        yield entry.value, locate
+
+
+# ---------------------------------------------------------------- corpus
+
+
+def _read_corpus_yaml(text: str, source: str, problems: list[InputError]):
+    doc = load_yaml(text, source=source)
+    if doc.data is None:
+        return
+    if not isinstance(doc.data, list):
+        raise doc.error(f"a corpus is a list of items, not a {type(doc.data).__name__}")
+    for index, value in enumerate(doc.data):
+        yield value, (lambda loc, index=index: doc.locate((index, *loc)))
+
+
+def _read_corpus_jsonl(text: str, source: str, problems: list[InputError]):
+    yield from _jsonl_entries(text, source, problems)
+
+
+# Corpus format name -> reader yielding (raw item, locate(loc) -> (line, column)).
+CORPUS_FORMATS: dict[str, Callable] = {"yaml": _read_corpus_yaml, "jsonl": _read_corpus_jsonl}
+
+
+def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus:
+    """Read and validate a corpus file (YAML list or JSONL; ``-`` reads stdin).
+
+    Unreadable files raise ``InputError``. Invalid items and duplicate ids are collected in
+    ``Corpus.problems`` (every one, located) and left out of ``Corpus.items``.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "c.yaml")
+    >>> _ = path.write_text("- {id: q1, answer: 5}\\n- {id: q1, answr: 6}\\n- {id: q1, answer: 7}\\n")
+    >>> corpus = load_corpus(path)
+    >>> [item.answer for item in corpus.items]
+    ['5']
+    >>> [(problem.line, problem.column, problem.message) for problem in corpus.problems]
+    [(2, 19, 'answr: Extra inputs are not permitted'), (3, 8, "duplicate id 'q1' (first on line 1)")]
+    """
+    source = "<stdin>" if os.fspath(path) == "-" else os.fspath(path)
+    text = read_text(path)
+    chosen = format or _sniff(source, text)
+    if chosen not in CORPUS_FORMATS:
+        raise InputError(f"unknown corpus format {chosen!r}; known: {', '.join(CORPUS_FORMATS)}", source=source)
+    corpus = Corpus(source)
+    first_seen: dict[str, int | None] = {}
+    for value, locate in CORPUS_FORMATS[chosen](text, source, corpus.problems):
+        if not isinstance(value, dict):
+            line, column = locate(())
+            corpus.problems.append(InputError(
+                f"a corpus item is a mapping, not a {type(value).__name__}", source=source, line=line, column=column
+            ))
+            continue
+        try:
+            item = CorpusItem.model_validate(value)
+        except ValidationError as error:
+            corpus.problems.extend(validation_errors(error, source=source, locate=locate))
+            continue
+        if item.id in first_seen:
+            line, column = locate(("id",))
+            corpus.problems.append(InputError(
+                f"duplicate id {item.id!r} (first on line {first_seen[item.id]})",
+                source=source, line=line, column=column,
+            ))
+            continue
+        first_seen[item.id] = locate(("id",))[0]
+        where = {"": locate(())}
+        for name in ("id", "answer", "max_answer"):
+            if name in value:
+                where[name] = locate((name,))
+        corpus.items.append(item)
+        corpus.locations.append(where)
+    if not corpus.items and not corpus.problems:
+        raise InputError("the corpus has no items", source=source)
+    corpus.problems.sort(key=lambda error: (error.line or 0, error.column or 0))
+    return corpus
+
+
+# ---------------------------------------------------------------- answers
+
+
+def _answers_jsonl(path: str, text: str | None, source: str, problems: list[InputError]):
+    for value, locate in _jsonl_entries(text, source, problems):
+        line = locate(())[0]
+        if not isinstance(value, dict):
+            problems.append(InputError(
+                f"an answer record is a JSON object, not {type(value).__name__}", source=source, line=line, column=1
+            ))
+            continue
+        try:
+            record = AnswerRecord.model_validate(value)
+        except ValidationError as error:
+            problems.extend(validation_errors(error, source=source, locate=locate))
+            continue
+        yield record.id, SystemAnswer(record.answer, f"{source}:{line}"), locate(("id",))
+
+
+def _answers_yaml(path: str, text: str | None, source: str, problems: list[InputError]):
+    doc = load_yaml(text, source=source)
+    if doc.data is None:
+        return
+    if not isinstance(doc.data, dict):
+        raise doc.error(f"a YAML answers file maps ids to CAS text, not a {type(doc.data).__name__}")
+    for key, value in doc.data.items():
+        line, column = doc.locate((str(key),)) if (str(key),) in doc.positions else doc.locate(())
+        try:
+            text = _cas_text(value)
+        except ValueError as error:
+            problems.append(InputError(f"{key}: {error}", source=source, line=line, column=column))
+            continue
+        if text is not None and not isinstance(text, str):
+            problems.append(InputError(
+                f"{key}: the answer must be CAS text, not a {type(value).__name__}",
+                source=source, line=line, column=column,
+            ))
+            continue
+        yield str(key), SystemAnswer(text, f"{source}:{line}"), (line, column)
+
+
+_CAS_SUFFIX = ".cas"
+
+
+def _answers_directory(path: str, text: str | None, source: str, problems: list[InputError]):
+    directory = Path(path)
+    if not directory.is_dir():
+        raise InputError("not a directory (the 'dir' answers format is a directory of <id>.cas files)", source=source)
+    for entry in sorted(directory.iterdir()):
+        if entry.name.startswith(".") or entry.suffix.lower() != _CAS_SUFFIX or not entry.is_file():
+            continue
+        try:
+            text = read_text(entry)
+        except InputError as error:
+            problems.append(error)
+            continue
+        yield entry.stem, SystemAnswer(text, str(entry), embedded=False), (None, None)
+
+
+# Answers format name -> reader(path, text, source, problems) yielding (id, SystemAnswer,
+# (line, column) of the id). ``text`` is the file's text (None for a directory).
+ANSWER_FORMATS: dict[str, Callable] = {"jsonl": _answers_jsonl, "yaml": _answers_yaml, "dir": _answers_directory}
+
+
+def load_answers(path: str | os.PathLike, *, format: str | None = None) -> Answers:
+    """Read one system's answers: JSONL records, a YAML mapping, or a directory of
+    ``<id>.cas`` files (``-`` reads JSONL or YAML from stdin).
+
+    Every structural problem (bad JSON, a missing id, an id given twice) is collected and
+    raised together as ``InputErrors``; the CAS text itself is parsed while scoring.
+    """
+    name = os.fspath(path)
+    source = "<stdin>" if name == "-" else name
+    is_directory = name != "-" and Path(name).is_dir()
+    if format is None and is_directory:
+        format = "dir"
+    text = None if format == "dir" or (format is None and is_directory) else read_text(path)
+    if format is None:
+        format = _sniff(source, text)
+    if format not in ANSWER_FORMATS:
+        raise InputError(f"unknown answers format {format!r}; known: {', '.join(ANSWER_FORMATS)}", source=source)
+    answers = Answers(source)
+    problems: list[InputError] = []
+    first_seen: dict[str, str] = {}
+    for item_id, answer, (line, column) in ANSWER_FORMATS[format](name, text, source, problems):
+        if item_id in answers.by_id:
+            problems.append(InputError(
+                f"a second answer for id {item_id!r} (first at {first_seen[item_id]})",
+                source=source if answer.embedded else answer.origin, line=line, column=column,
+            ))
+            continue
+        first_seen[item_id] = answer.origin
+        answers.by_id[item_id] = answer
+    if problems:
+        raise InputErrors(problems)
+    return answers

@@ -1,0 +1,250 @@
+"""Reports of a scoring run: JSON, YAML, an Excel workbook and a text summary table.
+
+The JSON/YAML document (``report_document``) has the shape of ``ScoreReport`` (printed by
+``answerkey schema score-report``); its keys are part of the contract:
+
+    {"signature": str,
+     "summary": {"items", "scored", "correct", "incorrect", "no_answer", "accuracy",
+                 "weighted_error", "score", "metrics", "by_category", "by_tag"},
+     "items": [{"id", "verdict", "reason", "category", "tags", "metrics"}],
+     "warnings": [str]}
+
+Figures a group cannot have (accuracy with no scored item) are ``null``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from answerkey.scoring import GroupSummary, ScoreRun
+
+__all__ = [
+    "GroupFigures",
+    "Summary",
+    "ItemReport",
+    "ScoreReport",
+    "report_document",
+    "to_json",
+    "to_yaml",
+    "summary_table",
+    "write_workbook",
+]
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class GroupFigures(BaseModel):
+    """Counts and figures of a group of items."""
+
+    model_config = _STRICT
+    items: int = Field(ge=0, description="Items in the group, category X included.")
+    scored: int = Field(ge=0, description="Items scored (category X excluded).")
+    correct: int = Field(ge=0)
+    incorrect: int = Field(ge=0)
+    no_answer: int = Field(ge=0)
+    accuracy: float | None = Field(description="correct / scored; null when nothing is scored.")
+    weighted_error: float | None = Field(description="ATIS: 2 x %incorrect + %no_answer (percentage points).")
+    score: float | None = Field(description="ATIS: 100 - weighted_error.")
+    metrics: dict[str, float | None] = Field(description="Mean of each graded metric over the scored items.")
+
+
+class Summary(GroupFigures):
+    """The whole run, then per category and per tag."""
+
+    by_category: dict[str, GroupFigures]
+    by_tag: dict[str, GroupFigures]
+
+
+class ItemReport(BaseModel):
+    """One corpus item's verdict."""
+
+    model_config = _STRICT
+    id: str
+    verdict: Literal["correct", "incorrect", "no_answer", "excluded"]
+    reason: str
+    category: Literal["0", "1", "2", "3", "X"]
+    tags: list[str]
+    metrics: dict[str, float | None] = Field(description="Graded metric values (empty for category X).")
+
+
+class ScoreReport(BaseModel):
+    """The report of ``answerkey score`` (``--json`` / ``--yaml``)."""
+
+    model_config = _STRICT
+    signature: str = Field(description="Options that change verdicts, and the version.")
+    summary: Summary
+    items: list[ItemReport]
+    warnings: list[str]
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else value
+
+
+def _figures(group: GroupSummary) -> dict:
+    return {
+        "items": group.items,
+        "scored": group.scored,
+        "correct": group.correct,
+        "incorrect": group.incorrect,
+        "no_answer": group.no_answer,
+        "accuracy": group.accuracy,
+        "weighted_error": group.weighted_error,
+        "score": group.score,
+        "metrics": {name: _number(value) for name, value in group.metrics.items()},
+    }
+
+
+def report_document(run: ScoreRun) -> dict:
+    """The report as plain JSON-ready values, in the ``ScoreReport`` shape."""
+    summary = _figures(run.summary)
+    summary["by_category"] = {name: _figures(group) for name, group in run.by_category.items()}
+    summary["by_tag"] = {name: _figures(group) for name, group in run.by_tag.items()}
+    return {
+        "signature": run.signature,
+        "summary": summary,
+        "items": [
+            {
+                "id": item.id,
+                "verdict": item.verdict,
+                "reason": item.reason,
+                "category": item.category,
+                "tags": list(item.tags),
+                "metrics": {name: _number(value) for name, value in item.metrics.items()},
+            }
+            for item in run.items
+        ],
+        "warnings": list(run.warnings),
+    }
+
+
+def to_json(run: ScoreRun) -> str:
+    """The report as JSON text."""
+    return json.dumps(report_document(run), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def to_yaml(run: ScoreRun) -> str:
+    """The report as YAML text (the same document as the JSON)."""
+    import yaml
+
+    return yaml.safe_dump(report_document(run), sort_keys=False, allow_unicode=True, width=100)
+
+
+def _figure(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _rows(run: ScoreRun) -> list[tuple[str, GroupSummary]]:
+    rows = [("all", run.summary)]
+    rows += [(f"category {name}", group) for name, group in run.by_category.items()]
+    rows += [(f"tag {name}", group) for name, group in run.by_tag.items()]
+    return rows
+
+
+_TABLE_COLUMNS = ("items", "scored", "correct", "incorrect", "no_answer", "accuracy", "weighted_error", "score")
+
+
+def summary_table(run: ScoreRun) -> str:
+    """A readable table: all items, each category, each tag; then metric means and the signature.
+
+    Accuracy is a fraction; weighted error and score are ATIS percentage points.
+    """
+    body = [
+        (
+            name,
+            str(group.items), str(group.scored), str(group.correct), str(group.incorrect), str(group.no_answer),
+            _figure(group.accuracy, 3), _figure(group.weighted_error, 1), _figure(group.score, 1),
+        )
+        for name, group in _rows(run)
+    ]
+    header = ("group", *_TABLE_COLUMNS)
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    lines = []
+    for row in [header, *body]:
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
+        lines.append("  ".join(cells).rstrip())
+    if run.metric_names:
+        means = ", ".join(f"{name} {_figure(run.summary.metrics.get(name), 3)}" for name in run.metric_names)
+        lines.append(f"metrics (mean over scored items): {means}")
+    lines.append(f"signature: {run.signature}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- Excel
+
+
+def _canonical_cell(canonical: str | None, max_answer: str | None) -> str | None:
+    if max_answer is None:
+        return canonical
+    return f"min: {canonical}\nmax: {max_answer}"
+
+
+def write_workbook(run: ScoreRun, path) -> None:
+    """Write the workbook atomically: sheet ``Overview`` (one row per item, verdicts coloured)
+    and sheet ``Statistics`` (all, per category, per tag, with a bar chart of accuracy per tag).
+    Text from the input is always stored as text, never as a formula."""
+    from openpyxl.chart import BarChart, Reference
+
+    from answerkey.report.excel import FILLS, add_table, new_workbook, save_workbook, set_cell
+
+    workbook = new_workbook()
+    overview = workbook.create_sheet("Overview")
+    names = list(run.metric_names)
+    headers = ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category", *names]
+    add_table(
+        overview,
+        headers,
+        (
+            [
+                item.id, item.query, item.verdict, item.reason,
+                _canonical_cell(item.canonical, item.max_answer), item.system, ", ".join(item.tags),
+                item.category, *(item.metrics.get(name) for name in names),
+            ]
+            for item in run.items
+        ),
+        widths=[14, 40, 11, 50, 30, 30, 20, 9, *([12] * len(names))],
+        wrap=True,
+    )
+    verdict_column = headers.index("verdict") + 1
+    for row, item in enumerate(run.items, start=2):
+        fill = FILLS.get(item.verdict)
+        if fill is not None:
+            overview.cell(row=row, column=verdict_column).fill = fill
+
+    statistics = workbook.create_sheet("Statistics")
+    stat_headers = ["group", *_TABLE_COLUMNS, *names]
+    rows = [
+        [
+            name, group.items, group.scored, group.correct, group.incorrect, group.no_answer,
+            group.accuracy, group.weighted_error, group.score, *(group.metrics.get(n) for n in names),
+        ]
+        for name, group in _rows(run)
+    ]
+    add_table(statistics, stat_headers, rows, widths=[24, 8, 8, 8, 10, 10, 10, 15, 8, *([12] * len(names))])
+    after = len(rows) + 3
+    set_cell(statistics.cell(row=after, column=1), "signature")
+    set_cell(statistics.cell(row=after, column=2), run.signature)
+    if run.by_tag:
+        first_tag_row = 2 + 1 + len(run.by_category)  # header, "all", the categories
+        last_tag_row = first_tag_row + len(run.by_tag) - 1
+        accuracy_column = stat_headers.index("accuracy") + 1
+        chart = BarChart()
+        chart.type = "bar"
+        chart.title = "Accuracy per tag"
+        chart.y_axis.title = "accuracy"
+        chart.y_axis.scaling.min = 0
+        chart.y_axis.scaling.max = 1
+        chart.legend = None
+        chart.add_data(Reference(statistics, min_col=accuracy_column, min_row=first_tag_row,
+                                 max_row=last_tag_row), titles_from_data=False)
+        chart.set_categories(Reference(statistics, min_col=1, min_row=first_tag_row, max_row=last_tag_row))
+        chart.height = max(7.5, 0.6 * len(run.by_tag) + 3)
+        statistics.add_chart(chart, f"A{after + 2}")
+    if run.warnings:
+        warnings = workbook.create_sheet("Warnings")
+        add_table(warnings, ["warning"], ([warning] for warning in run.warnings), widths=[100])
+    save_workbook(workbook, path)
