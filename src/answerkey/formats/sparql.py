@@ -143,29 +143,48 @@ def _date_time(text: str) -> str | None:
     return moment.isoformat()
 
 
+def _integer(text: str) -> Value | None:
+    stripped = text.strip()
+    return Number(int(stripped), False, stripped) if _INTEGER_TEXT.fullmatch(stripped) else None
+
+
+_BOOLEANS = {"true": Boolean(True), "1": Boolean(True), "false": Boolean(False), "0": Boolean(False)}
+
+
+def _boolean(text: str) -> Value | None:
+    return _BOOLEANS.get(text.strip())
+
+
+def _date(text: str) -> Value | None:
+    stripped = text.strip()
+    if not _DATE_TEXT.fullmatch(stripped):
+        return None
+    try:
+        return Date(_dt.date.fromisoformat(stripped))
+    except ValueError:
+        return None
+
+
+def _string_date_time(text: str) -> Value | None:
+    normalised = _date_time(text)
+    return None if normalised is None else String(normalised)
+
+
+# Datatype IRI -> reader of the lexical form (None when the text is not valid for the type,
+# and the literal then stays text). One table, so the docs and the reader cannot drift apart.
+TYPED_LITERALS = {
+    **{datatype: _integer for datatype in _INTEGER_TYPES},
+    **{datatype: _real for datatype in _REAL_TYPES},
+    XSD + "boolean": _boolean,
+    XSD + "date": _date,
+    XSD + "dateTime": _string_date_time,
+}
+
+
 def _typed_literal(text: str, datatype: str) -> Value | None:
     """The typed value of a literal with a datatype, or None to keep it as text."""
-    if datatype in _INTEGER_TYPES:
-        stripped = text.strip()
-        return Number(int(stripped), False, stripped) if _INTEGER_TEXT.fullmatch(stripped) else None
-    if datatype in _REAL_TYPES:
-        return _real(text)
-    if datatype == XSD + "boolean":
-        return {"true": Boolean(True), "1": Boolean(True), "false": Boolean(False), "0": Boolean(False)}.get(
-            text.strip()
-        )
-    if datatype == XSD + "date":
-        stripped = text.strip()
-        if _DATE_TEXT.fullmatch(stripped):
-            try:
-                return Date(_dt.date.fromisoformat(stripped))
-            except ValueError:
-                return None
-        return None
-    if datatype == XSD + "dateTime":
-        normalised = _date_time(text)
-        return None if normalised is None else String(normalised)
-    return None
+    reader = TYPED_LITERALS.get(datatype)
+    return None if reader is None else reader(text)
 
 
 def term_value(term: Mapping[str, Any]) -> Value:
@@ -179,6 +198,8 @@ def term_value(term: Mapping[str, Any]) -> Value:
     if not isinstance(term, Mapping):
         raise ValueError(f"a term must be an object, not {_kind(term)}")
     kind = term.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"a term's \"type\" must be a string, not {_kind(kind)}")
     text = term.get("value")
     if not isinstance(text, str):
         raise ValueError(f"a term's \"value\" must be a string, not {_kind(text)}")
@@ -276,11 +297,10 @@ def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> Sp
     if len(set(declared)) != len(declared):
         raise fail("\"head\".\"vars\" names a variable twice")
     variables = tuple(declared)
-    # Terms repeat (the same URI in many rows): convert each distinct term once.
-    cache: dict[tuple, Value] = {}
+    typed = TYPED_LITERALS
     rows: list[tuple[Value, ...]] = []
     for number, binding in enumerate(bindings, start=1):
-        if not isinstance(binding, Mapping):
+        if type(binding) is not dict and not isinstance(binding, Mapping):
             raise fail(f"binding {number} must be an object, not {_kind(binding)}")
         row = []
         for name in variables:
@@ -288,21 +308,29 @@ def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> Sp
             if term is None:
                 row.append(NIL)
                 continue
+            # Fast path for well-formed terms; anything unusual goes through term_value,
+            # which also names the problem.
+            if type(term) is dict:
+                text = term.get("value")
+                if type(text) is str:
+                    kind = term.get("type")
+                    if kind == "uri":
+                        row.append(String(f"<{text}>"))
+                        continue
+                    if kind == "literal":
+                        datatype = term.get("datatype")
+                        if datatype is None:
+                            row.append(_literal_text(text))
+                            continue
+                        reader = typed.get(datatype)
+                        value = reader(text) if reader is not None else None
+                        if value is not None:
+                            row.append(value)
+                            continue
             try:
-                key = (term["type"], term["value"], term.get("datatype")) if type(term) is dict else None
-                value = cache.get(key)
-                if value is None:
-                    value = term_value(term)
-                    if key is not None:
-                        cache[key] = value
-            except (KeyError, TypeError, ValueError) as error:
-                # Rebuilt without the cache so that the message names the problem.
-                try:
-                    value = term_value(term)
-                except (ValueError, TypeError) as problem:
-                    raise fail(f"binding {number}, variable {name!r}: {problem}") from None
+                row.append(term_value(term))
+            except (ValueError, TypeError) as error:
                 raise fail(f"binding {number}, variable {name!r}: {error}") from None
-            row.append(value)
         rows.append(tuple(row))
     if rows and variables:
         for index, column in enumerate(zip(*rows)):
