@@ -67,8 +67,8 @@ def test_numeric_ids_are_text(tmp_path):
     [
         ("id: c1\nconversation:\n- content: hi\n", "c.yaml:3:3: conversation.0.role: Field required"),
         ("id: c1\ntags: imf\n", "c.yaml:2:7: tags: Input should be a valid list"),
-        ("- 5\n", "c.yaml:1:3: expected a mapping, found a int"),
-        ("just text\n", "c.yaml:1:1: expected a test case or a list of them, found a str"),
+        ("- 5\n", "c.yaml:1:3: expected a mapping, found a number"),
+        ("just text\n", "c.yaml:1:1: expected a test case or a list of them, found a string"),
         ("id: c1\nid: c2\n", "c.yaml:2:1: duplicate key 'id'"),
         (
             "- id: c1\n- id: c1\n",

@@ -41,6 +41,14 @@ def case_files(path: str | os.PathLike) -> list[Path]:
     return sorted(found)
 
 
+_KINDS = {dict: "mapping", list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _kind(value: Any) -> str:
+    """How a YAML/JSON value is called in messages."""
+    return "null" if value is None else _KINDS.get(type(value), type(value).__name__)
+
+
 def _report(error: InputError, errors: list[InputError] | None) -> None:
     if errors is None:
         raise error
@@ -55,13 +63,13 @@ def _items(doc: YamlDocument, what: str) -> list[tuple[tuple, Any]]:
         return [((), doc.data)]
     if isinstance(doc.data, list):
         return [((index,), item) for index, item in enumerate(doc.data)]
-    raise doc.error(f"expected {what} or a list of them, found a {type(doc.data).__name__}")
+    raise doc.error(f"expected {what} or a list of them, found a {_kind(doc.data)}")
 
 
 def _validate(model: type[BaseModel], item: Any, *, source: str, locate, errors) -> BaseModel | None:
     if not isinstance(item, dict):
         line, column = locate(())
-        _report(InputError(f"expected a mapping, found a {type(item).__name__}",
+        _report(InputError(f"expected a mapping, found a {_kind(item)}",
                            source=source, line=line, column=column), errors)
         return None
     try:

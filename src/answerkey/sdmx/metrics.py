@@ -21,7 +21,7 @@ from answerkey.errors import InputError
 from answerkey.model import Relation
 from answerkey.report.signature import make_signature
 from answerkey.sdmx.schema import SelectionRecord, TestCase
-from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge, terms_of
+from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge
 
 __all__ = [
     "SIGNATURE",
@@ -142,20 +142,20 @@ def score_dimension(key: DimensionKey, target: Relation, selected: Relation) -> 
     True positives and false negatives keep the target's order, false positives the
     selection's, so reports are deterministic.
     """
-    expected = set(target.rows)
-    chosen = set(selected.rows)
-    canonical = target.distinct_rows()
+    # Ordered and distinct, with set-speed membership: each tuple is hashed twice in all.
+    expected = dict.fromkeys(target.rows)
+    chosen = dict.fromkeys(selected.rows)
     return DimensionResult(
         key[0],
         key[1],
-        true_positives=_plain(row for row in canonical if row in chosen),
-        false_negatives=_plain(row for row in canonical if row not in chosen),
-        false_positives=_plain(row for row in selected.distinct_rows() if row not in expected),
+        true_positives=_plain(row for row in expected if row in chosen),
+        false_negatives=_plain(row for row in expected if row not in chosen),
+        false_positives=_plain(row for row in chosen if row not in expected),
     )
 
 
 def _plain(rows) -> tuple[TermPair, ...]:
-    return tuple(terms_of(Relation(tuple(rows))))
+    return tuple(TermPair(row[0].text, row[1].text) for row in rows)
 
 
 def evaluate_case(target: Any, selected: Any) -> CaseResult:

@@ -58,7 +58,8 @@ def merge(
     index, "dimensions", ..., "values", index); without it (system selections) both spellings
     are kept and scored: the wrong one is a false positive.
     """
-    rows: dict[DimensionKey, dict[tuple[String, String], None]] = {}
+    # Plain (id, name) strings while merging (hashing them is cheap); typed values at the end.
+    rows: dict[DimensionKey, dict[tuple[str, str], None]] = {}
     names: dict[tuple[DimensionKey, str], str] = {}
     for group_index, entries in enumerate(groups):
         for d_index, dataset in _datasets(entries):
@@ -66,16 +67,23 @@ def merge(
                 key = (dataset.dataset_id, dimension.dimension_name)
                 bucket = rows.setdefault(key, {})
                 for v_index, term in enumerate(dimension.values):
-                    known = names.setdefault((key, term.id), term.name)
-                    if strict and known != term.name:
-                        where = f"case {case_id!r}: " if case_id is not None else ""
-                        raise TermConflict(
-                            f"{where}term {term.id!r} of {key[0]} / {key[1]} is named both "
-                            f"{known!r} and {term.name!r}",
-                            path=(group_index, d_index, "dimensions", k_index, "values", v_index),
-                        )
-                    bucket[(String(term.id), String(term.name))] = None
-    return {key: Relation(tuple(bucket)) for key, bucket in rows.items()}
+                    if strict:
+                        known = names.setdefault((key, term.id), term.name)
+                        if known != term.name:
+                            where = f"case {case_id!r}: " if case_id is not None else ""
+                            raise TermConflict(
+                                f"{where}term {term.id!r} of {key[0]} / {key[1]} is named both "
+                                f"{known!r} and {term.name!r}",
+                                path=(group_index, d_index, "dimensions", k_index, "values", v_index),
+                            )
+                    bucket[(term.id, term.name)] = None
+    return {key: _relation(bucket) for key, bucket in rows.items()}
+
+
+def _relation(pairs) -> Relation:
+    """A relation of (String, String) tuples; built without re-checking the types just made."""
+    rows = tuple((String(term_id), String(name)) for term_id, name in pairs)
+    return Relation._trusted(rows, 2 if rows else 0, False, False)
 
 
 def as_selection(value: Any) -> Selection:
@@ -93,7 +101,7 @@ def as_selection(value: Any) -> Selection:
             if isinstance(terms, Relation):
                 relation = terms
             else:
-                relation = Relation([(String(str(i)), String(str(n))) for i, n in terms])
+                relation = _relation(dict.fromkeys((str(i), str(n)) for i, n in terms))
             if relation.arity not in (0, 2):
                 raise ValueError(f"terms of {key} must be (id, name) pairs")
             selection[(str(key[0]), str(key[1]))] = relation
