@@ -163,3 +163,12 @@ def test_schema_command_prints_the_case_schema():
     assert schema["required"] == ["id"]
     assert schema["additionalProperties"] is True
     assert "indicator_selection" in schema["$defs"]["Target"]["properties"]
+
+
+def test_unwritable_report_exits_2_naming_the_file(tmp_path):
+    """A report that cannot be written is trouble, named by the path the user gave."""
+    out = tmp_path / "missing-dir" / "r.json"
+    result = run(CASES, SELECTIONS, "--json", str(out), "-q")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"{out}: cannot write: No such file or directory\n")
+    assert not out.parent.exists()

@@ -39,9 +39,8 @@ def sdmx(cases, selections, xlsx_path, json_path, yaml_path, tags, quiet) -> Non
     """
     from answerkey.cli import Trouble
     from answerkey.errors import InputError
-    from answerkey.formats.files import atomic_write
     from answerkey.report.progress import progress
-    from answerkey.sdmx import evaluate, load_cases, load_selections, summary_table, to_json, to_yaml
+    from answerkey.sdmx import evaluate, load_cases, load_selections, summary_table
 
     to_stdout = [path for path in (json_path, yaml_path) if path == "-"]
     if len(to_stdout) > 1:
@@ -77,18 +76,34 @@ def sdmx(cases, selections, xlsx_path, json_path, yaml_path, tags, quiet) -> Non
     for warning in suite.warnings:
         click.echo(f"warning: {selections}: {warning}", err=True)
 
-    try:
-        if xlsx_path:
-            from answerkey.sdmx.excel import write_workbook
-
-            write_workbook(suite, xlsx_path)
-        if json_path:
-            atomic_write(json_path, to_json(suite))
-        if yaml_path:
-            atomic_write(yaml_path, to_yaml(suite))
-    except OSError as error:
-        raise Trouble(f"cannot write {error.filename or 'report'}: {error.strerror or error}") from None
+    for path, write in ((xlsx_path, _write_xlsx), (json_path, _write_json), (yaml_path, _write_yaml)):
+        if not path:
+            continue
+        try:
+            write(suite, path)
+        except OSError as error:
+            raise Trouble(f"{path}: cannot write: {error.strerror or error}") from None
 
     if not quiet and not to_stdout:
         click.echo(summary_table(suite))
         click.echo(f"signature: {suite.signature}")
+
+
+def _write_xlsx(suite, path) -> None:
+    from answerkey.sdmx.excel import write_workbook
+
+    write_workbook(suite, path)
+
+
+def _write_json(suite, path) -> None:
+    from answerkey.formats.files import atomic_write
+    from answerkey.sdmx.report import to_json
+
+    atomic_write(path, to_json(suite))
+
+
+def _write_yaml(suite, path) -> None:
+    from answerkey.formats.files import atomic_write
+    from answerkey.sdmx.report import to_yaml
+
+    atomic_write(path, to_yaml(suite))
