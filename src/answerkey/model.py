@@ -63,6 +63,15 @@ class Number:
     value: int | Decimal
     is_real: bool
     text: str = field(compare=False)
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        # Cached: the comparator and the metrics hash the same values many times.
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.value, self.is_real))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @classmethod
     def parse(cls, text: str) -> Number:
@@ -102,12 +111,18 @@ class String:
 
     text: str
 
+    def __hash__(self) -> int:
+        return hash(self.text)  # str caches its own hash; equality still checks the type
+
 
 @dataclass(frozen=True, slots=True)
 class Date:
     """A calendar date, compared by value whatever its spelling."""
 
     value: _dt.date
+
+    def __hash__(self) -> int:
+        return hash(self.value)
 
 
 @dataclass(frozen=True, slots=True)

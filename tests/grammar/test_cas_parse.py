@@ -146,6 +146,7 @@ def error_of(text, **options) -> ParseError:
         ("((1) OR ((2)))", 1, 6, "unexpected OR"),
         ("9" * 1001, 1, 1, "number longer than 1000 characters"),
         ("1e2000000", 1, 1, "number out of range"),
+        ("0E1000000000000000000", 1, 1, "number out of range"),  # found by from_lark: Decimal overflowed
         ("", 1, 1, "unexpected end of input"),
     ],
 )

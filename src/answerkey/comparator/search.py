@@ -8,16 +8,21 @@ up and never enumerates all m!/(m-k)! mappings when columns can be told apart:
 2. columns are assigned most-constrained first;
 3. after each assignment the partial projections of both sides must already be equivalent
    (a projection of equivalent relations is equivalent), so dead branches die early.
+
+When no real is compared with a tolerance, values are replaced once by hashable keys and
+every check is a set comparison of key tuples.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from answerkey.comparator.tuples import Row, equivalent, missing
 from answerkey.comparator.values import MatchRule
+from answerkey.model import Number
 
-__all__ = ["find_mapping", "compatible_columns", "project", "ordered_equivalent"]
+__all__ = ["find_mapping", "project", "ordered_equivalent", "closest_mapping"]
 
 
 def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:
@@ -44,16 +49,68 @@ def ordered_equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: Ma
     )
 
 
-def compatible_columns(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> list[list[int]]:
-    """For each canonical column, the system columns whose value sets cover it both ways."""
-    arity_c = len(canonical[0])
-    arity_s = len(system[0])
-    system_columns = [project(system, [j]) for j in range(arity_s)]
-    options = []
-    for i in range(arity_c):
-        column = project(canonical, [i])
-        options.append([j for j in range(arity_s) if equivalent(column, system_columns[j], rule)])
-    return options
+def _getter(columns: Sequence[int]):
+    """A function projecting a row onto ``columns``, always returning a tuple."""
+    if len(columns) == 1:
+        only = columns[0]
+        return lambda row: (row[only],)
+    return itemgetter(*columns)
+
+
+def _has_reals(rows: Sequence[Row]) -> bool:
+    return any(type(value) is Number and value.is_real for row in rows for value in row)
+
+
+class _KeyedSides:
+    """Both answers as tuples of match keys: equality of keys is matching.
+
+    With ``key=None`` the values are their own keys (no reals, strings compared exactly).
+    """
+
+    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], key) -> None:
+        # Each distinct key becomes a small int once, so later projections hash int tuples.
+        ids: dict = {}
+        intern = ids.setdefault
+        if key is None:
+            self.canonical = list(dict.fromkeys(tuple([intern(v, len(ids)) for v in row]) for row in canonical))
+            self.system = list(dict.fromkeys(tuple([intern(v, len(ids)) for v in row]) for row in system))
+        else:
+            self.canonical = list(dict.fromkeys(tuple([intern(key(v), len(ids)) for v in row]) for row in canonical))
+            self.system = list(dict.fromkeys(tuple([intern(key(v), len(ids)) for v in row]) for row in system))
+        self.canonical_columns = [frozenset(row[i] for row in self.canonical) for i in range(len(canonical[0]))]
+        self.system_columns = [frozenset(row[j] for row in self.system) for j in range(len(system[0]))]
+
+    def columns_compatible(self, i: int, j: int) -> bool:
+        return self.canonical_columns[i] == self.system_columns[j]
+
+    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
+        canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
+        reduced_canonical = set(map(canonical_getter, self.canonical))
+        reduced_system = set(map(system_getter, self.system))
+        return reduced_canonical == reduced_system
+
+
+class _TolerantSides:
+    """Answers compared with the epsilon rule (reals involved), or in order."""
+
+    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
+        self.rule = rule
+        self.ordered = ordered
+        self.canonical = list(canonical) if ordered else list(dict.fromkeys(canonical))
+        self.system = list(system)
+        self.canonical_columns = [project(self.canonical, [i]) for i in range(len(canonical[0]))]
+        self.system_columns = [project(self.system, [j]) for j in range(len(system[0]))]
+
+    def columns_compatible(self, i: int, j: int) -> bool:
+        return equivalent(self.canonical_columns[i], self.system_columns[j], self.rule)
+
+    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
+        if self.ordered:
+            canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
+            return ordered_equivalent(
+                list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
+            )
+        return equivalent(project(self.canonical, canonical_columns), project(self.system, system_columns), self.rule)
 
 
 def find_mapping(
@@ -61,59 +118,52 @@ def find_mapping(
 ) -> tuple[int, ...] | None:
     """A mapping (canonical column i -> system column ``mapping[i]``) under which the reduced
     system tuples equal the canonical ones, or None. Both sides must be non-empty."""
-    arity_c = len(canonical[0])
-    if arity_c > len(system[0]):
+    arity_c, arity_s = len(canonical[0]), len(system[0])
+    if arity_c > arity_s:
         return None
-    canonical = list(dict.fromkeys(canonical)) if not ordered else list(canonical)
-    options = compatible_columns(canonical, system, rule)
+    reals = _has_reals(canonical) or _has_reals(system)
+    if ordered or (reals and rule.tolerant):
+        sides = _TolerantSides(canonical, system, rule, ordered)
+    else:
+        identity = not reals and rule.strings == "exact"
+        sides = _KeyedSides(canonical, system, None if identity else rule.key)
+    options = [[j for j in range(arity_s) if sides.columns_compatible(i, j)] for i in range(arity_c)]
     if any(not choices for choices in options):
         return None
     order = sorted(range(arity_c), key=lambda i: (len(options[i]), i))
-    assigned: dict[int, int] = {}
+    # Iterative depth-first search: positions[d] is the next candidate to try at depth d.
+    assigned: list[int] = []
     used: set[int] = set()
-
-    def full_check(mapping_columns: list[int], canonical_columns: list[int]) -> bool:
-        reduced_canonical = project(canonical, canonical_columns) if not ordered else [
-            tuple(row[c] for c in canonical_columns) for row in canonical
-        ]
-        if ordered:
-            reduced_system = [tuple(row[c] for c in mapping_columns) for row in system]
-            return ordered_equivalent(reduced_canonical, reduced_system, rule)
-        return equivalent(reduced_canonical, project(system, mapping_columns), rule)
-
-    # Explicit stack of (depth, candidate position) so deep column counts cannot recurse.
     positions = [0] * arity_c
     depth = 0
     while depth >= 0:
         if depth == arity_c:
-            return tuple(assigned[i] for i in range(arity_c))
-        column = order[depth]
-        choices = options[column]
+            mapping = [0] * arity_c
+            for column, target in zip(order, assigned):
+                mapping[column] = target
+            return tuple(mapping)
+        choices = options[order[depth]]
         advanced = False
         while positions[depth] < len(choices):
             candidate = choices[positions[depth]]
             positions[depth] += 1
             if candidate in used:
                 continue
-            assigned[column] = candidate
-            canonical_columns = order[: depth + 1]
-            mapping_columns = [assigned[c] for c in canonical_columns]
             # One column's value sets were compared already; an ordered check still has to run.
-            if (depth == 0 and not ordered) or full_check(mapping_columns, canonical_columns):
+            if (depth == 0 and not ordered) or sides.projections_equivalent(
+                order[: depth + 1], assigned + [candidate]
+            ):
+                assigned.append(candidate)
                 used.add(candidate)
                 depth += 1
                 if depth < arity_c:
                     positions[depth] = 0
                 advanced = True
                 break
-            del assigned[column]
-        if advanced:
-            continue
-        # Exhausted this level: backtrack.
-        depth -= 1
-        if depth >= 0:
-            previous = order[depth]
-            used.discard(assigned.pop(previous))
+        if not advanced:
+            depth -= 1
+            if depth >= 0:
+                used.discard(assigned.pop())
     return None
 
 
@@ -124,14 +174,11 @@ def closest_mapping(
     each canonical column takes the free system column sharing most of its values."""
     arity_c, arity_s = len(canonical[0]), len(system[0])
     key = rule.key
-    scores = []
-    for i in range(arity_c):
-        canonical_values = {key(row[i]) for row in canonical}
-        for j in range(arity_s):
-            system_values = {key(row[j]) for row in system}
-            shared = len(canonical_values & system_values)
-            scores.append((-shared, i, j))
-    scores.sort()
+    canonical_values = [{key(row[i]) for row in canonical} for i in range(arity_c)]
+    system_values = [{key(row[j]) for row in system} for j in range(arity_s)]
+    scores = sorted(
+        (-len(canonical_values[i] & system_values[j]), i, j) for i in range(arity_c) for j in range(arity_s)
+    )
     mapping: dict[int, int] = {}
     used: set[int] = set()
     for _, i, j in scores:

@@ -223,10 +223,10 @@ class _Builder:
         text = token.value
         if len(text) > MAX_NUMBER_CHARS:
             raise _Located(f"number longer than {MAX_NUMBER_CHARS} characters", token)
-        number = Number.parse(text)
-        if number.is_real and number.value and abs(number.value.adjusted()) > MAX_EXPONENT:
+        exponent = text.lower().partition("e")[2].lstrip("+-").lstrip("0")
+        if len(exponent) > 7 or (exponent and int(exponent) > MAX_EXPONENT):
             raise _Located(f"number out of range (exponent beyond ±{MAX_EXPONENT})", token)
-        return number
+        return Number.parse(text)
 
     def string(self, children):
         token = children[0]
