@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from answerkey.errors import InputError
 from answerkey.formats.files import load_yaml, read_jsonl, read_text, validation_errors
@@ -131,9 +132,11 @@ class CorpusItem(BaseModel):
     @model_validator(mode="after")
     def _answer_needed(self) -> CorpusItem:
         if self.answer is None and self.category != "X":
-            raise ValueError("answer: required unless the item is in category X (excluded from scoring)")
+            raise PydanticCustomError(
+                "answer_required", "answer: required unless the item is in category X (excluded from scoring)"
+            )
         if self.max_answer is not None and self.answer is None:
-            raise ValueError("max_answer: needs the minimal answer in 'answer' too")
+            raise PydanticCustomError("minimal_required", "max_answer: needs the minimal answer in 'answer' too")
         return self
 
     @property
@@ -403,5 +406,5 @@ def load_answers(path: str | os.PathLike, *, format: str | None = None) -> Answe
         first_seen[item_id] = answer.origin
         answers.by_id[item_id] = answer
     if problems:
-        raise InputErrors(problems)
+        raise InputErrors(sorted(problems, key=lambda error: (error.source or "", error.line or 0, error.column or 0)))
     return answers

@@ -265,9 +265,10 @@ def _canonical_answers(answer, max_answer, ordered, scored):
                                 "use category X to list an item without scoring it)")
     if max_answer is None:
         return canonical, None
-    maximal = _with_order(_parse_canonical(max_answer, "max_answer", alternatives=False), ordered)
-    if isinstance(maximal, NoAnswer):
-        raise _CanonicalProblem("max_answer", "max_answer: must be a relation, not NO_ANSWER")
+    maximal = _with_order(_parse_canonical(max_answer, "max_answer", alternatives=True), ordered)
+    if not isinstance(maximal, Relation):
+        what = "NO_ANSWER" if isinstance(maximal, NoAnswer) else "OR alternatives"
+        raise _CanonicalProblem("max_answer", f"max_answer: must be one relation, not {what}")
     if not isinstance(canonical, Relation):
         raise _CanonicalProblem("answer", "answer: a minimal answer with max_answer must be one relation "
                                 "(not OR alternatives, not NO_ANSWER)")

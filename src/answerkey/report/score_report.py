@@ -168,8 +168,11 @@ def summary_table(run: ScoreRun) -> str:
         cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:], widths[1:])]
         lines.append("  ".join(cells).rstrip())
     if run.metric_names:
-        means = ", ".join(f"{name} {_figure(run.summary.metrics.get(name), 3)}" for name in run.metric_names)
-        lines.append(f"metrics (mean over scored items): {means}")
+        width = max(len(name) for name in run.metric_names)
+        lines.append("")
+        lines.append(f"{'metric'.ljust(width)}  mean over scored items")
+        lines.extend(f"{name.ljust(width)}  {_figure(run.summary.metrics.get(name), 3)}" for name in run.metric_names)
+        lines.append("")
     lines.append(f"signature: {run.signature}")
     return "\n".join(lines)
 
