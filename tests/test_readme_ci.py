@@ -25,3 +25,29 @@ def test_ci_runs_exactly_the_readme_commands():
     assert setup in ci
     assert tests in ci
     assert any("-eq 5" in line for line in ci), "pytest's exit 5 (no tests) must fail CI"
+
+
+def test_readme_python_examples_run():
+    """Every `>>>` example in README.md runs and prints what the README shows."""
+    import doctest
+
+    result = doctest.testfile(
+        str(ROOT / "README.md"), module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def test_core_module_docstring_examples_run():
+    """The runnable examples in the core modules' docstrings hold."""
+    import doctest
+    import importlib
+
+    for name in [
+        "answerkey", "answerkey.model", "answerkey.errors", "answerkey.grammar", "answerkey.render",
+        "answerkey.comparator", "answerkey.comparator.values", "answerkey.formats.files",
+        "answerkey.report.signature",
+    ]:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
