@@ -1,0 +1,51 @@
+"""Properties of the steps score over generated SPARQL results (Hypothesis)."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from answerkey.formats.sparql import sparql_results_from_relation
+from answerkey.model import Relation, String
+from answerkey.steps import run_evaluation
+from answerkey.strategies import relations
+
+
+def score(reference_results, actual_results, *, required=None, ordered=False):
+    step = {"name": "sparql_query", "args": {}, "output": json.dumps(reference_results),
+            "output_media_type": "application/sparql-results+json", "ordered": ordered}
+    if required is not None:
+        step["required_columns"] = required
+    reference = [{"template_id": "t", "questions": [{"id": "q", "question_text": "Q", "reference_steps": [[step]]}]}]
+    response = {"q": {"question_id": "q", "actual_steps": [
+        {"name": "sparql_query", "id": "a", "status": "success", "output": json.dumps(actual_results)}]}}
+    [result] = run_evaluation(reference, response)
+    return result["steps_score"]
+
+
+@given(relations(min_rows=1, max_rows=6, max_cols=3, ordered=None), st.randoms(use_true_random=False), st.data())
+def test_renamed_shuffled_and_widened_results_score_one(relation, rng, data):
+    """The actual result may rename variables, reorder columns (and rows unless ordered) and
+    add a column: it still scores 1."""
+    names = [f"r{i}" for i in range(relation.arity)]
+    reference = sparql_results_from_relation(relation, names)
+    order = list(range(relation.arity))
+    rng.shuffle(order)
+    rows = [tuple(row[i] for i in order) + (String(f"<urn:extra:{n}>"),) for n, row in enumerate(relation.rows)]
+    if not relation.ordered:
+        rng.shuffle(rows)
+    actual = sparql_results_from_relation(Relation(rows), [f"a{i}" for i in range(relation.arity + 1)])
+    required = data.draw(st.sampled_from([None, names]))
+    assert score(reference, actual, required=required, ordered=relation.ordered) == 1.0
+
+
+@given(relations(min_rows=1, max_rows=5, max_cols=3, nil=False))
+def test_dropping_a_required_column_scores_zero(relation):
+    """An actual result without one of the required columns scores 0 (values are tagged with
+    their column, so no other column can stand in for the missing one)."""
+    names = [f"r{i}" for i in range(relation.arity)]
+    tagged = Relation([tuple(String(f"{c}:{v!r}") for c, v in enumerate(row)) for row in relation.rows])
+    reference = sparql_results_from_relation(tagged, names)
+    kept = Relation([row[1:] for row in tagged.rows]) if relation.arity > 1 else Relation(())
+    actual = sparql_results_from_relation(kept, names[1:] if relation.arity > 1 else [])
+    assert score(reference, actual) == 0.0
