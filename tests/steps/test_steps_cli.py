@@ -84,7 +84,9 @@ def test_aggregate_command_matches_the_api(evaluated, tmp_path):
     loaded = yaml.safe_load(results.read_text(encoding="utf-8"))
     outcome = run("steps", "aggregate", str(results), "-o", str(tmp_path / "agg.yaml"), "--xlsx", str(tmp_path / "a.xlsx"))
     assert outcome.exit_code == 0
-    aggregates = yaml.safe_load((tmp_path / "agg.yaml").read_text(encoding="utf-8"))
+    text = (tmp_path / "agg.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# answerkey steps aggregate | eps:0.0001|scalars:atis|strings:exact|answers:off|v:")
+    aggregates = yaml.safe_load(text)
     assert aggregates == compute_aggregates(loaded)
     assert aggregates["macro"]["steps_score"] == {"mean": 0.6}
     assert aggregates["micro"]["number_of_error_samples"] == 1
@@ -144,12 +146,17 @@ def test_answers_flag_needs_the_endpoint(monkeypatch):
     assert "--answers needs ANSWERKEY_JUDGE_URL" in outcome.stderr
 
 
-def test_aggregate_rejects_non_results(tmp_path):
+@pytest.mark.parametrize("name, text, message", [
+    ("r.yaml", "- a: 1\n", "r.yaml:1:3: result 1 is not a per-question result with a template_id"),
+    ("r.yaml", "a: 1\n", "r.yaml:1:1: evaluation results are a list of per-question results"),
+    ("r.jsonl", '{"template_id": "t"}\n{"template_id": \n', "r.jsonl:2:17: invalid JSON: Expecting value"),
+    ("r.json", '[{"template_id": "t"}, 3]', "r.json: result 2 is not a per-question result with a template_id"),
+])
+def test_aggregate_rejects_non_results(tmp_path, name, text, message):
     """A file that is not a list of per-question results exits 2 with its place."""
-    outcome = run("steps", "aggregate", write(tmp_path, "r.yaml", "- a: 1\n"))
+    outcome = run("steps", "aggregate", write(tmp_path, name, text))
     assert outcome.exit_code == 2
-    assert outcome.stderr.replace(str(tmp_path) + "/", "").startswith(
-        "r.yaml:1:3: result 1 is not a per-question result with a template_id")
+    assert outcome.stderr.replace(str(tmp_path) + "/", "") == message + "\n"
 
 
 def test_schema_steps_reference():

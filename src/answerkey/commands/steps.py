@@ -123,12 +123,13 @@ def aggregate(results: str, output: str, xlsx: str | None) -> None:
     from answerkey.steps.inputs import dump_results, read_results
 
     try:
-        loaded = read_results(results)
+        loaded, signature = read_results(results)
     except InputError as error:
         raise Trouble(str(error)) from None
     aggregates = compute_aggregates(loaded)
-    atomic_write(output, dump_results(aggregates, output))
+    comment = f"answerkey steps aggregate | {signature}" if signature else ""
+    atomic_write(output, dump_results(aggregates, output, comment=comment))
     if xlsx:
         from answerkey.steps.workbook import write_workbook
 
-        write_workbook(xlsx, loaded, aggregates)
+        write_workbook(xlsx, loaded, aggregates, signature=signature or "")

@@ -115,15 +115,25 @@ def _read_jsonl(text: str, source: str) -> dict[str, tuple[Response, dict]]:
     return found
 
 
-def read_results(path: str | os.PathLike) -> list[dict]:
-    """Evaluation results (YAML or JSON, as written by ``answerkey steps evaluate``)."""
+_SIGNATURE_PREFIX = "# answerkey steps evaluate | "
+
+
+def read_results(path: str | os.PathLike) -> tuple[list[dict], str | None]:
+    """Evaluation results (YAML, JSON or JSON Lines, as written by ``answerkey steps
+    evaluate``) and the signature in their first line, if there is one."""
     source = os.fspath(path)
     text = read_text(path)
-    if source.endswith((".json", ".jsonl")) or text.lstrip().startswith("["):
-        data = _json_document(text, source) if not source.endswith(".jsonl") else [
-            entry.value for entry in read_jsonl(text, source=source) if entry.error is None
-        ]
-        locate = None
+    first_line = text.split("\n", 1)[0]
+    signature = first_line[len(_SIGNATURE_PREFIX):].strip() if first_line.startswith(_SIGNATURE_PREFIX) else None
+    locate = None
+    if source.endswith(".jsonl"):
+        data = []
+        for entry in read_jsonl(text, source=source):
+            if entry.error is not None:
+                raise entry.error
+            data.append(entry.value)
+    elif source.endswith(".json") or text.lstrip().startswith("["):
+        data = _json_document(text, source)
     else:
         document = load_yaml(text, source=source)
         data, locate = document.data, document
@@ -136,7 +146,7 @@ def read_results(path: str | os.PathLike) -> list[dict]:
                 f"result {index + 1} is not a per-question result with a template_id",
                 source=source, line=line, column=column,
             )
-    return data
+    return data, signature
 
 
 def _dumper():
