@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from answerkey.errors import InputError
 from answerkey.steps.matching import best_matching
@@ -29,6 +30,7 @@ __all__ = ["run_evaluation", "score_steps", "StepsScore", "validate_reference", 
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
 
 
+@dataclass(frozen=True)
 class StepsScore:
     """The steps score of one question: the score, the matches and why steps did not match.
 
@@ -36,12 +38,9 @@ class StepsScore:
     ``reasons`` maps each reference step scored below 1 to why.
     """
 
-    __slots__ = ("score", "matches", "reasons")
-
-    def __init__(self, score: float, matches: dict[int, tuple[int, float]], reasons: dict[int, str]) -> None:
-        self.score = score
-        self.matches = matches
-        self.reasons = reasons
+    score: float
+    matches: dict[int, tuple[int, float]]
+    reasons: dict[int, str]
 
 
 def _path_message(error: ValidationError, prefix: str) -> InputError:
@@ -100,6 +99,13 @@ def score_steps(
     Candidates for a reference step are the successful actual steps with its name; each actual
     step matches at most one reference step, chosen to maximise the total score. The score is
     that total / the size of the group.
+
+    >>> reference = ReferenceStep(name="calc", output="42")
+    >>> actual = [ActualStep(name="calc", id="c1", status="success", output="41"),
+    ...           ActualStep(name="calc", id="c2", status="success", output="42")]
+    >>> scored = score_steps([reference], actual)
+    >>> scored.score, scored.matches
+    (1.0, {0: (1, 1.0)})
     """
     if not last_group:
         raise ValueError("the last group of reference steps is empty")
@@ -168,7 +174,8 @@ def run_evaluation(
     """
     corpus = validate_reference(reference_qas)
     raw_templates = (
-        reference_qas.model_dump(exclude_unset=True) if isinstance(reference_qas, ReferenceCorpus) else reference_qas
+        reference_qas.model_dump(exclude_unset=True) if isinstance(reference_qas, ReferenceCorpus) else
+        [t.model_dump(exclude_unset=True) if isinstance(t, BaseModel) else t for t in reference_qas]
     )
     by_id = validate_responses(responses)
     results = []
