@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from answerkey import judge
 from answerkey.errors import InputError
@@ -198,3 +199,36 @@ def test_uris_never_equal_literals(relation):
         for value in row:
             assert term_value({"type": "uri", "value": value.text}) != term_value(lit(value.text))
             assert term_value({"type": "bnode", "value": value.text}) != term_value(lit(value.text))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(
+        st.sampled_from(["head", "vars", "results", "bindings", "boolean", "type", "value", "datatype", "x"]),
+        children, max_size=4),
+    max_leaves=20,
+)
+term_shapes = st.fixed_dictionaries({"type": st.sampled_from(["uri", "literal", "bnode", "typed-literal", "x"]),
+                                     "value": st.text(max_size=8) | st.integers()},
+                                    optional={"datatype": st.sampled_from([XSD + "integer", XSD + "decimal", XSD + "date",
+                                                                          XSD + "boolean", XSD + "dateTime", "urn:x"])})
+
+
+@given(json_values)
+def test_any_json_is_read_or_rejected_cleanly(document):
+    """Whatever JSON arrives, the reader returns a result or raises InputError, nothing else."""
+    try:
+        relation_from_sparql_results(json.dumps(document))
+    except InputError:
+        pass
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), term_shapes | json_values, max_size=2), max_size=4))
+def test_any_bindings_are_read_or_rejected_cleanly(bindings):
+    """Malformed or unusual terms give a relation or an InputError naming the binding."""
+    try:
+        relation = relation_from_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
+    except InputError as error:
+        assert error.message.startswith("binding ")
+    else:
+        assert len(relation) == len(bindings) or relation.arity == 0
