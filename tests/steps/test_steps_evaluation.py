@@ -328,3 +328,20 @@ def test_bad_input_is_an_input_error(reference, responses, message):
     with pytest.raises(InputError) as raised:
         run_evaluation(reference, responses)
     assert raised.value.message == message
+
+
+def test_rows_are_tuples_not_joined_strings():
+    """Difference from graphrag-eval (documented): it joins a row's values into one string, so
+    ("ab", "c") would equal ("a", "bc"); tuples of values do not."""
+    reference = select(["x", "y"], [[lit("ab"), lit("c")]])
+    result = evaluate([sparql_step(reference)], [actual("a1", select(["x", "y"], [[lit("a"), lit("bc")]]))])
+    assert result["steps_score"] == 0.0
+
+
+def test_empty_required_columns_means_all_variables():
+    """Difference from graphrag-eval (documented): `required_columns: []` requires every reference
+    variable (graphrag-eval scores any non-empty result 1)."""
+    reference = select(["x", "y"], [[lit("1"), lit("2")]])
+    step = sparql_step(reference, required_columns=[])
+    assert evaluate([step], [actual("a1", select(["x"], [[lit("1")]]))])["steps_score"] == 0.0
+    assert evaluate([step], [actual("a1", select(["y", "x"], [[lit("2"), lit("1")]]))])["steps_score"] == 1.0
