@@ -128,3 +128,57 @@ def test_ordered_override(ordered, expected):
     assert answer.ordered is expected
     written_ordered, _ = canonical_answers("(ORDERED (1) (2))", ordered=ordered)
     assert written_ordered.ordered is (True if ordered is None else ordered)
+
+
+# ---------------------------------------------------------------- properties
+
+from itertools import permutations  # noqa: E402
+
+from hypothesis import event, given, strategies as st  # noqa: E402
+
+from answerkey.comparator import judge  # noqa: E402
+from answerkey.comparator.search import project  # noqa: E402
+from answerkey.comparator.tuples import equivalent  # noqa: E402
+from answerkey.comparator.values import MatchRule  # noqa: E402
+from answerkey.model import Number, Relation  # noqa: E402
+from answerkey.strategies import relations  # noqa: E402
+
+
+def oracle(minimal, maximal, system) -> bool:
+    """The min/max rule by brute force over every injective column mapping."""
+    if not judge(minimal, system).correct:
+        return False
+    if not system.rows:
+        return True
+    width, available = system.arity, maximal.arity
+    rule = MatchRule()
+    return any(
+        equivalent(project(maximal.rows, columns), project(system.rows, range(width)), rule)
+        for columns in permutations(range(available), width)
+    )
+
+
+@st.composite
+def min_max_cases(draw):
+    maximal = draw(relations(min_rows=1, max_rows=4, min_cols=1, max_cols=4, types=("integer", "string", "real")))
+    columns = list(range(maximal.arity))
+    minimal_columns = draw(st.permutations(columns))[: draw(st.integers(1, maximal.arity))]
+    minimal = Relation(project(maximal.rows, minimal_columns))
+    system_columns = draw(st.permutations(columns))[: draw(st.integers(1, maximal.arity))]
+    rows = [list(row) for row in project(maximal.rows, system_columns)]
+    if draw(st.booleans()):  # one more column, of small integers that may or may not be in X
+        position = draw(st.integers(0, len(rows[0])))
+        for row in rows:
+            row.insert(position, Number.of(draw(st.integers(0, 2))))
+    if draw(st.booleans()) and len(rows) > 1:  # a tuple dropped
+        rows.pop(draw(st.integers(0, len(rows) - 1)))
+    return minimal, maximal, Relation(rows)
+
+
+@given(min_max_cases())
+def test_min_max_agrees_with_brute_force(case):
+    """The pruned search gives the brute-force verdict on random min/max items."""
+    minimal, maximal, system = case
+    verdict = judge_min_max(minimal, maximal, system).correct
+    event(f"correct: {verdict}")
+    assert verdict == oracle(minimal, maximal, system)

@@ -222,3 +222,41 @@ def test_item_result_scored_flag():
     """Only excluded items are unscored."""
     item = ItemResult("q", "no_answer", "", "0", (), {})
     assert item.scored and not ItemResult("q", "excluded", "", "X", (), {}).scored
+
+
+@pytest.mark.parametrize(
+    "canonical, system",
+    [
+        ('((1 "a") (2 "b"))', '(("b" 2 9) ("a" 1 9))'),  # extra column, shuffled
+        ("((53200.0) (1.5))", "((53198.8) (1.5) (7.0))"),  # reals within epsilon, an extra tuple
+        ("(ORDERED (1) (2) (3))", "((3) (2) (1))"),
+        ("5", "((5 6))"),
+    ],
+)
+def test_shared_table_scores_equal_each_metric(canonical, system):
+    """Computing the table metrics together gives each registered metric's own value."""
+    from answerkey.scoring import relation_metrics
+
+    functions = relation_metrics()
+    if not functions:
+        pytest.skip("no relation metrics registered")
+    rule = MatchRule()
+    target, prediction = parse(canonical), parse(system)
+    expected = {name: function(target, prediction, rule=rule) for name, function in functions.items()}
+    assert item_metrics(target, prediction, rule, tuple(functions)) == expected
+
+
+def test_check_corpus_lists_problems_without_answers(tmp_path):
+    """check_corpus validates a corpus on its own: field problems and unusable CAS, located."""
+    from answerkey.scoring import check_corpus
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "a", "answer": "((1)"}\n{"id": "b", "answer": "1"}\n{"id": "c", "answer": "NO_ANSWER"}\n'
+                      '{"id": "d"}\n')
+    problems = check_corpus(load_corpus(str(corpus)), jobs=1)
+    assert [str(problem) for problem in problems] == [
+        f"{corpus}:1:13: item 'a': answer: unexpected end of input; expected '(' or ')' (at 1:5 of the answer text)",
+        f"{corpus}:3:13: item 'c': answer: NO_ANSWER cannot be a canonical answer (nothing matches it; use "
+        "category X to list an item without scoring it)",
+        f"{corpus}:4:1: answer: required unless the item is in category X (excluded from scoring)",
+    ]

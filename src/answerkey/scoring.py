@@ -387,13 +387,24 @@ def item_metrics(
         return {}
     if not isinstance(system, Relation) or isinstance(canonical, NoAnswer):
         return dict.fromkeys(names, 0.0)
-    functions = relation_metrics()
     targets = canonical.options if isinstance(canonical, Alternatives) else (canonical,)
-    values = {}
-    for name in names:
-        scores = [functions[name](target, system, rule=rule) for target in targets]
-        values[name] = max(scores, key=lambda score: -1.0 if math.isnan(score) else score)
-    return values
+    per_target = [_metric_values(target, system, rule, names) for target in targets]
+    return {
+        name: max((values[name] for values in per_target), key=lambda score: -1.0 if math.isnan(score) else score)
+        for name in names
+    }
+
+
+def _metric_values(target: Relation, system: Relation, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
+    from answerkey import metrics
+
+    shared = getattr(metrics, "table_scores", None)
+    table = getattr(metrics, "TABLE_METRICS", ())
+    if shared is not None and all(name in table for name in names):
+        # The table metrics share their per-table work when computed together.
+        return shared(target, system, rule=rule, metrics=names)
+    functions = relation_metrics()
+    return {name: functions[name](target, system, rule=rule) for name in names}
 
 
 # ---------------------------------------------------------------- one batch (runs in workers)
