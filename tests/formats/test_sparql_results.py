@@ -232,3 +232,11 @@ def test_any_bindings_are_read_or_rejected_cleanly(bindings):
         assert error.message.startswith("binding ")
     else:
         assert len(relation) == len(bindings) or relation.arity == 0
+
+
+def test_writer_keeps_huge_exponents_short():
+    """A real like 1e999999 is written with its exponent (xsd:double), not a million digits."""
+    relation = Relation([[Number.parse("1e999999")], [Number.parse("-0.000001")]])
+    bindings = sparql_results_from_relation(relation)["results"]["bindings"]
+    assert bindings == [{"x1": lit("1E+999999", "double")}, {"x1": lit("-0.000001", "decimal")}]
+    assert relation_from_sparql_results(sparql_results_from_relation(relation)) == relation

@@ -377,8 +377,11 @@ def _term(value: Value) -> dict[str, str] | None:
     if kind is Number:
         if not value.is_real:
             return {"type": "literal", "value": str(value.value), "datatype": XSD + "integer"}
-        text = format(value.value, "f") if "e" in value.text.lower() else value.text.lstrip("+")
-        return {"type": "literal", "value": text, "datatype": XSD + "decimal"}
+        # Decimal's own text: plain digits where it can, an exponent (xsd:double) where a plain
+        # form would be huge (1E+999999).
+        text = str(Decimal(value.value))
+        datatype = "double" if "E" in text else "decimal"
+        return {"type": "literal", "value": text, "datatype": XSD + datatype}
     if kind is Boolean:
         return {"type": "literal", "value": "true" if value.value else "false", "datatype": XSD + "boolean"}
     if kind is Date:
@@ -394,7 +397,8 @@ def sparql_results_from_relation(
     """SPARQL results JSON (as a dict) for a relation, or for a bool as an ASK result.
 
     ``variables`` names the columns (default ``x1``, ``x2``, ...). Integers are written as
-    ``xsd:integer``, reals as ``xsd:decimal``, booleans, dates as ``xsd:date``, strings of
+    ``xsd:integer``, reals as ``xsd:decimal`` (``xsd:double`` when they need an exponent),
+    booleans, dates as ``xsd:date``, strings of
     the URI or blank-node shape as those terms, other strings as plain literals, ``NIL`` as an
     unbound variable: reading the result back gives an equal relation. Raises ``ValueError``
     for a value with no SPARQL term (a failure token).
