@@ -255,3 +255,42 @@ def test_schema_command(name, key):
     result = CliRunner().invoke(cli, ["schema", name], catch_exceptions=False)
     assert result.exit_code == 0
     assert key in json.loads(result.stdout)["properties"]
+
+
+def test_corpus_from_stdin():
+    """CORPUS may be '-' (standard input)."""
+    result = CliRunner().invoke(cli, ["score", "-", ANSWERS, "--metrics", "none", "--json", "-"],
+                                input='{"id": "q01", "answer": "3"}\n', catch_exceptions=False)
+    document = json.loads(result.stdout)
+    assert (document["summary"]["items"], document["summary"]["correct"]) == (1, 1)
+
+
+class Terminal:
+    """A stand-in for a terminal on stderr."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("quiet, drawn", [(False, True), (True, False)])
+def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn):
+    """A large run draws a progress bar on a terminal's stderr unless quiet."""
+    import sys
+
+    from answerkey.corpus import load_answers, load_corpus
+    from answerkey.scoring import score_corpus
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr("answerkey.report.progress.PROGRESS_THRESHOLD", 10)
+    score_corpus(load_corpus(CORPUS), load_answers(ANSWERS), quiet=quiet)
+    assert ("score [" in terminal.text and "25/25" in terminal.text) is drawn
