@@ -59,6 +59,8 @@ TERMS = [
     (lit("1_000", "decimal"), String("1_000")),
     (lit("2024-02-30", "date"), String("2024-02-30")),
     (lit("yes", "boolean"), String("yes")),
+    (lit("9" * 5000, "integer"), String("9" * 5000)),
+    (lit("0001-01-01T00:00:00+01:00", "dateTime"), String("0001-01-01T00:00:00+01:00")),
     # URIs and blank nodes can never equal a literal.
     ({"type": "uri", "value": "urn:uuid:1"}, String("<urn:uuid:1>")),
     ({"type": "bnode", "value": "b0"}, String("_:b0")),

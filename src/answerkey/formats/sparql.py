@@ -139,13 +139,21 @@ def _date_time(text: str) -> str | None:
     except ValueError:
         return None
     if moment.tzinfo is not None:
-        return moment.astimezone(_dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+        try:
+            return moment.astimezone(_dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+        except OverflowError:  # 0001-01-01T00:00:00+01:00 has no UTC time in Python's range
+            return None
     return moment.isoformat()
 
 
 def _integer(text: str) -> Value | None:
     stripped = text.strip()
-    return Number(int(stripped), False, stripped) if _INTEGER_TEXT.fullmatch(stripped) else None
+    if not _INTEGER_TEXT.fullmatch(stripped):
+        return None
+    try:
+        return Number(int(stripped), False, stripped)
+    except ValueError:  # past Python's limit on digits in int(): kept as text
+        return None
 
 
 _BOOLEANS = {"true": Boolean(True), "1": Boolean(True), "false": Boolean(False), "0": Boolean(False)}
