@@ -166,3 +166,18 @@ def test_schema_steps_reference():
     schema = json.loads(outcome.stdout)
     assert schema["type"] == "array"
     assert "ReferenceStep" in schema["$defs"]
+
+
+def test_deeply_nested_input_is_refused(tmp_path):
+    """Nesting past 100 levels (in an output, say) is an input error, not a RecursionError."""
+    deep = "[" * 150 + '"x"' + "]" * 150
+    responses = write(tmp_path, "responses.json",
+                      '[{"question_id": "q1", "actual_steps": [{"name": "a", "status": "success", "output": ' + deep + "}]}]")
+    reference = write(tmp_path, "reference.yaml", "- template_id: t\n  questions: []\n")
+    outcome = run("steps", "evaluate", reference, responses)
+    assert outcome.exit_code == 2
+    assert outcome.stderr.replace(str(tmp_path) + "/", "") == "responses.json: responses.0: nested deeper than 100 levels\n"
+    nested = "- template_id: t\n  questions: []\n  extra: " + "[" * 150 + "1" + "]" * 150 + "\n"
+    outcome = run("steps", "evaluate", write(tmp_path, "deep.yaml", nested), responses)
+    assert outcome.exit_code == 2
+    assert outcome.stderr.replace(str(tmp_path) + "/", "") == "deep.yaml: reference: nested deeper than 100 levels\n"

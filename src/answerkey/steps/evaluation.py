@@ -51,11 +51,32 @@ def _path_message(error: ValidationError, prefix: str) -> InputError:
     return InputError(f"{where}: {first['msg']}{more}")
 
 
+# Deeper JSON/YAML than this is refused: results are deep-copied and written out recursively.
+MAX_DEPTH = 100
+
+
+def _check_depth(value: Any, where: str) -> None:
+    """Raise ``InputError`` if ``value`` nests lists/dicts deeper than ``MAX_DEPTH``."""
+    stack = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, Mapping):
+            children = current.values()
+        elif isinstance(current, list):
+            children = current
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children)
+
+
 def validate_reference(reference_qas: Any) -> ReferenceCorpus:
     """The reference corpus as models (a ``ReferenceCorpus`` is returned as is). Raises
     ``InputError`` naming the first bad place, e.g. ``reference.0.questions.1.id: ...``."""
     if isinstance(reference_qas, ReferenceCorpus):
         return reference_qas
+    _check_depth(reference_qas, "reference")
     try:
         return ReferenceCorpus.model_validate(reference_qas)
     except ValidationError as error:
@@ -79,6 +100,7 @@ def validate_responses(responses: Any) -> dict[str, tuple[Response, Mapping]]:
         if isinstance(raw, Response):
             model, raw = raw, raw.model_dump(exclude_unset=True)
         else:
+            _check_depth(raw, f"responses.{where}")
             try:
                 model = Response.model_validate(raw)
             except ValidationError as error:

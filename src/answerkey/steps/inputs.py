@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from answerkey.errors import InputError
 from answerkey.formats.files import load_yaml, read_jsonl, read_text, validation_errors
-from answerkey.steps.evaluation import validate_responses
+from answerkey.steps.evaluation import _check_depth, validate_responses
 from answerkey.steps.models import ReferenceCorpus, Response
 
 __all__ = ["read_reference", "read_responses", "read_results", "dump_results", "ReferenceErrors"]
@@ -50,6 +50,10 @@ def read_reference(path: str | os.PathLike) -> tuple[ReferenceCorpus, list]:
     document = load_yaml(read_text(path), source=source)
     if not isinstance(document.data, list):
         raise document.error("a reference corpus is a list of templates (each with template_id and questions)")
+    try:
+        _check_depth(document.data, "reference")
+    except InputError as error:
+        raise error.located(source) from None
     seen: dict[str, tuple] = {}
     duplicates = []
     for t, template in enumerate(document.data):
