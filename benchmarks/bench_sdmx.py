@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections
-from answerkey.sdmx.excel import build_workbook
-from answerkey.sdmx.report import details_text, not_in_target_text
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _table import Figure, best_of, print_table, write_json  # noqa: E402
+
+from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections  # noqa: E402
+from answerkey.sdmx.excel import build_workbook  # noqa: E402
+from answerkey.sdmx.report import details_text, not_in_target_text  # noqa: E402
 
 DIMENSIONS = ["INDICATOR", "COUNTRY", "FREQUENCY", "UNIT"]
 
@@ -85,21 +87,17 @@ def baseline_scores(cases: list[dict], records: list[dict]) -> list[tuple[float,
     return scores
 
 
-def timed(function, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
-    count = parser.parse_args().cases
+    parser.add_argument("--json", metavar="OUT", help="also write the figures as JSON")
+    arguments = parser.parse_args()
+    count = arguments.cases
     cases, records = suite(count)
-    rows = []
+    figures = []
+
+    def add(name, value, base, baseline_name, goal):
+        figures.append(Figure(name, value, "s", base, baseline_name, f"ratio <= {goal}", value / base <= goal))
 
     # Validated once, as the command does after loading; scoring is measured on the models.
     case_models = [TestCase.model_validate(case) for case in cases]
@@ -108,8 +106,9 @@ def main() -> None:
     mine = [(c.macro_recall, c.macro_precision) for c in result.cases]
     theirs = baseline_scores(cases, records)
     assert all(abs(m[0] - t[0]) < 1e-12 and (t[1] is None or abs(m[1] - t[1]) < 1e-12) for m, t in zip(mine, theirs))
-    value, base = timed(lambda: evaluate(case_models, record_models)), timed(lambda: baseline_scores(cases, records))
-    rows.append((f"scoring {count} cases (s)", value, base, 15.0))
+    value = best_of(lambda: evaluate(case_models, record_models), 3)
+    base = best_of(lambda: baseline_scores(cases, records), 3)
+    add(f"scoring {count} cases", value, base, "plain Python sets, no model or details", 15)
 
     import openpyxl
 
@@ -123,9 +122,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as directory:
         target = Path(directory, "r.xlsx")
-        value = timed(lambda: build_workbook(result).save(target), repeat=1)
-        base = timed(lambda: plain_workbook(target), repeat=1)
-        rows.append((f"workbook of {count} cases (s)", value, base, 2.0))
+        value = best_of(lambda: build_workbook(result).save(target), 3)
+        base = best_of(lambda: plain_workbook(target), 3)
+        add(f"workbook of {count} cases", value, base, "openpyxl, same text, no styles or chart", 2)
 
         import yaml
 
@@ -140,15 +139,12 @@ def main() -> None:
         def load_mine():
             evaluate(load_cases(cases_path), load_selections(selections_path))
 
-        value, base = timed(load_mine, repeat=1), timed(load_plain, repeat=1)
-        rows.append((f"load + score {count} cases (s)", value, base, 2.0))
+        value, base = best_of(load_mine, 1), best_of(load_plain, 1)
+        add(f"load + score {count} cases", value, base, "yaml.SafeLoader + json.loads only", 2)
 
-    print(f"{'figure':<32} {'value':>9} {'baseline':>9} {'ratio':>7} {'goal':>7}  met?")
-    for figure, value, base, goal in rows:
-        ratio = value / base
-        print(f"{figure:<32} {value:>9.3f} {base:>9.3f} {ratio:>7.2f} {'<=' + str(goal):>7}  "
-              f"{'yes' if ratio <= goal else 'NO'}")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; ratio = value / baseline")
+    print_table(figures, title="answerkey sdmx benchmarks")
+    if arguments.json:
+        write_json(figures, arguments.json)
 
 
 if __name__ == "__main__":
