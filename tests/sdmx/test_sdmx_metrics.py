@@ -234,3 +234,9 @@ def test_terms_are_partitioned(target, selected):
         assert set(dimension.true_positives) | set(dimension.false_negatives) == expected
         assert set(dimension.true_positives) | set(dimension.false_positives) == picked
         assert not set(dimension.false_negatives) & set(dimension.false_positives)
+
+
+def test_relation_of_non_strings_is_rejected():
+    """A term relation must hold (String id, String name) tuples."""
+    with pytest.raises(ValueError, match=r"terms of \('ds1', 'd1'\) must be \(id, name\) pairs of strings"):
+        evaluate_case({D1: Relation.from_rows([[1, "one"]])}, {})

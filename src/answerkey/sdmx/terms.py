@@ -34,8 +34,8 @@ class TermPair(NamedTuple):
 
 
 class TermConflict(InputError):
-    """One term id with two names in a target; ``path`` points at the second occurrence
-    (relative to the list of dataset selections given to ``merge``)."""
+    """One term id with two names in a target; ``path`` points at the second occurrence:
+    ``(group index, dataset index, "dimensions", index, "values", index)`` in ``merge``'s groups."""
 
     def __init__(self, message: str, *, path: tuple = ()) -> None:
         super().__init__(message)
@@ -102,8 +102,10 @@ def as_selection(value: Any) -> Selection:
                 relation = terms
             else:
                 relation = _relation(dict.fromkeys((str(i), str(n)) for i, n in terms))
-            if relation.arity not in (0, 2):
-                raise ValueError(f"terms of {key} must be (id, name) pairs")
+            if relation.arity not in (0, 2) or not all(
+                isinstance(value, String) for row in relation.rows for value in row
+            ):
+                raise ValueError(f"terms of {key} must be (id, name) pairs of strings")
             selection[(str(key[0]), str(key[1]))] = relation
         return selection
     return merge([value or []])
