@@ -181,3 +181,13 @@ def test_deeply_nested_input_is_refused(tmp_path):
     outcome = run("steps", "evaluate", write(tmp_path, "deep.yaml", nested), responses)
     assert outcome.exit_code == 2
     assert outcome.stderr.replace(str(tmp_path) + "/", "") == "deep.yaml: reference: nested deeper than 100 levels\n"
+
+
+def test_unknown_question_ids_are_warned_about(tmp_path):
+    """A response to a question the reference lacks is reported on stderr and otherwise ignored."""
+    responses = write(tmp_path, "responses.jsonl", '{"question_id": "zz", "actual_steps": []}\n')
+    outcome = run("steps", "evaluate", REFERENCE, responses, "-o", str(tmp_path / "r.yaml"))
+    assert outcome.exit_code == 0
+    lines = outcome.stderr.replace(str(tmp_path) + "/", "").splitlines()
+    assert lines[0] == "warning: responses.jsonl: a response to question 'zz', which is not in the reference"
+    assert lines[1].startswith("9 questions: 0 success, 9 error;")

@@ -75,7 +75,12 @@ def evaluate(reference: str, responses: str, output: str, xlsx: str | None, epsi
         by_id = read_responses(responses)
     except InputError as error:
         raise Trouble(str(error)) from None
-    total = sum(len(template.questions) for template in corpus.root)
+    known = {question.id for template in corpus.root for question in template.questions}
+    for question_id in by_id:
+        if question_id not in known:
+            click.echo(f"warning: {responses}: a response to question {question_id!r}, which is not in the reference",
+                       err=True)
+    total = len(known)
     ticks = iter(progress(range(total), total=total, label="steps", quiet=quiet))
     # Responses are passed as (model, raw) pairs already validated; hand over the raw ones.
     results = run_evaluation(
