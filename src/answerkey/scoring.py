@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -454,16 +454,17 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
     epsilon = options.epsilon if task.epsilon is None else task.epsilon
     rule = MatchRule(epsilon=epsilon, strings=options.strings)
     names = options.metrics
+    declined = item_metrics(canonical, None, rule, names)  # 0.0 on every metric
     if not task.has_system:
-        return _Outcome("no_answer", "no answer for this item in the answers file", item_metrics(canonical, None, rule, names))
+        return _Outcome("no_answer", "no answer for this item in the answers file", declined)
     if task.system is None:
-        return _Outcome("no_answer", "the system gave no answer (null)", item_metrics(canonical, None, rule, names))
+        return _Outcome("no_answer", "the system gave no answer (null)", declined)
     try:
         system = parse(task.system, allow_alternatives=False)
     except ParseError as error:
-        return _Outcome("incorrect", _system_parse_reason(task, error), item_metrics(canonical, None, rule, names))
+        return _Outcome("incorrect", _system_parse_reason(task, error), declined)
     if isinstance(system, NoAnswer):
-        return _Outcome("no_answer", "the system gave no answer (NO_ANSWER)", item_metrics(canonical, None, rule, names))
+        return _Outcome("no_answer", "the system gave no answer (NO_ANSWER)", declined)
     if maximal is not None:
         verdict = judge_min_max(canonical, maximal, system, epsilon=epsilon, scalars=options.scalars,
                                 strings=options.strings)
@@ -518,15 +519,17 @@ def check_corpus(corpus: Corpus, *, jobs: int = 1) -> list[InputError]:
 
 
 def _summaries(results: list[ItemResult], names: Sequence[str]):
-    summary = GroupSummary.of(results, names)
-    by_category = {
-        category: GroupSummary.of([r for r in results if r.category == category], names)
-        for category in CATEGORIES
-        if any(r.category == category for r in results)
-    }
-    tags = sorted({tag for r in results for tag in r.tags})
-    by_tag = {tag: GroupSummary.of([r for r in results if tag in r.tags], names) for tag in tags}
-    return summary, by_category, by_tag
+    by_category: dict[str, list[ItemResult]] = {}
+    by_tag: dict[str, list[ItemResult]] = {}
+    for result in results:
+        by_category.setdefault(result.category, []).append(result)
+        for tag in dict.fromkeys(result.tags):
+            by_tag.setdefault(tag, []).append(result)
+    return (
+        GroupSummary.of(results, names),
+        {category: GroupSummary.of(by_category[category], names) for category in CATEGORIES if category in by_category},
+        {tag: GroupSummary.of(by_tag[tag], names) for tag in sorted(by_tag)},
+    )
 
 
 def score_corpus(
