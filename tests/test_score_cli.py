@@ -138,6 +138,7 @@ def injection_files(tmp_path):
           tags: ["@risk", "-x"]
         - id: plain
           query: How many?
+          context: ["=first", second]
           answer: 2
         - id: gone
           category: X
@@ -158,15 +159,17 @@ def test_excel_workbook_cell_by_cell(tmp_path):
     overview = workbook["Overview"]
     rows = [[cell.value for cell in row] for row in overview.iter_rows()]
     assert rows == [
-        ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category"],
-        ["=cmd()", "=cmd()", "incorrect", "the scalar does not match", '"+1"', "-1+2", "@risk, -x", "0"],
-        ["plain", "How many?", "correct", "the scalar matches", "2", "2", None, "0"],
-        ["gone", None, "excluded", "category X: listed, not scored (H89-2019 section 5)", None, None, None, "X"],
+        ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category", "context"],
+        ["=cmd()", "=cmd()", "incorrect", "the scalar does not match", '"+1"', "-1+2", "@risk, -x", "0", None],
+        ["plain", "How many?", "correct", "the scalar matches", "2", "2", None, "0", "=first\nsecond"],
+        ["gone", None, "excluded", "category X: listed, not scored (H89-2019 section 5)", None, None, None, "X",
+         None],
     ]
     for cell in (overview["A2"], overview["B2"], overview["F2"], overview["G2"]):
         assert cell.data_type == "s"
     assert overview.freeze_panes == "A2"
-    assert overview.auto_filter.ref == "A1:H4"
+    assert overview.auto_filter.ref == "A1:I4"
+    assert overview["I3"].data_type == "s"
     assert overview["C2"].fill.fgColor.rgb == "00FFC7CE"
     assert overview["C3"].fill.fgColor.rgb == "00C6EFCE"
     assert overview["C4"].fill.fill_type is None

@@ -129,6 +129,7 @@ class ItemResult:
     canonical: str | None = None
     max_answer: str | None = None
     system: str | None = None
+    context: tuple[str, ...] = ()
 
     @property
     def scored(self) -> bool:
@@ -562,6 +563,7 @@ def score_corpus(
             id=item.id, verdict=outcome.verdict, reason=outcome.reason, category=item.category,
             tags=tuple(item.tags), metrics=outcome.metrics, query=item.query, canonical=item.answer,
             max_answer=item.max_answer, system=task.system if task.has_system else None,
+            context=tuple(item.context),
         ))
     if problems:
         raise InputErrors(sorted(problems, key=lambda error: (error.line or 0, error.column or 0)))

@@ -197,7 +197,8 @@ def write_workbook(run: ScoreRun, path) -> None:
     workbook = new_workbook()
     overview = workbook.create_sheet("Overview")
     names = list(run.metric_names)
-    headers = ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category", *names]
+    headers = ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category", "context",
+               *names]
     add_table(
         overview,
         headers,
@@ -205,11 +206,11 @@ def write_workbook(run: ScoreRun, path) -> None:
             [
                 item.id, item.query, item.verdict, item.reason,
                 _canonical_cell(item.canonical, item.max_answer), item.system, ", ".join(item.tags),
-                item.category, *(item.metrics.get(name) for name in names),
+                item.category, "\n".join(item.context) or None, *(item.metrics.get(name) for name in names),
             ]
             for item in run.items
         ),
-        widths=[14, 40, 11, 50, 30, 30, 20, 9, *([12] * len(names))],
+        widths=[14, 40, 11, 50, 30, 30, 20, 9, 40, *([12] * len(names))],
         wrap=True,
     )
     verdict_column = headers.index("verdict") + 1
