@@ -1,0 +1,296 @@
+"""QATCH's graded table metrics, with cells compared by answerkey's typed value equality.
+
+Six metrics compare a *target* table (the reference) with a *prediction* table; each returns
+a float in [0, 1], not rounded. A table is a ``Relation`` or a list of rows of Python values
+(None, bool, int, float, Decimal, str, date; NaN is read as nil) or typed values; rows may
+differ in length, as in QATCH's ``[["wales", "scotland"], ["england"]]``.
+
+Semantics are QATCH 1.0's, except that two cells are equal when ``rule.match(target_cell,
+prediction_cell)`` holds (reals within a relative epsilon, default ``DEFAULT_EPSILON`` =
+1e-4 as in the comparator; integers exact; strings exact unless the rule says otherwise;
+no cross-type matches) instead of Python ``==`` on QATCH's rounded lower-cased strings.
+
+- Both tables without rows: 1.0 for every metric; exactly one without rows: 0.0.
+- ``cell_precision``: share of the prediction's distinct cells matching some target cell.
+- ``cell_recall``: share of the target's distinct cells matched by some prediction cell.
+- ``tuple_cardinality``: fewer rows / more rows (duplicates counted).
+- ``tuple_constraint``: rows with their cells sorted (column order inside a row does not
+  matter), counted as multisets; the share of distinct target rows whose count in the
+  prediction equals their count in the target. Extra prediction rows cost nothing.
+- ``tuple_order``: the rows found in both tables, each kept once in first-occurrence order
+  (cells in column order, as QATCH does); Spearman's rho of the prediction's order against
+  the target's, as (rho + 1) / 2. No common row: rho = 0 (0.5); one common row: 1.0.
+- ``execution_accuracy``: 1.0 iff same row count and the same set of cell-sorted rows.
+
+Rows are compared by exact keys, so every metric runs in O(n log n). For reals within
+epsilon, a prediction number is first replaced by the closest target number it matches
+(the nearest numbers in sorted order, checked with the rule); cell precision and recall
+test "some cell matches" directly, in both directions.
+
+>>> cell_precision([["a", "b"], ["c", "d"]], [["a", "b"], ["c", "e"]])
+0.75
+>>> tuple_order([["apple", "orange"], ["pear"]], [["pear"], ["apple", "orange"]])
+0.0
+>>> tuple_constraint([[1.0, "x"]], [["x", 1.00001]])  # within epsilon, column order free
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from itertools import chain
+from typing import Protocol, Union
+
+from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
+from answerkey.metrics._cells import closest_matches, keyed_rows
+from answerkey.metrics._registry import register
+from answerkey.model import NIL, Relation, Value, value_of
+
+__all__ = [
+    "DEFAULT_EPSILON",
+    "DEFAULT_RULE",
+    "TABLE_METRICS",
+    "Table",
+    "TableMetric",
+    "table_rows",
+    "table_scores",
+    "cell_precision",
+    "cell_recall",
+    "tuple_cardinality",
+    "tuple_constraint",
+    "tuple_order",
+    "execution_accuracy",
+]
+
+Table = Union[Relation, Sequence[Sequence[object]]]
+
+DEFAULT_RULE = MatchRule(epsilon=DEFAULT_EPSILON)
+
+TABLE_METRICS = (
+    "cell_precision",
+    "cell_recall",
+    "tuple_cardinality",
+    "tuple_constraint",
+    "tuple_order",
+    "execution_accuracy",
+)
+
+
+class TableMetric(Protocol):
+    """The signature shared by the table metrics."""
+
+    def __call__(self, target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float: ...
+
+
+def table_rows(table: Table) -> tuple[tuple[Value, ...], ...]:
+    """The rows of ``table`` as tuples of typed values (rows may differ in length; NaN is
+    read as nil, as QATCH does). Raises ``TypeError`` / ``ValueError`` for a non-table.
+
+    >>> table_rows([[1, None], ["x"]])
+    ((Number(value=1, is_real=False, text='1'), Nil()), (String(text='x'),))
+    """
+    if isinstance(table, Relation):
+        return table.rows
+    if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
+        raise TypeError(f"a table is a list of rows, not {type(table).__name__}")
+    rows = []
+    for row in table:
+        if isinstance(row, (str, bytes)) or not isinstance(row, Iterable):
+            raise TypeError(f"a row is a list of cells, not {type(row).__name__}")
+        rows.append(tuple(NIL if type(v) is float and math.isnan(v) else value_of(v) for v in row))
+    return tuple(rows)
+
+
+class _Comparison:
+    """One target and one prediction, with the keys every metric needs computed once."""
+
+    def __init__(self, target: Table, prediction: Table, rule: MatchRule | None) -> None:
+        self.rule = rule or DEFAULT_RULE
+        self.target = keyed_rows(target, self.rule)
+        self.prediction = keyed_rows(prediction, self.rule)
+
+    @property
+    def special(self) -> float | None:
+        """The score every metric gives when a table has no rows, else None."""
+        if not self.target and not self.prediction:
+            return 1.0
+        if not self.target or not self.prediction:
+            return 0.0
+        return None
+
+    @cached_property
+    def target_cells(self) -> set[tuple]:
+        return set(chain.from_iterable(self.target))
+
+    @cached_property
+    def prediction_cells(self) -> set[tuple]:
+        return set(chain.from_iterable(self.prediction))
+
+    @cached_property
+    def snapped(self) -> dict[tuple, tuple]:
+        """Prediction number key -> key of the closest target number it matches (only for
+        numbers whose own key is not a target key)."""
+        loose = self.prediction_cells - self.target_cells
+        return closest_matches(
+            loose, self.target_cells, self.rule, loose_are_canonical=False,
+            loose_rows=self.prediction, other_rows=self.target,
+        )
+
+    @cached_property
+    def row_ids(self) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+        """Each table's rows with every cell replaced by a small integer, equal for equal
+        keys and for a prediction number and the target number it is snapped to: rows then
+        hash and sort as tuples of ints."""
+        ids = dict(zip(self.target_cells | self.prediction_cells, range(1 << 62)))
+        for prediction_key, target_key in self.snapped.items():
+            ids[prediction_key] = ids[target_key]
+        lookup = ids.__getitem__
+        target = [tuple(map(lookup, row)) for row in self.target]
+        prediction = [tuple(map(lookup, row)) for row in self.prediction]
+        return target, prediction
+
+    @cached_property
+    def sorted_row_counts(self) -> tuple[Counter, Counter]:
+        """Each table's multiset of rows with their cells sorted."""
+        target, prediction = self.row_ids
+        return Counter(tuple(sorted(row)) for row in target), Counter(tuple(sorted(row)) for row in prediction)
+
+    def cell_precision(self) -> float:
+        target_cells, prediction_cells = self.target_cells, self.prediction_cells
+        if not prediction_cells:
+            return 1.0 if not target_cells else 0.0
+        # Snapped keys are exactly the prediction cells outside the target that match one.
+        return (len(prediction_cells & target_cells) + len(self.snapped)) / len(prediction_cells)
+
+    def cell_recall(self) -> float:
+        target_cells, prediction_cells = self.target_cells, self.prediction_cells
+        if not target_cells:
+            return 1.0 if not prediction_cells else 0.0
+        missing = target_cells - prediction_cells
+        hits = len(target_cells) - len(missing)
+        if missing:
+            hits += len(closest_matches(
+                missing, prediction_cells, self.rule, loose_are_canonical=True,
+                loose_rows=self.target, other_rows=self.prediction,
+            ))
+        return hits / len(target_cells)
+
+    def tuple_cardinality(self) -> float:
+        shorter, longer = sorted((len(self.target), len(self.prediction)))
+        return shorter / longer
+
+    def tuple_constraint(self) -> float:
+        target_counts, prediction_counts = self.sorted_row_counts
+        kept = sum(1 for row, count in target_counts.items() if prediction_counts[row] == count)
+        return kept / len(target_counts)
+
+    def tuple_order(self) -> float:
+        target_rows, prediction_rows = self.row_ids
+        target, prediction = dict.fromkeys(target_rows), dict.fromkeys(prediction_rows)
+        ranks = {row: rank for rank, row in enumerate(row for row in target if row in prediction)}
+        common = len(ranks)
+        if common == 0:
+            rho = 0.0
+        elif common == 1:
+            rho = 1.0
+        else:
+            order = (row for row in prediction if row in ranks)
+            squares = sum((position - ranks[row]) ** 2 for position, row in enumerate(order))
+            rho = 1 - 6 * squares / (common * (common * common - 1))
+        return min(1.0, max(0.0, (rho + 1) / 2))
+
+    def execution_accuracy(self) -> float:
+        if len(self.target) != len(self.prediction):
+            return 0.0
+        target_counts, prediction_counts = self.sorted_row_counts
+        return 1.0 if target_counts.keys() == prediction_counts.keys() else 0.0
+
+    def score(self, name: str) -> float:
+        special = self.special
+        if special is not None:
+            return special
+        return float(getattr(self, name)())
+
+
+def table_scores(
+    target: Table,
+    prediction: Table,
+    *,
+    rule: MatchRule | None = None,
+    metrics: Iterable[str] = TABLE_METRICS,
+) -> dict[str, float]:
+    """Several table metrics at once, sharing the work: ``{name: score}`` in the order given.
+
+    >>> table_scores([[1], [2]], [[2], [1]], metrics=["tuple_order", "tuple_constraint"])
+    {'tuple_order': 0.0, 'tuple_constraint': 1.0}
+    """
+    comparison = _Comparison(target, prediction, rule)
+    scores = {}
+    for name in metrics:
+        if name not in TABLE_METRICS:
+            raise ValueError(f"unknown table metric {name!r}; known: {', '.join(TABLE_METRICS)}")
+        scores[name] = comparison.score(name)
+    return scores
+
+
+@register("cell_precision")
+def cell_precision(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """Share of the prediction's distinct cells that match a target cell (QATCH).
+
+    >>> cell_precision([["a", "b"], ["c", "d"]], [["a"], ["b"], ["c"], ["d"]])
+    1.0
+    """
+    return _Comparison(target, prediction, rule).score("cell_precision")
+
+
+@register("cell_recall")
+def cell_recall(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """Share of the target's distinct cells matched by a prediction cell (QATCH).
+
+    >>> cell_recall([["a", "b"], ["c", "d"]], [["a", "x"], ["y", "d"]])
+    0.5
+    """
+    return _Comparison(target, prediction, rule).score("cell_recall")
+
+
+@register("tuple_cardinality")
+def tuple_cardinality(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """Fewer rows over more rows, duplicates counted (QATCH).
+
+    >>> tuple_cardinality([["a", "b"], ["c", "d"], ["c", "d"], ["f", "g"]], [["a", "b"], [3, 2]])
+    0.5
+    """
+    return _Comparison(target, prediction, rule).score("tuple_cardinality")
+
+
+@register("tuple_constraint")
+def tuple_constraint(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """Share of distinct target rows (cells sorted) found exactly as often in the prediction.
+
+    >>> tuple_constraint([["a", "b"], ["c", "d"]], [["a", "b"], ["a", "b"], ["c", "d"]])
+    0.5
+    """
+    return _Comparison(target, prediction, rule).score("tuple_constraint")
+
+
+@register("tuple_order")
+def tuple_order(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """Spearman's rho of the order of the common rows, scaled to [0, 1] (QATCH).
+
+    >>> tuple_order([["apple", "orange"], ["pear"]], [["pear"]])
+    1.0
+    """
+    return _Comparison(target, prediction, rule).score("tuple_order")
+
+
+@register("execution_accuracy")
+def execution_accuracy(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
+    """1.0 iff both tables have as many rows and the same set of cell-sorted rows (Spider).
+
+    >>> execution_accuracy([["a", 1]], [[1, "a"]])
+    1.0
+    """
+    return _Comparison(target, prediction, rule).score("execution_accuracy")
