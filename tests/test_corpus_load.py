@@ -201,3 +201,20 @@ def test_schemas_describe_the_files():
     answer_schema = AnswerRecord.model_json_schema()
     assert answer_schema["required"] == ["id", "answer"]
     json.dumps(corpus_schema)
+
+
+def test_example_files_validate_against_the_printed_schemas():
+    """The personnel example's items and answer records satisfy the JSON Schemas that
+    `answerkey schema corpus` / `answers` print (what editors and other tools will check)."""
+    from pathlib import Path
+
+    import yaml
+
+    jsonschema = pytest.importorskip("jsonschema")
+    example = Path(__file__).resolve().parent.parent / "examples" / "personnel"
+    for item in yaml.safe_load((example / "corpus.yaml").read_text()):
+        jsonschema.validate(item, CorpusItem.model_json_schema())
+    for line in (example / "answers.jsonl").read_text().splitlines():
+        jsonschema.validate(json.loads(line), AnswerRecord.model_json_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"id": "q", "answr": "1"}, CorpusItem.model_json_schema())

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from answerkey.errors import InputError
@@ -84,7 +84,11 @@ def _cas_text(value: Any) -> Any:
     return value
 
 
-CasText = Annotated[str, BeforeValidator(_cas_text)]
+# YAML and JSON numbers and booleans are accepted where CAS text is expected (see _cas_text).
+CasText = Annotated[
+    str, BeforeValidator(_cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})
+]
+ItemId = Annotated[str, Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})]
 
 
 def _category(value: Any) -> Any:
@@ -107,7 +111,7 @@ class CorpusItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
-    id: str = Field(min_length=1, description="Unique item id.")
+    id: ItemId = Field(description="Unique item id.")
     query: str = Field("", description="The question, as asked.")
     answer: CasText | None = Field(
         None, description="Canonical CAS answer; may hold (A OR B) alternatives. Minimal answer with max_answer."
@@ -115,7 +119,10 @@ class CorpusItem(BaseModel):
     max_answer: CasText | None = Field(
         None, description="Maximal CAS answer (ATIS 1991-92 min/max): no system column may fall outside it."
     )
-    category: Annotated[Category, BeforeValidator(_category)] = Field(
+    category: Annotated[
+        Category, BeforeValidator(_category),
+        WithJsonSchema({"enum": ["0", "1", "2", "3", "X", "x", 0, 1, 2, 3]}),
+    ] = Field(
         "0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored)."
     )
     tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
@@ -155,7 +162,7 @@ class AnswerRecord(BaseModel):
 
     model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
 
-    id: str = Field(min_length=1, description="The corpus item id this answers.")
+    id: ItemId = Field(description="The corpus item id this answers.")
     answer: CasText | None = Field(description="System CAS answer; null or NO_ANSWER when the system declined.")
 
 
