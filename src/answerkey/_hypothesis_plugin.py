@@ -1,10 +1,30 @@
 """Hypothesis entry point (``answerkey[fuzz]``): ``st.from_type`` knows answerkey's types.
 
 Hypothesis calls ``_hypothesis_setup_hook`` while it is itself being imported, possibly from
-inside ``answerkey.strategies``; registrations are therefore deferred until first use.
+inside ``answerkey.strategies``; registrations are therefore deferred until first use, and
+this module imports nothing from answerkey at import time.
+
+>>> from hypothesis import given, settings, strategies as st
+>>> from answerkey.model import Relation
+>>> @settings(max_examples=5, database=None)
+... @given(st.from_type(Relation))
+... def test_relations_render(relation):
+...     assert isinstance(relation, Relation)
+>>> test_relations_render()
 """
 
 from __future__ import annotations
+
+# Model type name -> name of the answerkey.strategies function that draws it.
+_STRATEGIES = {
+    "Relation": "relations",
+    "Alternatives": "alternatives",
+    "Boolean": "_boolean_values",
+    "Number": "_number_values",
+    "String": "_string_values",
+    "Date": "_date_values",
+    "Failure": "_failure_values",
+}
 
 
 def _hypothesis_setup_hook() -> None:
@@ -20,7 +40,7 @@ def _hypothesis_setup_hook() -> None:
 
         return st.deferred(build)
 
-    st.register_type_strategy(model.Relation, deferred("relations"))
-    st.register_type_strategy(model.Alternatives, deferred("alternatives"))
-    for value_type in (model.Boolean, model.Number, model.String, model.Date):
-        st.register_type_strategy(value_type, deferred(f"_{value_type.__name__.lower()}_values"))
+    for type_name, strategy_name in _STRATEGIES.items():
+        st.register_type_strategy(getattr(model, type_name), deferred(strategy_name))
+    st.register_type_strategy(model.Nil, st.just(model.NIL))
+    st.register_type_strategy(model.NoAnswer, st.just(model.NO_ANSWER))

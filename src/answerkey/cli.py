@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "sdmx": "answerkey.commands.sdmx:sdmx",
     "score": "answerkey.commands.score:score",
     "steps": "answerkey.commands.steps:steps",
+    "fuzz": "answerkey.commands.fuzz:fuzz",
 }
 # Registered but left out of `answerkey --help` (still runnable and documented).
 HIDDEN_COMMANDS: set[str] = set()

@@ -699,3 +699,7 @@ def inequivalent_pairs(
     dropped = draw(st.integers(0, canonical.arity - 1))
     rows = [row[:dropped] + row[dropped + 1 :] for row in canonical.rows]
     return canonical, Relation(rows if canonical.arity > 1 else ())
+
+
+def _failure_values():
+    return st.sampled_from([Failure(FailureKind.CONTINGENT), Failure(FailureKind.NECESSARY)])
