@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "score": "answerkey.commands.score:score",
     "steps": "answerkey.commands.steps:steps",
     "fuzz": "answerkey.commands.fuzz:fuzz",
+    "qatch": "answerkey.commands.qatch:qatch",
 }
 # Registered but left out of `answerkey --help` (still runnable and documented).
 HIDDEN_COMMANDS: set[str] = set()

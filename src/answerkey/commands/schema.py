@@ -16,6 +16,7 @@ SCHEMAS: dict[str, str] = {
     "answers": "answerkey.corpus:AnswerRecord",
     "score-report": "answerkey.report.score_report:ScoreReport",
     "steps-reference": "answerkey.steps.models:ReferenceCorpus",
+    "qatch-report": "answerkey.report.qatch_report:QatchReport",
 }
 
 
