@@ -297,3 +297,12 @@ def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn):
     monkeypatch.setattr("answerkey.report.progress.PROGRESS_THRESHOLD", 10)
     score_corpus(load_corpus(CORPUS), load_answers(ANSWERS), quiet=quiet)
     assert ("score [" in terminal.text and "25/25" in terminal.text) is drawn
+
+
+def test_json_report_without_warnings(tmp_path):
+    """A report with no warnings is valid JSON too, one line per item."""
+    corpus, answers = injection_files(tmp_path)
+    text = score(corpus, answers, "--json", "-", "--metrics", "none").stdout
+    document = json.loads(text)
+    assert document["warnings"] == [] and '  "warnings": []\n}\n' in text
+    assert f'    {json.dumps(document["items"][1], ensure_ascii=False)},\n' in text

@@ -123,8 +123,25 @@ def report_document(run: ScoreRun) -> dict:
 
 
 def to_json(run: ScoreRun) -> str:
-    """The report as JSON text."""
-    return json.dumps(report_document(run), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The report as JSON text: indented, with one line per item and per warning."""
+    document = report_document(run)
+    # json's indenting encoder is pure Python; items are written with the C encoder, one per line.
+    compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+
+    def block(values: list) -> str:
+        if not values:
+            return "[]"
+        return "[\n    " + ",\n    ".join(map(compact, values)) + "\n  ]"
+
+    summary = json.dumps(document["summary"], indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+    return (
+        "{\n"
+        f'  "signature": {compact(document["signature"])},\n'
+        f'  "summary": {summary},\n'
+        f'  "items": {block(document["items"])},\n'
+        f'  "warnings": {block(document["warnings"])}\n'
+        "}\n"
+    )
 
 
 def to_yaml(run: ScoreRun) -> str:
