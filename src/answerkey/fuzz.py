@@ -42,6 +42,8 @@ __all__ = [
 DEFAULT_TIMEOUT = 10.0
 # Calls of the command allowed for shrinking a failure, on top of the N examples.
 DEFAULT_SHRINK_CALLS = 300
+# Further calls allowed after Hypothesis's shrinking, to drop whole tuples and columns.
+FINISHING_CALLS = 50
 # A command printing more than this is cut off and judged on what it printed so far.
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
@@ -230,8 +232,9 @@ def roundtrip(
     """Send random relations to ``argv`` in ``input_format``, judge the CAS it prints against
     each, and shrink the first failure to a minimal relation.
 
-    The command is run at most ``examples + shrink_calls`` times, each for at most
-    ``timeout`` seconds. The relation it is judged against is the input read back in
+    The command is run at most ``examples + shrink_calls + min(shrink_calls, FINISHING_CALLS)``
+    times, each for at most ``timeout`` seconds; ``shrink_calls=0`` reports the first failure
+    as found. The relation it is judged against is the input read back in
     ``input_format`` (what the command was actually told).
     """
     from answerkey import strategies
@@ -240,7 +243,7 @@ def roundtrip(
     answer_format = FORMATS[input_format]
     result = RoundtripResult()
     seen: dict[str, RoundtripFailure | None] = {}
-    budget = examples + shrink_calls
+    budget = [examples + shrink_calls]
 
     def evaluate(relation: Relation) -> RoundtripFailure | None:
         """The failure for ``relation``, from the cache or a new call; None if it passes or
@@ -248,7 +251,7 @@ def roundtrip(
         text = answer_format.write(relation)
         if text in seen:
             return seen[text]
-        if result.calls >= budget or result.trouble:
+        if result.calls >= budget[0] or result.trouble:
             return None
         expected = answer_format.read(text)
         call = run_command(argv, text, timeout=timeout)
@@ -280,6 +283,7 @@ def roundtrip(
             raise
         result.failure = min(failures, key=lambda failure: len(failure.call.input))
     if result.failure is not None:
+        budget[0] = result.calls + min(FINISHING_CALLS, shrink_calls)
         result.failure = _fewer_rows_and_columns(result.failure, evaluate)
     return result
 

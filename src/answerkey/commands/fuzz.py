@@ -15,6 +15,19 @@ __all__ = ["fuzz"]
 
 
 def _need_hypothesis() -> None:
+    """Check that Hypothesis is installed, and keep its caches out of the working directory.
+
+    Hypothesis stores caches (constants found in local modules, Unicode tables) in
+    ``.hypothesis/`` under the current directory; a CLI run must not write into a user's
+    repository, so they go to a temporary directory removed when the process exits.
+    """
+    if "HYPOTHESIS_STORAGE_DIRECTORY" not in os.environ:
+        import atexit
+        import tempfile
+
+        storage = tempfile.mkdtemp(prefix="answerkey-fuzz-")
+        os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = storage
+        atexit.register(shutil.rmtree, storage, ignore_errors=True)
     try:
         import hypothesis  # noqa: F401
     except ImportError:

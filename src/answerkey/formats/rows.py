@@ -292,6 +292,18 @@ def _csv_cell(value: Value) -> str:
     raise ValueError(f"no CSV cell for {value!r}")
 
 
+def _csv_field(text: str) -> str:
+    # The csv module leaves a lone \r unquoted when lines end in \n; quote it like the rest.
+    if any(char in text for char in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _csv_line(fields: list[str]) -> str:
+    # A line holding one empty field is written "" so that it is not a blank line.
+    return ",".join(map(_csv_field, fields)) + "\n" if fields != [""] else '""\n'
+
+
 def write_csv(relation: Relation, columns: Sequence[str] | None = None) -> str:
     """A relation as CSV: a header (``column1``, ... unless ``columns`` names them), then rows.
 
@@ -299,11 +311,8 @@ def write_csv(relation: Relation, columns: Sequence[str] | None = None) -> str:
     """
     if not relation.rows:
         return ""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns or [f"column{i + 1}" for i in range(relation.arity)])
-    writer.writerows([_csv_cell(value) for value in row] for row in relation.rows)
-    return buffer.getvalue()
+    header = _csv_line(list(columns or [f"column{i + 1}" for i in range(relation.arity)]))
+    return header + "".join(_csv_line([_csv_cell(value) for value in row]) for row in relation.rows)
 
 
 # --------------------------------------------------------------------------- the registry
