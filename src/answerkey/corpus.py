@@ -229,19 +229,29 @@ def _key_column(line_text: str, key: object) -> int:
     return index + 1 if index >= 0 else 1
 
 
-def _jsonl_entries(text: str, source: str, problems: list[InputError]):
-    """(value, locate) for each good JSONL line; bad lines go to ``problems``."""
-    lines = text.split("\n")
-    for entry in read_jsonl(text, source=source):
-        if entry.error is not None:
-            problems.append(entry.error)
+def _jsonl_entries(text: str, source: str, problems: list[InputError], model: type[BaseModel]):
+    """(value, locate) for each JSONL line, bad JSON going to ``problems``. A line that
+    ``model`` accepts as it stands comes back validated (pydantic reads it without building
+    Python values first); any other line comes back as its JSON value, to be validated and
+    reported at its place."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
             continue
-        line_text = lines[entry.line - 1]
 
-        def locate(loc: tuple, line=entry.line, line_text=line_text) -> tuple[int, int]:
-            return (line, _key_column(line_text, loc[0]) if loc else 1)
+        def locate(loc: tuple, line_number=number, line_text=line) -> tuple[int, int]:
+            return (line_number, _key_column(line_text, loc[0]) if loc else 1)
 
-        yield entry.value, locate
+        try:
+            yield model.model_validate_json(line), locate
+            continue
+        except ValidationError:
+            pass
+        for entry in read_jsonl(line, source=source):
+            if entry.error is not None:
+                entry.error.line = number
+                problems.append(entry.error)
+            else:
+                yield entry.value, locate
 
 
 # ---------------------------------------------------------------- corpus
@@ -258,10 +268,10 @@ def _read_corpus_yaml(text: str, source: str, problems: list[InputError]):
 
 
 def _read_corpus_jsonl(text: str, source: str, problems: list[InputError]):
-    yield from _jsonl_entries(text, source, problems)
+    yield from _jsonl_entries(text, source, problems, CorpusItem)
 
 
-# Corpus format name -> reader yielding (raw item, locate(loc) -> (line, column)).
+# Corpus format name -> reader yielding (raw or validated item, locate(loc) -> (line, column)).
 CORPUS_FORMATS: dict[str, Callable] = {"yaml": _read_corpus_yaml, "jsonl": _read_corpus_jsonl}
 
 
@@ -288,17 +298,20 @@ def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus
     corpus = Corpus(source)
     first_seen: dict[str, int | None] = {}
     for value, locate in CORPUS_FORMATS[chosen](text, source, corpus.problems):
-        if not isinstance(value, dict):
+        if isinstance(value, CorpusItem):
+            item = value
+        elif not isinstance(value, dict):
             line, column = locate(())
             corpus.problems.append(InputError(
                 f"a corpus item is a mapping, not a {type(value).__name__}", source=source, line=line, column=column
             ))
             continue
-        try:
-            item = CorpusItem.model_validate(value)
-        except ValidationError as error:
-            corpus.problems.extend(validation_errors(error, source=source, locate=locate))
-            continue
+        else:
+            try:
+                item = CorpusItem.model_validate(value)
+            except ValidationError as error:
+                corpus.problems.extend(validation_errors(error, source=source, locate=locate))
+                continue
         if item.id in first_seen:
             line, column = locate(("id",))
             corpus.problems.append(InputError(
@@ -309,7 +322,7 @@ def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus
         first_seen[item.id] = locate(("id",))[0]
         where = {"": locate(())}
         for name in ("id", "answer", "max_answer"):
-            if name in value:
+            if name in item.model_fields_set:
                 where[name] = locate((name,))
         corpus.items.append(item)
         corpus.locations.append(where)
@@ -323,18 +336,21 @@ def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus
 
 
 def _answers_jsonl(path: str, text: str | None, source: str, problems: list[InputError]):
-    for value, locate in _jsonl_entries(text, source, problems):
+    for value, locate in _jsonl_entries(text, source, problems, AnswerRecord):
         line = locate(())[0]
-        if not isinstance(value, dict):
+        if isinstance(value, AnswerRecord):
+            record = value
+        elif not isinstance(value, dict):
             problems.append(InputError(
                 f"an answer record is a JSON object, not {type(value).__name__}", source=source, line=line, column=1
             ))
             continue
-        try:
-            record = AnswerRecord.model_validate(value)
-        except ValidationError as error:
-            problems.extend(validation_errors(error, source=source, locate=locate))
-            continue
+        else:
+            try:
+                record = AnswerRecord.model_validate(value)
+            except ValidationError as error:
+                problems.extend(validation_errors(error, source=source, locate=locate))
+                continue
         yield record.id, SystemAnswer(record.answer, f"{source}:{line}"), locate(("id",))
 
 

@@ -158,9 +158,10 @@ class GroupSummary:
         counts = dict.fromkeys(VERDICTS, 0)
         for result in results:
             counts[result.verdict] += 1
+        scored_metrics = [r.metrics for r in results if r.verdict != "excluded"]
         means: dict[str, float | None] = {}
         for name in metric_names:
-            values = [r.metrics[name] for r in results if r.scored and not math.isnan(r.metrics.get(name, math.nan))]
+            values = [value for value in (m.get(name, math.nan) for m in scored_metrics) if not math.isnan(value)]
             means[name] = math.fsum(values) / len(values) if values else None
         return cls(
             items=len(results),
