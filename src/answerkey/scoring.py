@@ -40,14 +40,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, MatchRule, Verdict, judge, judge_signature
 from answerkey.comparator.search import find_mapping, ordered_equivalent, project
 from answerkey.comparator.tuples import equivalent
-from answerkey.corpus import CATEGORIES, Answers, Corpus, InputErrors
 from answerkey.errors import InputError, ParseError
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
+
+if TYPE_CHECKING:
+    # Not imported at run time: worker processes score batches without the pydantic models.
+    from answerkey.corpus import Answers, Corpus
 
 __all__ = [
     "VERDICTS",
@@ -521,6 +524,8 @@ def check_corpus(corpus: Corpus, *, jobs: int = 1) -> list[InputError]:
 
 
 def _summaries(results: list[ItemResult], names: Sequence[str]):
+    from answerkey.corpus import CATEGORIES
+
     by_category: dict[str, list[ItemResult]] = {}
     by_tag: dict[str, list[ItemResult]] = {}
     for result in results:
@@ -549,6 +554,7 @@ def score_corpus(
     is scored. Results are in corpus order whatever ``jobs`` is. ``quiet=False`` draws a
     progress bar on a terminal for large corpora.
     """
+    from answerkey.corpus import InputErrors
     from answerkey.report.progress import progress
 
     options = options or ScoreOptions()
