@@ -306,3 +306,18 @@ def test_json_report_without_warnings(tmp_path):
     document = json.loads(text)
     assert document["warnings"] == [] and '  "warnings": []\n}\n' in text
     assert f'    {json.dumps(document["items"][1], ensure_ascii=False)},\n' in text
+
+
+def test_corpus_and_answers_problems_in_one_run(tmp_path):
+    """Problems of both files are listed together."""
+    corpus = tmp_path / "c.yaml"
+    corpus.write_text("- {id: a}\n- {id: b, answer: 1}\n")
+    answers = tmp_path / "a.jsonl"
+    answers.write_text('{"id": "b"}\n')
+    result = score(str(corpus), str(answers))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{corpus}:1:3: answer: required unless the item is in category X (excluded from scoring)",
+        f"{answers}:1:1: answer: Field required",
+        "2 errors in input; nothing scored",
+    ]

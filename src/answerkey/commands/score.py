@@ -99,15 +99,23 @@ def score(corpus, answers, json_path, yaml_path, xlsx_path, epsilon, scalars, st
     except ValueError as error:
         raise Trouble(str(error)) from None
 
+    def stop(errors: list[InputError]) -> Trouble:
+        for error in errors:
+            click.echo(str(error), err=True)
+        return Trouble(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in input; nothing scored")
+
     try:
         loaded_corpus = load_corpus(corpus, format=corpus_format)
-        loaded_answers = load_answers(answers, format=answers_format)
+        try:
+            loaded_answers = load_answers(answers, format=answers_format)
+        except InputErrors as errors:
+            # The corpus's own problems are worth knowing in the same run.
+            raise stop(loaded_corpus.problems + errors.errors) from None
+        except InputError as error:
+            raise stop(loaded_corpus.problems + [error]) from None
         run = score_corpus(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
     except InputErrors as errors:
-        for error in errors.errors:
-            click.echo(str(error), err=True)
-        count = len(errors.errors)
-        raise Trouble(f"{count} error{'s' if count != 1 else ''} in input; nothing scored") from None
+        raise stop(errors.errors) from None
     except InputError as error:
         raise Trouble(str(error)) from None
 
