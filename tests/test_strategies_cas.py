@@ -175,3 +175,16 @@ def test_from_type_knows_the_model(annotation, expected):
 def test_from_type_answer_union_renders(answer):
     """st.from_type(Answer) draws any answer, which renders and parses back."""
     assert parse(render(answer)) == answer
+
+
+@pytest.mark.parametrize(
+    "module", ["answerkey.strategies", "answerkey._hypothesis_plugin", "answerkey.formats.rows", "answerkey.fuzz"]
+)
+def test_docstring_examples_of_the_fuzz_modules_run(module):
+    """The runnable examples in the fuzz feature's docstrings hold."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    assert result.attempted > 0
