@@ -1,5 +1,10 @@
 """Parsing CAS text into the typed model with the Lark grammar in ``cas.lark``.
 
+``parse`` first tries a fast path (``_fast.py``: a whitespace split or one regular
+expression, the grammar's own terminal patterns, column slicing) that builds exactly what
+the grammar builds and defers to the grammar for anything else, including every error
+message; Lark is imported only then. ``parse_with_grammar`` is the grammar alone.
+
 >>> parse('( (2341 "SMITH") (5573 "JONES") )').arity
 2
 >>> parse("FALSE")
@@ -14,51 +19,50 @@ answerkey.errors.ParseError: <input>:1:6: tuple 2 has 2 values; the relation's t
 
 from __future__ import annotations
 
-import datetime as _dt
+import gc
 import re
-from decimal import Decimal
-
-from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING
 
 from answerkey.errors import ParseError
+from answerkey.grammar import _fast
+from answerkey.grammar._atoms import (
+    DATE_SHAPE,
+    MAX_EXPONENT,
+    MAX_NUMBER_CHARS,
+    MONTHS,
+    TWO_DIGIT_YEAR_PIVOT,
+    BadAtom,
+    date_from_text,
+    date_value,
+    number_value,
+    string_value,
+)
 from answerkey.model import (
     NIL,
     NO_ANSWER,
     Alternatives,
     Answer,
     Boolean,
-    Date,
     Failure,
     FailureKind,
-    Number,
     Relation,
     String,
     type_name,
 )
 
-__all__ = ["parse", "MAX_CAS_CHARS", "MONTHS", "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE"]
+if TYPE_CHECKING:
+    from lark import Lark, Token
+
+__all__ = ["parse", "parse_with_grammar", "MAX_CAS_CHARS", "MONTHS", "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE"]
 
 # Untrusted input is bounded: a longer text is rejected before parsing.
 MAX_CAS_CHARS = 256 * 1024 * 1024
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 1_000_000
-
-MONTHS = {
-    name: number
-    for number, name in enumerate(
-        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], start=1
-    )
-}
-# Two-digit years YY < 30 are 20YY, the rest 19YY (the spreadsheet convention). The 1989
-# personnel data's dates (births from the 1930s, hires to 1989) all read as the 1900s.
-TWO_DIGIT_YEAR_PIVOT = 30
-
-# Text with a date's shape is a date (or a bad date), whether quoted or bare.
-DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
-_HEX = {"u": 4, "U": 8}
+# Re-exported bounds (defined with the value builders in _atoms.py).
+_BOUNDS = (MAX_NUMBER_CHARS, MAX_EXPONENT)
+# Above this size the fast path pauses the cyclic garbage collector: building a large
+# relation allocates millions of tuples and values, none of them garbage, and each
+# collection would walk all of them again.
+_GC_PAUSE_CHARS = 64 * 1024
 
 _TERMINAL_NAMES = {
     "LPAR": "'('",
@@ -82,66 +86,6 @@ class _Located(Exception):
         self.message = message
         self.token = token
         self.offset = offset
-
-
-def date_from_text(text: str) -> _dt.date:
-    """The calendar date of a ``DD-MON-YY``, ``DD-MON-YYYY`` or ``YYYY-MM-DD`` spelling.
-
-    >>> date_from_text("04-JUL-89"), date_from_text("01-jan-2024"), date_from_text("1980-01-01")
-    (datetime.date(1989, 7, 4), datetime.date(2024, 1, 1), datetime.date(1980, 1, 1))
-    """
-    if text[4:5] == "-" and text[:4].isdigit():
-        year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
-        if not 1 <= month <= 12:
-            raise ValueError(f"no month {month:02d} in date {text}")
-    else:
-        day, month_name, year_text = text[:2], text[3:6].upper(), text[7:]
-        if month_name not in MONTHS:
-            raise ValueError(
-                f"unknown month {text[3:6]!r} in date {text} (months are JAN, FEB, ..., DEC)"
-            )
-        month, day = MONTHS[month_name], int(day)
-        year = int(year_text)
-        if len(year_text) == 2:
-            year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
-    try:
-        return _dt.date(year, month, day)
-    except ValueError:
-        raise ValueError(f"no such date: {text}") from None
-
-
-def _decode_string(token: Token) -> str:
-    body = token.value[1:-1]
-    if "\\" not in body:
-        return body
-    out = []
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char != "\\":
-            out.append(char)
-            index += 1
-            continue
-        escape = body[index + 1]
-        if escape in _ESCAPES:
-            out.append(_ESCAPES[escape])
-            index += 2
-            continue
-        width = _HEX.get(escape)
-        digits = body[index + 2 : index + 2 + width] if width else ""
-        if not width or len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
-            shown = body[index : index + 2 + (width or 0)]
-            raise _Located(
-                f"invalid escape {shown!r} in string (use \\\", \\\\, \\n, \\t, \\r, \\uXXXX or \\UXXXXXXXX)",
-                token,
-                index + 1,
-            )
-        code = int(digits, 16)
-        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-            raise _Located(f"escape {body[index:index + 2 + width]!r} is not a Unicode character", token, index + 1)
-        out.append(chr(code))
-        index += 2 + width
-    return "".join(out)
 
 
 class _Builder:
@@ -212,34 +156,23 @@ class _Builder:
         return _NECESSARY
 
     def date(self, children):
-        token = children[0]
-        try:
-            return Date(date_from_text(token.value))
-        except ValueError as error:
-            raise _Located(str(error), token) from None
+        return _located(date_value, children[0])
 
     def number(self, children):
-        token = children[0]
-        text = token.value
-        if len(text) > MAX_NUMBER_CHARS:
-            raise _Located(f"number longer than {MAX_NUMBER_CHARS} characters", token)
-        exponent = text.lower().partition("e")[2].lstrip("+-").lstrip("0")
-        if len(exponent) > 7 or (exponent and int(exponent) > MAX_EXPONENT):
-            raise _Located(f"number out of range (exponent beyond ±{MAX_EXPONENT})", token)
-        return Number.parse(text)
+        return _located(number_value, children[0])
 
     def string(self, children):
-        token = children[0]
-        body = token.value[1:-1]
-        if DATE_SHAPE.fullmatch(body):
-            try:
-                return Date(date_from_text(body))
-            except ValueError as error:
-                raise _Located(str(error), token, 1) from None
-        return String(_decode_string(token))
+        return _located(string_value, children[0])
 
     def bare_word(self, children):
         return String(children[0].value)
+
+
+def _located(build, token: Token):
+    try:
+        return build(token.value)
+    except BadAtom as error:
+        raise _Located(error.message, token, error.offset) from None
 
 
 _TRUE, _FALSE = Boolean(True), Boolean(False)
@@ -262,6 +195,8 @@ _parser: Lark | None = None
 def _get_parser() -> Lark:
     global _parser
     if _parser is None:
+        from lark import Lark
+
         _parser = Lark.open(
             "cas.lark",
             rel_to=__file__,
@@ -372,9 +307,35 @@ def parse(
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}")
+    if len(text) > max_chars:
+        raise ParseError(f"answer is {len(text)} characters; the limit is {max_chars}", line=1, column=1,
+                         source=source)
+    # The fast path answers valid text on its own and hands anything else (including every
+    # error, for its message) to the grammar; tests check it agrees with the grammar.
+    paused = len(text) >= _GC_PAUSE_CHARS and gc.isenabled()
+    if paused:
+        gc.disable()
     try:
-        if len(text) > max_chars:
-            raise ParseError(f"answer is {len(text)} characters; the limit is {max_chars}", line=1, column=1)
+        result = _fast.parse(text)
+    except _fast.Defer:
+        result = None
+    finally:
+        if paused:
+            gc.enable()
+    if result is not None and (allow_alternatives or not isinstance(result, Alternatives)):
+        return result
+    return parse_with_grammar(text, source=source, allow_alternatives=allow_alternatives)
+
+
+def parse_with_grammar(text: str, *, source: str | None = None, allow_alternatives: bool = True) -> Answer:
+    """``parse`` by the Lark grammar alone (the specification), without the fast path.
+
+    >>> parse_with_grammar("((1 yes))") == parse("((1 yes))")
+    True
+    """
+    from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+    try:
         result = _get_parser().parse(text)
         if isinstance(result, _ParsedAlternatives):
             if not allow_alternatives:
