@@ -2,19 +2,41 @@
 
 For a mapping, the system answer is reduced to the mapped columns (duplicates dropped) and
 must be set-equivalent to the canonical answer (H89-2019 section 4). The search never gives
-up and never enumerates all m!/(m-k)! mappings when columns can be told apart:
+up and never enumerates all m!/(m-k)! mappings when columns can be told apart. It keeps only
+candidates that every correct mapping must use, by invariants that are sound (a mapping that
+fails one cannot be correct), then searches depth first:
 
-1. a canonical column may only go to a system column whose value set covers it both ways;
-2. columns are assigned most-constrained first;
-3. after each assignment the partial projections of both sides must already be equivalent
-   (a projection of equivalent relations is equivalent), so dead branches die early.
+1. **Value sets** (every case): a canonical column may only go to a system column whose
+   values cover it both ways. Sound because the projection of equivalent relations onto one
+   column pair is equivalent.
+2. **Distinct-row count** (exact matching, no tolerance): with values replaced by match keys,
+   equivalence is equality of sets of key tuples. The reduced system answer has at most as
+   many distinct tuples as the system answer, so a canonical answer with more distinct tuples
+   has no mapping.
+3. **Value counts and column-pair counts, refined** (exact matching, and the mapping covers
+   every system column, k = m): then the reduced system answer is the system answer with its
+   columns permuted, and a column permutation keeps distinct tuples distinct, so the two
+   *sets* of distinct tuples are equal, not only mutually covering. Counted over distinct
+   tuples, every column's multiset of values, and every column pair's multiset of value
+   pairs, must then be equal under the mapping. Columns are coloured by their value counts
+   and the colours refined by the colours of and pair counts with the other columns (the
+   Weisfeiler-Leman refinement of graph isomorphism); a canonical column may only go to a
+   system column of its colour, and different colour multisets prove there is no mapping.
+   Not used with extra system columns (reducing can merge tuples, so counts change) nor with
+   a tolerance (one tuple may cover several, so counts are not preserved).
+4. **Partial projections**: columns are assigned most-constrained first, and after each
+   assignment the projections of both sides onto the assigned columns must already be
+   equivalent (a projection of equivalent relations is equivalent), so dead branches die
+   early.
 
 When no real is compared with a tolerance, values are replaced once by hashable keys and
-every check is a set comparison of key tuples.
+every check is a set comparison of key tuples. ``tests/comparator/test_judge_properties.py``
+checks the search against an exhaustive enumeration of mappings.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from operator import itemgetter
 
@@ -79,15 +101,100 @@ class _KeyedSides:
             self.system = list(dict.fromkeys(tuple([intern(key(v), len(ids)) for v in row]) for row in system))
         self.canonical_columns = [frozenset(row[i] for row in self.canonical) for i in range(len(canonical[0]))]
         self.system_columns = [frozenset(row[j] for row in self.system) for j in range(len(system[0]))]
+        self._reduced: dict[tuple[int, ...], set] = {}
 
     def columns_compatible(self, i: int, j: int) -> bool:
         return self.canonical_columns[i] == self.system_columns[j]
 
     def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
-        canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
-        reduced_canonical = set(map(canonical_getter, self.canonical))
-        reduced_system = set(map(system_getter, self.system))
-        return reduced_canonical == reduced_system
+        key = tuple(canonical_columns)
+        reduced_canonical = self._reduced.get(key)
+        if reduced_canonical is None:
+            reduced_canonical = self._reduced[key] = set(map(_getter(canonical_columns), self.canonical))
+        return reduced_canonical == set(map(_getter(system_columns), self.system))
+
+    def refine(self, options: list[list[int]]) -> list[list[int]] | None:
+        """``options`` narrowed by invariants 2 and 3 of the module docstring; None when they
+        prove that no mapping exists."""
+        canonical, system = self.canonical, self.system
+        if len(canonical) > len(system):
+            return None
+        arity = len(canonical[0])
+        if arity != len(system[0]) or all(len(choices) == 1 for choices in options):
+            return options
+        if len(canonical) != len(system):
+            return None
+        colours = _ColumnColours(list(zip(*canonical)), list(zip(*system)))
+        if not colours.refine():
+            return None
+        return [
+            [j for j in choices if colours.system[j] == colours.canonical[i]] for i, choices in enumerate(options)
+        ]
+
+
+# Pair counts cost (ambiguous columns) x (columns) x (distinct tuples); past this many cells
+# the refinement stops and the depth-first search does the rest.
+_PAIR_COUNT_BUDGET = 4_000_000
+
+
+class _ColumnColours:
+    """Colours of the columns of two sets of distinct key tuples of one arity (invariant 3).
+
+    Colours are small ints from one palette shared by both sides, so equal colours mean equal
+    signatures. A valid mapping maps every canonical column to a system column of its colour.
+    """
+
+    def __init__(self, canonical_columns: list[tuple], system_columns: list[tuple]) -> None:
+        self.columns = {"canonical": canonical_columns, "system": system_columns}
+        self.palette: dict = {}
+        self.pairs: dict = {}
+        self.canonical = [self._paint(("counts", _counts(column))) for column in canonical_columns]
+        self.system = [self._paint(("counts", _counts(column))) for column in system_columns]
+
+    def _paint(self, signature) -> int:
+        return self.palette.setdefault(signature, len(self.palette))
+
+    def _pair(self, side: str, i: int, j: int) -> int:
+        colour = self.pairs.get((side, i, j))
+        if colour is None:
+            columns = self.columns[side]
+            colour = self.pairs[side, i, j] = self._paint(("pairs", _counts(zip(columns[i], columns[j]))))
+        return colour
+
+    def _refined(self, side: str, colours: list[int], ambiguous: set[int]) -> list[int]:
+        others = range(len(colours))
+        return [
+            self._paint((
+                "refined", colour,
+                tuple(sorted((colours[j], self._pair(side, i, j)) for j in others if j != i)),
+            ))
+            if colour in ambiguous else colour
+            for i, colour in enumerate(colours)
+        ]
+
+    def refine(self) -> bool:
+        """Refine until the colour classes stop splitting; False when the two sides' colour
+        multisets differ (no mapping exists)."""
+        rows = len(self.columns["canonical"][0])
+        while True:
+            if sorted(self.canonical) != sorted(self.system):
+                return False
+            sizes = Counter(self.canonical)
+            ambiguous = {colour for colour, size in sizes.items() if size > 1}
+            columns = sum(sizes[colour] for colour in ambiguous)
+            if not ambiguous or columns * len(self.canonical) * rows > _PAIR_COUNT_BUDGET:
+                return True
+            canonical = self._refined("canonical", self.canonical, ambiguous)
+            system = self._refined("system", self.system, ambiguous)
+            split = len(set(canonical)) > len(sizes)
+            self.canonical, self.system = canonical, system
+            if not split:
+                return sorted(self.canonical) == sorted(self.system)
+
+
+def _counts(values) -> tuple:
+    """A multiset as a hashable value: its (element, count) pairs in sorted order."""
+    return tuple(sorted(Counter(values).items()))
 
 
 class _TolerantSides:
@@ -130,6 +237,10 @@ def find_mapping(
     options = [[j for j in range(arity_s) if sides.columns_compatible(i, j)] for i in range(arity_c)]
     if any(not choices for choices in options):
         return None
+    if isinstance(sides, _KeyedSides):
+        options = sides.refine(options)
+        if options is None or any(not choices for choices in options):
+            return None
     order = sorted(range(arity_c), key=lambda i: (len(options[i]), i))
     # Iterative depth-first search: positions[d] is the next candidate to try at depth d.
     assigned: list[int] = []
