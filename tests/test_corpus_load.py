@@ -149,13 +149,23 @@ def test_answers_yaml_mapping(tmp_path):
 
 
 def test_answers_directory(tmp_path):
-    """A directory holds <id>.cas files; other and hidden files are ignored."""
+    """A directory holds <id>.cas files; hidden files are skipped, any other file is an error."""
     directory = tmp_path / "answers"
     directory.mkdir()
     (directory / "q1.cas").write_text("((1))\n")
     (directory / "q2.1.cas").write_text("5")
     (directory / ".q3.cas").write_text("5")
     (directory / "notes.txt").write_text("x")
+    (directory / "more").mkdir()
+    with pytest.raises(InputErrors) as caught:
+        load_answers(str(directory))
+    assert [str(error) for error in caught.value.errors] == [
+        f"{directory / name}: not a <id>.cas file: an answers directory holds only <id>.cas files "
+        "(hidden ones are skipped)"
+        for name in ("more", "notes.txt")
+    ]
+    (directory / "notes.txt").unlink()
+    (directory / "more").rmdir()
     answers = load_answers(str(directory))
     assert {key: given.text for key, given in answers.by_id.items()} == {"q1": "((1))\n", "q2.1": "5"}
     assert answers.by_id["q1"].origin == str(directory / "q1.cas") and not answers.by_id["q1"].embedded

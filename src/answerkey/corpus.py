@@ -384,7 +384,14 @@ def _answers_directory(path: str, text: str | None, source: str, problems: list[
     if not directory.is_dir():
         raise InputError("not a directory (the 'dir' answers format is a directory of <id>.cas files)", source=source)
     for entry in sorted(directory.iterdir()):
-        if entry.name.startswith(".") or entry.suffix.lower() != _CAS_SUFFIX or not entry.is_file():
+        if entry.name.startswith("."):
+            continue  # .git, .DS_Store and editors' files
+        if entry.suffix.lower() != _CAS_SUFFIX or not entry.is_file():
+            # A stray file may be an answer under the wrong name: never skip it silently.
+            problems.append(InputError(
+                "not a <id>.cas file: an answers directory holds only <id>.cas files (hidden ones are skipped)",
+                source=str(entry),
+            ))
             continue
         try:
             text = read_text(entry)
