@@ -134,20 +134,18 @@ def test_content_that_cannot_be_encoded_never_reaches_the_file(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["out.cas"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="corpus._answers_directory skips files that are not *.cas without a word (issue 7: a directory "
-    "of answers ignores nothing silently; reported to the lead)",
-)
 def test_a_directory_of_answers_reports_files_it_does_not_read(tmp_path):
-    """A stray file in an answers directory is reported, not silently ignored."""
+    """A stray file in an answers directory is an error naming it, not silently ignored."""
     from answerkey.corpus import load_answers
 
     (tmp_path / "q1.cas").write_text("((1))")
     (tmp_path / "q2.txt").write_text("((2))")
     with pytest.raises(InputError) as caught:
         load_answers(tmp_path)
-    assert "q2.txt" in str(caught.value)
+    assert str(caught.value) == (
+        f"{tmp_path / 'q2.txt'}: not a <id>.cas file: an answers directory holds only <id>.cas files "
+        "(hidden ones are skipped)"
+    )
 
 
 def test_an_unreadable_answer_file_in_a_directory_is_reported(tmp_path):
