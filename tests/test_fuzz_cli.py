@@ -223,9 +223,11 @@ def test_fuzz_self_on_the_cas_parser_passes():
 
 
 def test_fuzz_self_lists_every_parser_the_issue_names():
-    """CAS, corpus YAML/JSONL, SPARQL JSON and answer files are all fuzzed (plus our row formats)."""
+    """CAS, corpus YAML/JSONL, SPARQL JSON and answer files are all fuzzed (plus the row formats and
+    the SDMX, graphrag-eval and QATCH input files)."""
     assert list(PARSERS) == ["cas", "jsonrows", "csv", "sparql-json", "corpus-yaml", "corpus-jsonl",
-                             "answers-jsonl", "answers-yaml"]
+                             "answers-jsonl", "answers-yaml", "sdmx-cases", "steps-reference", "steps-responses",
+                             "qatch-tests"]
 
 
 def test_a_parser_that_is_not_installed_is_skipped_with_a_message(monkeypatch):

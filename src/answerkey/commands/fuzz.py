@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from answerkey.formats.rows import FORMATS, RELATION_FORMATS
+
 __all__ = ["fuzz"]
 
 
@@ -51,17 +53,11 @@ def fuzz():
     """
 
 
-def _format_names(relations_only: bool) -> list[str]:
-    from answerkey.formats.rows import FORMATS
-
-    return [name for name, answer_format in FORMATS.items() if answer_format.relations_only or not relations_only]
-
-
 @fuzz.command()
 @click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
               help="How many answers.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same answers.")
-@click.option("--format", "format_name", type=click.Choice(["cas", "jsonrows", "sparql-json", "csv"]),
+@click.option("--format", "format_name", type=click.Choice(list(FORMATS)),
               default="cas", show_default=True,
               help="cas: any answer (scalars, relations, alternatives, NO_ANSWER); the others: relations.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=True, allow_dash=True),
@@ -83,7 +79,6 @@ def generate(count, seed, format_name, output):
     _need_hypothesis()
     from answerkey.cli import Trouble
     from answerkey.formats.files import atomic_write
-    from answerkey.formats.rows import FORMATS
     from answerkey.fuzz import generate_answers
 
     texts = generate_answers(count, seed=seed, format=format_name)
@@ -127,7 +122,7 @@ def _shown(raw: bytes, limit: int = 4000) -> str:
 @click.option("-n", "count", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
               help="How many relations to try.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same relations.")
-@click.option("--input-format", type=click.Choice(["jsonrows", "sparql-json", "csv"]), default="jsonrows",
+@click.option("--input-format", type=click.Choice(RELATION_FORMATS), default="jsonrows",
               show_default=True, help="How each relation is written to the command's stdin.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               help="Seconds per call; then the command and everything it started are killed.")
@@ -200,7 +195,7 @@ def self_command(count, seed, names):
     """Fuzz every answerkey parser and report any undocumented exception.
 
     Each parser (CAS, JSON rows, CSV, SPARQL results JSON, corpus YAML and JSONL, answer
-    files) gets valid texts, near-miss mutations of them and random text. Bad input must
+    files, SDMX cases, graphrag-eval and QATCH inputs) gets valid texts, near-miss mutations of them and random text. Bad input must
     raise InputError (or ParseError); anything else is a bug, shown with the minimal input
     and its traceback. A parser whose module is not installed is skipped with a message.
 
