@@ -113,6 +113,15 @@ def test_execution_accuracy():
     assert execution_accuracy([["a"], ["a"], ["b"]], [["a"], ["b"], ["b"]]) == 1.0
 
 
+def test_cells_with_equal_hashes_still_sort_as_one_row():
+    """Rows are compared with their cells sorted even when distinct cells share a hash
+    (Python hashes -1 and -2 alike)."""
+    assert hash(-1) == hash(-2)
+    assert tuple_constraint([[-1, -2, "a"]], [["a", -2, -1]]) == 1.0
+    assert execution_accuracy([[-1, -2], [-2, -2]], [[-2, -1], [-2, -2]]) == 1.0
+    assert tuple_constraint([[-1, -2]], [[-2, -2]]) == 0.0
+
+
 def test_tuple_constraint_ignores_extra_prediction_rows():
     """Prediction rows absent from the target cost nothing in tuple constraint."""
     assert tuple_constraint(AB_CD, AB_CD + [["e", "f"], ["g", "h"]]) == 1.0
@@ -260,11 +269,11 @@ def test_cell_metrics_ignore_row_and_column_order(target, prediction, shuffler):
 def _brute_cells(target, prediction, rule):
     """QATCH's cell precision / recall by definition, quadratically, with rule.match. A
     distinct cell is a set of equal values (5 and 5.0); it matches if one of them does."""
-    from answerkey.metrics._cells import keyed_rows
+    from answerkey.metrics._cells import keyed_table
 
     def distinct(table):
         found = {}
-        for keys, row in zip(keyed_rows(table, rule), table_rows(table)):
+        for keys, row in zip(keyed_table(table, rule).rows, table_rows(table)):
             for key, value in zip(keys, row):
                 found.setdefault(key, []).append(value)
         return list(found.values())

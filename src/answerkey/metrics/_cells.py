@@ -1,14 +1,15 @@
 """Cells as exact keys, and the epsilon match of numbers, for the table metrics.
 
-A cell's key is hashable, equal for two cells exactly when ``MatchRule.key`` is (numbers by
-value, strings after the rule's normaliser, everything else by value) and ordered, so the
-cells of a row can be sorted: it starts with a rank per type. Keys are computed straight
-from Python values too, reading them as ``value_of`` would, and a column of one type is
-keyed with C-level maps: that keeps the metrics fast on plain lists of rows.
+A cell's key is hashable and equal for two cells exactly when ``MatchRule.key`` is: a
+number is its value (``int`` or ``Decimal``, so 5 and 5.0 share a key), a string its
+text after the rule's normaliser, a date its ``datetime.date``, nil ``None``, a boolean or
+a failure token a tagged tuple (so ``True`` is not the number 1). Keys are computed
+straight from Python values too, reading them as ``value_of`` would, and a column of one
+type is keyed with C-level maps: that keeps the metrics fast on large tables.
 
 >>> from answerkey.comparator.values import MatchRule
->>> keyed_rows([[1, "x"], [2.5, None]], MatchRule())
-[((0, 1), (1, 'x')), ((0, Decimal('2.5')), (4, 0))]
+>>> keyed_table([[1, "x"], [2.5, None]], MatchRule()).rows
+[(1, 'x'), (Decimal('2.5'), None)]
 """
 
 from __future__ import annotations
@@ -16,23 +17,67 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
-from itertools import repeat
-from operator import attrgetter
+from functools import cached_property
+from itertools import chain, compress, repeat
+from operator import attrgetter, not_
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import Boolean, Date, Failure, Nil, Number, Relation, String, value_of
 
-__all__ = ["NUMBER", "keyed_rows", "real_keys", "closest_matches"]
+__all__ = ["KeyedTable", "keyed_table", "is_number", "closest_matches"]
 
-NUMBER, _STRING, _BOOLEAN, _DATE, _NIL, _FAILURE = range(6)
-_NIL_KEY = (_NIL, 0)
+_BOOLEAN, _FAILURE = "boolean", "failure"
 
-Key = tuple
-Row = Sequence[object]
+Key = object
 
 
-def _checked_rows(table: object) -> Sequence[Row]:
+def is_number(key: Key) -> bool:
+    """True when ``key`` is the key of a number."""
+    kind = type(key)
+    return kind is int or kind is Decimal
+
+
+@dataclass
+class KeyedTable:
+    """A table's rows as tuples of keys, and the numbers in it, integers and reals apart
+    (a number written both ways, like 5 and 5.0, is in both)."""
+
+    rows: list[tuple[Key, ...]]
+    integers: set[int] = field(default_factory=set)
+    reals: set[Decimal] = field(default_factory=set)
+
+    @cached_property
+    def cells(self) -> set[Key]:
+        """The distinct cell keys."""
+        return set(chain.from_iterable(self.rows))
+
+    def is_integer(self, number: int | Decimal) -> bool:
+        """True when ``number`` is only ever written as an integer in this table."""
+        return type(number) is int and number not in self.reals
+
+    @cached_property
+    def number_index(self) -> tuple[list[int | Decimal], list[float]]:
+        """All numbers sorted by value, and their floats (for bisecting)."""
+        return _sorted_numbers(self.integers | self.reals)
+
+    @cached_property
+    def real_index(self) -> tuple[list[int | Decimal], list[float]]:
+        """The reals alone, as ``number_index``."""
+        return _sorted_numbers(self.reals)
+
+
+def _sorted_numbers(numbers: set) -> tuple[list, list[float]]:
+    try:
+        ordered = sorted(numbers, key=float)
+        return ordered, list(map(float, ordered))
+    except OverflowError:  # an integer beyond floats: the slow way
+        ordered = sorted(numbers, key=_as_float)
+        return ordered, list(map(_as_float, ordered))
+
+
+def _checked_rows(table: object) -> Sequence[Sequence[object]]:
     if isinstance(table, Relation):
         return table.rows
     if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
@@ -46,66 +91,41 @@ def _checked_rows(table: object) -> Sequence[Row]:
     return rows
 
 
-def _float_key(value: float) -> Key:
-    if math.isnan(value):
-        return _NIL_KEY  # QATCH reads NaN (pandas' missing value) as a null cell
-    return (NUMBER, Number.of(value).value)
-
-
-def _cell_keyers(rule: MatchRule) -> dict[type, Callable[[object], Key]]:
-    normalise = STRING_MODES[rule.strings]
-    exact = rule.strings == "exact"
-    return {
-        Number: lambda v: (NUMBER, v.value),
-        String: (lambda v: (_STRING, v.text)) if exact else (lambda v: (_STRING, normalise(v.text))),
-        Boolean: lambda v: (_BOOLEAN, v.value),
-        Date: lambda v: (_DATE, v.value),
-        Nil: lambda v: _NIL_KEY,
-        Failure: lambda v: (_FAILURE, v.kind.value),
-        str: (lambda v: (_STRING, v)) if exact else (lambda v: (_STRING, normalise(v))),
-        int: lambda v: (NUMBER, v),
-        float: _float_key,
-        bool: lambda v: (_BOOLEAN, v),
-        type(None): lambda v: _NIL_KEY,
-    }
-
-
-def _column_keyers(rule: MatchRule) -> dict[type, Callable[[Sequence], Iterable[Key] | None]]:
-    """Per type, a function keying a whole column of that type (None: use the cell keyer)."""
-    normalise = STRING_MODES[rule.strings]
-    exact = rule.strings == "exact"
-    value, text = attrgetter("value"), attrgetter("text")
-
-    def strings(texts: Iterable[str]) -> Iterable[Key]:
-        return zip(repeat(_STRING), texts if exact else map(normalise, texts))
-
-    def floats(column: Sequence[float]) -> Iterable[Key] | None:
-        if not all(map(math.isfinite, column)):
-            return None
-        return zip(repeat(NUMBER), map(Decimal, map(repr, column)))
-
-    return {
-        Number: lambda column: zip(repeat(NUMBER), map(value, column)),
-        String: lambda column: strings(map(text, column)),
-        Boolean: lambda column: zip(repeat(_BOOLEAN), map(value, column)),
-        Date: lambda column: zip(repeat(_DATE), map(value, column)),
-        str: strings,
-        int: lambda column: zip(repeat(NUMBER), column),
-        float: floats,
-        bool: lambda column: zip(repeat(_BOOLEAN), column),
-        type(None): lambda column: repeat(_NIL_KEY, len(column)),
-    }
-
-
-def keyed_rows(table: object, rule: MatchRule) -> list[tuple[Key, ...]]:
+def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
     """The rows of ``table`` (a ``Relation`` or a list of rows) as tuples of cell keys.
 
     Raises ``TypeError`` / ``ValueError`` for something that is not a table of values.
     """
     rows = _checked_rows(table)
+    keyed = KeyedTable([])
     if not rows:
-        return []
-    cell_keyers = _cell_keyers(rule)
+        return keyed
+    integers, reals = keyed.integers, keyed.reals
+    normalise = STRING_MODES[rule.strings]
+    exact = rule.strings == "exact"
+
+    def number(value: int | Decimal, real: bool) -> int | Decimal:
+        (reals if real else integers).add(value)
+        return value
+
+    def real(value: float) -> Decimal | None:
+        if math.isnan(value):
+            return None  # QATCH reads NaN (pandas' missing value) as a null cell
+        return number(Number.of(value).value, True)
+
+    cell_keyers: dict[type, Callable[[object], Key]] = {
+        Number: lambda v: number(v.value, v.is_real),
+        String: (lambda v: v.text) if exact else (lambda v: normalise(v.text)),
+        Boolean: lambda v: (_BOOLEAN, v.value),
+        Date: lambda v: v.value,
+        Nil: lambda v: None,
+        Failure: lambda v: (_FAILURE, v.kind.value),
+        str: (lambda v: v) if exact else normalise,
+        int: lambda v: number(v, False),
+        float: real,
+        bool: lambda v: (_BOOLEAN, v),
+        type(None): lambda v: None,
+    }
 
     def key(cell: object) -> Key:
         keyer = cell_keyers.get(type(cell))
@@ -116,23 +136,50 @@ def keyed_rows(table: object, rule: MatchRule) -> list[tuple[Key, ...]]:
 
     width = len(rows[0])
     if width == 0 or any(len(row) != width for row in rows):
-        return [tuple(map(key, row)) for row in rows]
-    column_keyers = _column_keyers(rule)
+        keyed.rows = [tuple(map(key, row)) for row in rows]
+        return keyed
+
+    value, text = attrgetter("value"), attrgetter("text")
+
+    def numbers(column: Sequence[Number]) -> list:
+        values = list(map(value, column))
+        flags = list(map(attrgetter("is_real"), column))
+        reals.update(compress(values, flags))
+        integers.update(compress(values, map(not_, flags)))
+        return values
+
+    def floats(column: Sequence[float]) -> list | None:
+        if not all(map(math.isfinite, column)):
+            return None  # NaN or infinity: cell by cell (nil, or an error)
+        values = list(map(Decimal, map(repr, column)))
+        reals.update(values)
+        return values
+
+    def ints(column: Sequence[int]) -> Sequence[int]:
+        integers.update(column)
+        return column
+
+    column_keyers: dict[type, Callable[[Sequence], Iterable[Key] | None]] = {
+        Number: numbers,
+        String: (lambda column: map(text, column)) if exact else (lambda column: map(normalise, map(text, column))),
+        Boolean: lambda column: zip(repeat(_BOOLEAN), map(value, column)),
+        Date: lambda column: map(value, column),
+        str: (lambda column: column) if exact else (lambda column: map(normalise, column)),
+        int: ints,
+        float: floats,
+        bool: lambda column: zip(repeat(_BOOLEAN), column),
+        type(None): lambda column: repeat(None, len(column)),
+    }
     columns = []
     for column in zip(*rows):
         kinds = set(map(type, column))
-        keyed = None
+        keys = None
         if len(kinds) == 1:
             column_keyer = column_keyers.get(kinds.pop())
-            keyed = column_keyer(column) if column_keyer is not None else None
-        columns.append(keyed if keyed is not None else map(key, column))
-    return list(zip(*columns))
-
-
-def _real(key: Key) -> Number:
-    # The rule applies the real rule as soon as one side is a real: reading both as reals
-    # gives the same answer.
-    return Number(Decimal(key[1]), True, str(key[1]))
+            keys = column_keyer(column) if column_keyer is not None else None
+        columns.append(keys if keys is not None else map(key, column))
+    keyed.rows = list(zip(*columns))
+    return keyed
 
 
 def _as_float(number: int | Decimal) -> float:
@@ -142,58 +189,43 @@ def _as_float(number: int | Decimal) -> float:
         return math.inf if number > 0 else -math.inf
 
 
-def real_keys(rows: Iterable[tuple[Key, ...]]) -> set[Key]:
-    """The keys of the reals among ``rows`` (a key is shared by 5 and 5.0, which match
-    other numbers differently: an integer matches an integer exactly)."""
-    return {key for row in rows for key in row if key[0] == NUMBER and type(key[1]) is Decimal}
+def _real(number: int | Decimal) -> Number:
+    # The rule applies the real rule as soon as one side is a real: reading both as reals
+    # gives the same answer.
+    return Number(Decimal(number), True, str(number))
 
 
 def closest_matches(
     loose: Iterable[Key],
-    others: Iterable[Key],
+    loose_table: KeyedTable,
+    other_table: KeyedTable,
     rule: MatchRule,
     *,
     loose_are_canonical: bool,
-    loose_rows: Sequence[tuple[Key, ...]],
-    other_rows: Sequence[tuple[Key, ...]],
 ) -> dict[Key, Key]:
-    """For each number key in ``loose``, the closest number key in ``others`` it matches
-    under ``rule`` within epsilon (keys without a match are left out).
+    """For each number in ``loose`` (keys from ``loose_table``), the closest number of
+    ``other_table`` it matches under ``rule`` within epsilon; numbers without a match are
+    left out. ``loose_are_canonical`` says which side is canonical in ``rule.match``.
 
-    ``loose_are_canonical`` says which side is the canonical one of ``rule.match``;
-    ``loose_rows`` and ``other_rows`` are the keyed tables the keys come from. For
-    epsilon < 1 the numbers matching a given one form an interval around it (among the
-    reals, for an integer), so only the nearest number on each side in sorted order can be
-    the closest match: O(log n) each.
-    Floats decide the clear-cut cases; the rest are checked exactly with ``rule.match``.
+    For epsilon < 1 the numbers matching a given one form an interval around it (among the
+    reals, for an integer: integers match integers exactly, and equal keys never get here),
+    so only the nearest number on each side in sorted order can be the closest match:
+    O(log n) each. Floats decide the clear-cut cases; the rest are checked exactly with
+    ``rule.match``.
 
     >>> from answerkey.comparator.values import MatchRule
-    >>> two, near_two = (0, Decimal("2.0")), (0, Decimal("2.0001"))
-    >>> closest_matches([near_two], [two, (0, 3)], MatchRule(), loose_are_canonical=False,
-    ...                 loose_rows=[(near_two,)], other_rows=[(two,), ((0, 3),)])
-    {(0, Decimal('2.0001')): (0, Decimal('2.0'))}
+    >>> target = keyed_table([[2.0], [3]], MatchRule())
+    >>> prediction = keyed_table([[2.0001]], MatchRule())
+    >>> closest_matches([Decimal("2.0001")], prediction, target, MatchRule(), loose_are_canonical=False)
+    {Decimal('2.0001'): Decimal('2.0')}
     """
-    loose = [key for key in loose if key[0] == NUMBER]
+    loose = [key for key in loose if is_number(key)]
     if not loose or not rule.tolerant:
         return {}
-    loose_reals, other_reals = real_keys(loose_rows), real_keys(other_rows)
-    entries = sorted(
-        (_as_float(key[1]), key, type(key[1]) is int and key not in other_reals)
-        for key in others
-        if key[0] == NUMBER
-    )
-    # An integer only matches a real within epsilon (against an integer it is exact, and
-    # equal keys never get here), so integers search among the reals alone.
-    reals = [entry for entry in entries if not entry[2]]
-    indexes = {
-        False: (entries, [entry[0] for entry in entries]),
-        True: (reals, [entry[0] for entry in reals]),
-    }
     epsilon = float(rule.epsilon)
     match = rule.match
 
     def close(canonical: Key, canonical_point: float, system: Key, system_point: float) -> bool:
-        # Only called with an integer on at most one side (integers search among reals).
         allowed = abs(canonical_point) * epsilon
         difference = abs(system_point - canonical_point)
         # Each float is within a relative 1e-16 of its exact value: only a difference this
@@ -208,11 +240,11 @@ def closest_matches(
 
     found = {}
     for key in loose:
-        point = _as_float(key[1])
-        entries, points = indexes[type(key[1]) is int and key not in loose_reals]
+        point = _as_float(key)
+        entries, points = other_table.real_index if loose_table.is_integer(key) else other_table.number_index
         size = len(points)
         if epsilon >= 1:
-            candidates = range(size)  # the matches are no longer an interval: try them all
+            candidates: Iterable[int] = range(size)  # matches are no longer an interval
         else:
             above = bisect_left(points, point)
             candidates = []
@@ -227,7 +259,9 @@ def closest_matches(
                 index -= 1
         best = None
         for index in candidates:
-            other_point, other, _ = entries[index]
+            other, other_point = entries[index], points[index]
+            if loose_table.is_integer(key) and other_table.is_integer(other):
+                continue  # integers match integers exactly (only reachable with epsilon >= 1)
             matched = (
                 close(key, point, other, other_point)
                 if loose_are_canonical

@@ -22,10 +22,11 @@ no cross-type matches) instead of Python ``==`` on QATCH's rounded lower-cased s
   the target's, as (rho + 1) / 2. No common row: rho = 0 (0.5); one common row: 1.0.
 - ``execution_accuracy``: 1.0 iff same row count and the same set of cell-sorted rows.
 
-Rows are compared by exact keys, so every metric runs in O(n log n). For reals within
-epsilon, a prediction number is first replaced by the closest target number it matches
-(the nearest numbers in sorted order, checked with the rule); cell precision and recall
-test "some cell matches" directly, in both directions.
+Cells and rows are compared by exact keys (hashing), so every metric runs in O(n log n).
+Equal numbers written differently (5 and 5.0) are one distinct cell, which matches when
+either spelling does. For reals within epsilon, a prediction number is read as the closest
+target number it matches (the nearest numbers in sorted order, checked with the rule);
+cell precision and recall test "some cell matches" directly, in both directions.
 
 >>> cell_precision([["a", "b"], ["c", "d"]], [["a", "b"], ["c", "e"]])
 0.75
@@ -40,12 +41,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cached_property
-from itertools import chain
+from functools import cached_property, partial
+from itertools import compress, count
+from operator import ne
 from typing import Protocol, Union
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
-from answerkey.metrics._cells import closest_matches, keyed_rows
+from answerkey.metrics._cells import closest_matches, keyed_table
 from answerkey.metrics._registry import register
 from answerkey.model import NIL, Relation, Value, value_of
 
@@ -109,8 +111,10 @@ class _Comparison:
 
     def __init__(self, target: Table, prediction: Table, rule: MatchRule | None) -> None:
         self.rule = rule or DEFAULT_RULE
-        self.target = keyed_rows(target, self.rule)
-        self.prediction = keyed_rows(prediction, self.rule)
+        self.target_table = keyed_table(target, self.rule)
+        self.prediction_table = keyed_table(prediction, self.rule)
+        self.target = self.target_table.rows
+        self.prediction = self.prediction_table.rows
 
     @property
     def special(self) -> float | None:
@@ -121,42 +125,34 @@ class _Comparison:
             return 0.0
         return None
 
-    @cached_property
-    def target_cells(self) -> set[tuple]:
-        return set(chain.from_iterable(self.target))
+    @property
+    def target_cells(self) -> set:
+        return self.target_table.cells
+
+    @property
+    def prediction_cells(self) -> set:
+        return self.prediction_table.cells
 
     @cached_property
-    def prediction_cells(self) -> set[tuple]:
-        return set(chain.from_iterable(self.prediction))
-
-    @cached_property
-    def snapped(self) -> dict[tuple, tuple]:
+    def snapped(self) -> dict:
         """Prediction number key -> key of the closest target number it matches (only for
         numbers whose own key is not a target key)."""
         loose = self.prediction_cells - self.target_cells
-        return closest_matches(
-            loose, self.target_cells, self.rule, loose_are_canonical=False,
-            loose_rows=self.prediction, other_rows=self.target,
-        )
+        return closest_matches(loose, self.prediction_table, self.target_table, self.rule, loose_are_canonical=False)
 
     @cached_property
-    def row_ids(self) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
-        """Each table's rows with every cell replaced by a small integer, equal for equal
-        keys and for a prediction number and the target number it is snapped to: rows then
-        hash and sort as tuples of ints."""
-        ids = dict(zip(self.target_cells | self.prediction_cells, range(1 << 62)))
-        for prediction_key, target_key in self.snapped.items():
-            ids[prediction_key] = ids[target_key]
-        lookup = ids.__getitem__
-        target = [tuple(map(lookup, row)) for row in self.target]
-        prediction = [tuple(map(lookup, row)) for row in self.prediction]
-        return target, prediction
+    def snapped_prediction(self) -> list[tuple]:
+        """The prediction's rows with each number replaced by the target number it matches."""
+        snapped = self.snapped
+        if not snapped:
+            return self.prediction
+        loose, get = snapped.keys(), snapped.get
+        return [row if loose.isdisjoint(row) else tuple(get(key, key) for key in row) for row in self.prediction]
 
     @cached_property
     def sorted_row_counts(self) -> tuple[Counter, Counter]:
         """Each table's multiset of rows with their cells sorted."""
-        target, prediction = self.row_ids
-        return Counter(tuple(sorted(row)) for row in target), Counter(tuple(sorted(row)) for row in prediction)
+        return Counter(_cell_sorted(self.target)), Counter(_cell_sorted(self.snapped_prediction))
 
     def cell_precision(self) -> float:
         target_cells, prediction_cells = self.target_cells, self.prediction_cells
@@ -172,10 +168,9 @@ class _Comparison:
         missing = target_cells - prediction_cells
         hits = len(target_cells) - len(missing)
         if missing:
-            hits += len(closest_matches(
-                missing, prediction_cells, self.rule, loose_are_canonical=True,
-                loose_rows=self.target, other_rows=self.prediction,
-            ))
+            hits += len(
+                closest_matches(missing, self.target_table, self.prediction_table, self.rule, loose_are_canonical=True)
+            )
         return hits / len(target_cells)
 
     def tuple_cardinality(self) -> float:
@@ -188,8 +183,7 @@ class _Comparison:
         return kept / len(target_counts)
 
     def tuple_order(self) -> float:
-        target_rows, prediction_rows = self.row_ids
-        target, prediction = dict.fromkeys(target_rows), dict.fromkeys(prediction_rows)
+        target, prediction = dict.fromkeys(self.target), dict.fromkeys(self.snapped_prediction)
         ranks = {row: rank for rank, row in enumerate(row for row in target if row in prediction)}
         common = len(ranks)
         if common == 0:
@@ -213,6 +207,26 @@ class _Comparison:
         if special is not None:
             return special
         return float(getattr(self, name)())
+
+
+_BY_HASH = partial(sorted, key=hash)
+
+
+def _total_order(key: object) -> tuple:
+    return (hash(key), type(key).__name__, repr(key))
+
+
+def _cell_sorted(rows: list[tuple]) -> list[tuple]:
+    """Each row with its cells in one canonical order, so that rows holding the same
+    multiset of cells become equal tuples. Keys of different types do not compare, so cells
+    are sorted by hash (C-level, fast); a row where distinct cells share a hash (the ints -1
+    and -2 do) is sorted by hash, type and repr instead."""
+    ordered = list(map(tuple, map(_BY_HASH, rows)))
+    distinct_hashes = map(len, map(set, map(partial(map, hash), rows)))
+    distinct_cells = map(len, map(set, rows))
+    for index in compress(count(), map(ne, distinct_hashes, distinct_cells)):
+        ordered[index] = tuple(sorted(rows[index], key=_total_order))
+    return ordered
 
 
 def table_scores(
