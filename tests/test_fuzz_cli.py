@@ -262,3 +262,21 @@ def test_unknown_parser_names_are_trouble():
     result = _invoke("self", "--parser", "xml")
     assert result.exit_code == 2
     assert result.stderr.startswith("--parser: unknown xml (known: cas, jsonrows,")
+
+
+def test_roundtrip_is_deterministic_for_a_seed():
+    """Two runs with the same seed print the same report, byte for byte."""
+    args = ("roundtrip", "--cmd", _python(FORMATTERS / "crashes_on_nil.py"), "-n", "30", "--seed", "11",
+            "--shrink-calls", "10")
+    first, second = _invoke(*args), _invoke(*args)
+    assert first.exit_code == second.exit_code == 1
+    assert first.stdout == second.stdout
+
+
+def test_generate_into_a_path_that_is_a_file_is_trouble(tmp_path):
+    """An output directory that exists as a file is a one-line error, exit 2."""
+    target = tmp_path / "taken"
+    target.write_text("")
+    result = _invoke("generate", "-n", "2", "-o", str(target))
+    assert result.exit_code == 2
+    assert result.stderr == f"{target}: File exists\n"
