@@ -149,6 +149,23 @@ def test_bad_rows_are_listed_and_nothing_is_scored(tmp_path, databases):
     assert not report.exists()
 
 
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("t.yaml", '- query: [[a]]\n  prediction: "\x01"\n', "2:16: character U+0001 is not allowed in YAML"),
+        ("t.yaml", "query: [[a]]\n", "1:1: a tests file in YAML is a list of tests (mappings)"),
+        ("t.csv", 'query,prediction\n"[[1]]","[[1]]",extra\n', "2: more cells than header columns"),
+    ],
+)
+def test_bad_files(tmp_path, name, content, message):
+    """Unreadable YAML and CSV rows are located input errors (exit 2), not tracebacks."""
+    tests = tmp_path / name
+    tests.write_text(content, encoding="utf-8")
+    result = run(tests, "--task", "qa")
+    assert result.exit_code == 2
+    assert f"{tests}:{message}" in result.stderr
+
+
 def test_sql_without_databases_is_trouble(tmp_path):
     """Tests that run SQL need --db."""
     tests = write_jsonl(tmp_path / "t.jsonl", [{"db_id": "uk", "query": "SELECT 1", "prediction": "[[1]]"}])
