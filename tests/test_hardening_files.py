@@ -55,11 +55,6 @@ def test_deeply_nested_yaml_is_an_input_error():
     assert "nested" in caught.value.message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="files.load_yaml builds the loader outside its try block: yaml.reader.ReaderError escapes for "
-    "non-printable characters (found by `answerkey fuzz self`; reported to the lead)",
-)
 def test_unprintable_characters_in_yaml_are_input_errors():
     """A control character in YAML is a located InputError, not a yaml.reader.ReaderError."""
     with pytest.raises(InputError) as caught:

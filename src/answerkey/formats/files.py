@@ -229,7 +229,17 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> YamlDocument:
     (2, 11)
     """
     yaml, loader_class = _yaml_loader()
-    loader = loader_class(text)
+    try:
+        # The reader rejects non-printable characters already while the loader is built.
+        loader = loader_class(text)
+    except yaml.reader.ReaderError as error:
+        line = text.count("\n", 0, error.position) + 1
+        column = error.position - (text.rfind("\n", 0, error.position) + 1) + 1
+        raise InputError(
+            f"character U+{ord(error.character) if isinstance(error.character, str) else error.character:04X} "
+            "is not allowed in YAML",
+            source=source, line=line, column=column,
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:
