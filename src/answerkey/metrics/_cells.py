@@ -26,7 +26,7 @@ from operator import attrgetter, not_
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import Boolean, Date, Failure, Nil, Number, Relation, String, value_of
 
-__all__ = ["KeyedTable", "keyed_table", "is_number", "closest_matches"]
+__all__ = ["KeyedTable", "checked_rows", "keyed_table", "is_number", "closest_matches"]
 
 _BOOLEAN, _FAILURE = "boolean", "failure"
 
@@ -77,7 +77,8 @@ def _sorted_numbers(numbers: set) -> tuple[list, list[float]]:
         return ordered, list(map(_as_float, ordered))
 
 
-def _checked_rows(table: object) -> Sequence[Sequence[object]]:
+def checked_rows(table: object) -> Sequence[Sequence[object]]:
+    """The rows of a table (a ``Relation`` or a list of rows); ``TypeError`` if it is not one."""
     if isinstance(table, Relation):
         return table.rows
     if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
@@ -96,7 +97,7 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
 
     Raises ``TypeError`` / ``ValueError`` for something that is not a table of values.
     """
-    rows = _checked_rows(table)
+    rows = checked_rows(table)
     keyed = KeyedTable([])
     if not rows:
         return keyed

@@ -47,7 +47,7 @@ from operator import ne
 from typing import Protocol, Union
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
-from answerkey.metrics._cells import closest_matches, keyed_table
+from answerkey.metrics._cells import checked_rows, closest_matches, keyed_table
 from answerkey.metrics._registry import register
 from answerkey.model import NIL, Relation, Value, value_of
 
@@ -96,14 +96,10 @@ def table_rows(table: Table) -> tuple[tuple[Value, ...], ...]:
     """
     if isinstance(table, Relation):
         return table.rows
-    if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
-        raise TypeError(f"a table is a list of rows, not {type(table).__name__}")
-    rows = []
-    for row in table:
-        if isinstance(row, (str, bytes)) or not isinstance(row, Iterable):
-            raise TypeError(f"a row is a list of cells, not {type(row).__name__}")
-        rows.append(tuple(NIL if type(v) is float and math.isnan(v) else value_of(v) for v in row))
-    return tuple(rows)
+    return tuple(
+        tuple(NIL if type(value) is float and math.isnan(value) else value_of(value) for value in row)
+        for row in checked_rows(table)
+    )
 
 
 class _Comparison:
