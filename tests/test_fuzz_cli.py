@@ -280,3 +280,16 @@ def test_generate_into_a_path_that_is_a_file_is_trouble(tmp_path):
     result = _invoke("generate", "-n", "2", "-o", str(target))
     assert result.exit_code == 2
     assert result.stderr == f"{target}: File exists\n"
+
+
+def test_a_command_that_prints_without_end_is_killed_at_the_output_limit():
+    """Output is bounded: past the limit the command is killed and only the limit is kept."""
+    call = run_command(["yes"], "", timeout=30, max_output=1000)
+    assert call.overflow and call.status is None
+    assert call.stdout == b"y\n" * 500
+
+
+def test_a_command_that_ignores_its_input_is_judged_on_its_output():
+    """A command that exits without reading stdin (a closed pipe) is not an error by itself."""
+    call = run_command(["echo", "((1))"], "[[1]]\n" * 100_000, timeout=30)
+    assert (call.status, call.stdout, call.overflow) == (0, b"((1))\n", False)

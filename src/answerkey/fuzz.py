@@ -6,8 +6,8 @@ example database, and the same seed gives the same examples with the same Hypoth
 - ``generate_answers(n, seed=, format=)``: random answers as text, for feeding your tools;
 - ``roundtrip(argv, ...)``: send relations to a command, judge the CAS it prints, shrink the
   first failure to a minimal relation;
-- ``fuzz_parsers(...)``: throw valid, near-miss and random text at every parser and report
-  any exception that is not a documented ``InputError``.
+- ``fuzz_parser(name, ...)``: throw valid, near-miss and random text at a parser of
+  ``PARSERS`` and report any exception that is not a documented ``InputError``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_SHRINK_CALLS = 300
 # Further calls allowed after Hypothesis's shrinking, to drop whole tuples and columns.
 FINISHING_CALLS = 50
-# A command printing more than this is cut off and judged on what it printed so far.
+# A command printing more than this (on stdout or stderr) is killed; that is a failure.
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
 
@@ -98,14 +98,14 @@ def generate_answers(n: int, *, seed: int = 0, format: str = "cas") -> list[str]
 
     texts: list[str] = []
     strategy = _answer_strategy(format)
+
+    def collect(answer: Answer) -> None:
+        if len(texts) < n:
+            texts.append(write_answer(answer, format))
+
     attempt = 0
     while len(texts) < n:
         before = len(texts)
-
-        def collect(answer: Answer) -> None:
-            if len(texts) < n:
-                texts.append(write_answer(answer, format))
-
         _run_hypothesis(strategy, collect, examples=n - len(texts), seed=seed + attempt, shrink=False)
         attempt += 1
         if len(texts) == before:  # Hypothesis found no new example; cannot happen with these strategies
@@ -120,8 +120,9 @@ def generate_answers(n: int, *, seed: int = 0, format: str = "cas") -> list[str]
 class Call:
     """One run of the command: what it was sent, what it printed, how it ended.
 
-    ``status`` is the exit status, or None when it was killed after the timeout;
-    ``error`` is set when it could not be started at all.
+    ``status`` is the exit status, or None when it was killed (after the timeout, or for
+    printing more than the output limit: then ``overflow`` is True); ``error`` is set when it
+    could not be started at all.
     """
 
     input: str
@@ -129,6 +130,7 @@ class Call:
     stderr: bytes
     status: int | None
     error: str | None = None
+    overflow: bool = False
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -137,33 +139,88 @@ def _kill_group(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def run_command(argv: list[str], input_text: str, *, timeout: float = DEFAULT_TIMEOUT) -> Call:
-    """Run ``argv`` with ``input_text`` on its standard input, in a new session; after
-    ``timeout`` seconds the whole process group is killed. Never raises for the command's
-    behaviour; a command that cannot start gives a ``Call`` with ``error`` set."""
+def _exchange(process: subprocess.Popen, data: bytes, deadline: float, limit: int) -> tuple[bytes, bytes, str]:
+    """Write ``data`` to the process's stdin while reading its stdout and stderr, until both
+    close (``"done"``), the deadline passes (``"timeout"``) or either output passes ``limit``
+    bytes (``"overflow"``). Unlike ``communicate`` it never holds more than ``limit`` bytes."""
+    import selectors
+    import time
+
+    buffers = {process.stdout: bytearray(), process.stderr: bytearray()}
+    selector = selectors.DefaultSelector()
+    for stream in buffers:
+        selector.register(stream, selectors.EVENT_READ)
+    offset = 0
+    if data:
+        os.set_blocking(process.stdin.fileno(), False)
+        selector.register(process.stdin, selectors.EVENT_WRITE)
+    else:
+        process.stdin.close()
+    outcome = "done"
+    try:
+        while selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome = "timeout"
+                break
+            for key, _ in selector.select(remaining):
+                if key.fileobj is process.stdin:
+                    try:
+                        offset += os.write(process.stdin.fileno(), data[offset : offset + 65536])
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:  # the command stopped reading: fine, it may answer anyway
+                        offset = len(data)
+                    if offset >= len(data):
+                        selector.unregister(process.stdin)
+                        process.stdin.close()
+                    continue
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                buffer = buffers[key.fileobj]
+                buffer += chunk
+                if len(buffer) > limit:
+                    del buffer[limit:]
+                    outcome = "overflow"
+            if outcome != "done":
+                break
+    finally:
+        selector.close()
+    return bytes(buffers[process.stdout]), bytes(buffers[process.stderr]), outcome
+
+
+def run_command(
+    argv: list[str], input_text: str, *, timeout: float = DEFAULT_TIMEOUT, max_output: int = MAX_OUTPUT_BYTES
+) -> Call:
+    """Run ``argv`` with ``input_text`` on its standard input, in a new session. After
+    ``timeout`` seconds, or once it has printed more than ``max_output`` bytes, the whole
+    process group is killed; whatever it left running is killed too when it exits. Never
+    raises for the command's behaviour; a command that cannot start gives ``error``."""
+    import time
+
     try:
         process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
         )
     except OSError as error:
         return Call(input_text, b"", b"", None, f"cannot run {argv[0]!r}: {error.strerror or error}")
+    deadline = time.monotonic() + timeout
     status: int | None = None
     try:
-        try:
-            stdout, stderr = process.communicate(input_text.encode("utf-8"), timeout=timeout)
-            status = process.returncode
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            try:
-                stdout, stderr = process.communicate(timeout=5)
-            except subprocess.TimeoutExpired:  # a descendant outside the group holds the pipes
-                stdout, stderr = b"", b""
-    finally:
-        _kill_group(process)  # descendants left behind, and on KeyboardInterrupt
-        if process.returncode is None:
+        stdout, stderr, outcome = _exchange(process, input_text.encode("utf-8"), deadline, max_output)
+        if outcome == "done":
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=5)
-    return Call(input_text, stdout[:MAX_OUTPUT_BYTES], stderr[:MAX_OUTPUT_BYTES], status)
+                status = process.wait(timeout=max(deadline - time.monotonic(), 0.001))
+    finally:
+        _kill_group(process)  # on timeout or overflow, descendants left behind, and on KeyboardInterrupt
+        for stream in (process.stdin, process.stdout, process.stderr):
+            with contextlib.suppress(OSError):
+                stream.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+    return Call(input_text, stdout, stderr, status, overflow=outcome == "overflow")
 
 
 # --------------------------------------------------------------------------- roundtrip
@@ -202,6 +259,8 @@ def _judge_call(expected: Relation, call: Call, epsilon: float, timeout: float) 
     from answerkey.comparator import judge
     from answerkey.grammar import parse
 
+    if call.overflow:
+        return f"it printed more than {MAX_OUTPUT_BYTES} bytes (killed)"
     if call.status is None:
         return f"it did not finish within {timeout:g} s (killed)"
     if call.status != 0:

@@ -169,7 +169,12 @@ def roundtrip(command, count, seed, input_format, timeout, epsilon, shrink_calls
                    f"({result.calls} distinct inputs, seed {seed})")
         return
     call = failure.call
-    ended = "killed after the timeout" if call.status is None else f"exit status {call.status}"
+    if call.overflow:
+        ended = "killed for printing too much; the start of it"
+    elif call.status is None:
+        ended = "killed after the timeout"
+    else:
+        ended = f"exit status {call.status}"
     click.echo(
         f"FAILED: {command} got relation {result.examples} wrong; shrunk in {result.calls} calls "
         f"(seed {seed})\n"
