@@ -108,7 +108,8 @@ def summary_table(run: QatchRun) -> str:
     counts = run.counts
     lines.append("")
     lines.append(
-        f"{counts['tests']} tests: {counts['evaluated']} evaluated, {counts['prediction_errors']} "
+        f"{counts['tests']} test{'s' if counts['tests'] != 1 else ''}: {counts['evaluated']} evaluated, "
+        f"{counts['prediction_errors']} "
         f"prediction error{'s' if counts['prediction_errors'] != 1 else ''} (scored 0), "
         f"{counts['errors']} test error{'s' if counts['errors'] != 1 else ''}"
     )
