@@ -188,3 +188,10 @@ def test_docstring_examples_of_the_fuzz_modules_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     assert result.attempted > 0
+
+
+def test_unknown_value_types_are_refused_with_the_known_ones():
+    """A typo in types= is a clear ValueError, and lists work as well as tuples."""
+    with pytest.raises(ValueError, match=r"unknown value types \['bool'\] \(known: boolean, integer, real"):
+        values(["bool"])
+    assert values(["boolean"]) is values(("boolean",))

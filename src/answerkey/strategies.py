@@ -124,9 +124,16 @@ _BY_TYPE = {
 }
 
 
-@functools.cache
 def values(types: tuple[str, ...] = VALUE_TYPES, *, nil: bool = True, failures: bool = False) -> st.SearchStrategy[Value]:
     """Single CAS values of the given ``types`` (see ``VALUE_TYPES``), optionally NIL."""
+    unknown = [name for name in types if name not in _BY_TYPE]
+    if unknown:
+        raise ValueError(f"unknown value types {unknown} (known: {', '.join(VALUE_TYPES)})")
+    return _values(tuple(types), nil, failures)
+
+
+@functools.cache  # building strategies is slow; composites call this for every draw
+def _values(types: tuple[str, ...], nil: bool, failures: bool) -> st.SearchStrategy[Value]:
     choices = [_BY_TYPE[name]() for name in types]
     if nil:
         choices.append(st.just(NIL))
@@ -156,6 +163,8 @@ def relations(
 
     ``ordered=None`` draws ordered and unordered relations.
     """
+    if not set(types) <= set(VALUE_TYPES):
+        raise ValueError(f"unknown value types {sorted(set(types) - set(VALUE_TYPES))} (known: {', '.join(VALUE_TYPES)})")
     width = draw(st.integers(min_cols, max_cols))
     column_types = [draw(st.sampled_from(types)) for _ in range(width)]
     column_strategies = [_column_values(kind, nil) for kind in column_types]
