@@ -16,9 +16,10 @@ Databases are named by path, or by ``db_id`` in a Spider-layout root
 ...     _ = db.execute("CREATE TABLE item (name TEXT, price REAL)")
 ...     _ = db.execute("INSERT INTO item VALUES ('pen', 1.5), ('ink', 7.25)")
 >>> db.close()
+>>> from answerkey.render import render
 >>> result = Databases(root).run("shop", "SELECT name, price FROM item ORDER BY price")
->>> result.ok, result.columns, [[v.text if hasattr(v, "text") else v for v in row] for row in result.rows]
-(True, ('name', 'price'), [['pen', '1.5'], ['ink', '7.25']])
+>>> result.ok, result.columns, render(result.relation())
+(True, ('name', 'price'), '(("pen" 1.5) ("ink" 7.25))')
 >>> Databases(root).run("shop", "DROP TABLE item").error
 'not authorized'
 """
