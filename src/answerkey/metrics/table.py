@@ -218,10 +218,12 @@ def _cell_sorted(rows: list[tuple]) -> list[tuple]:
     are sorted by hash (C-level, fast); a row where distinct cells share a hash (the ints -1
     and -2 do) is sorted by hash, type and repr instead."""
     ordered = list(map(tuple, map(_BY_HASH, rows)))
+    # Only a row with fewer distinct hashes than cells can hold a collision.
     distinct_hashes = map(len, map(set, map(partial(map, hash), rows)))
-    distinct_cells = map(len, map(set, rows))
-    for index in compress(count(), map(ne, distinct_hashes, distinct_cells)):
-        ordered[index] = tuple(sorted(rows[index], key=_total_order))
+    for index in compress(count(), map(ne, distinct_hashes, map(len, rows))):
+        row = rows[index]
+        if len(set(row)) != len(set(map(hash, row))):
+            ordered[index] = tuple(sorted(row, key=_total_order))
     return ordered
 
 
