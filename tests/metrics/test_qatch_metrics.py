@@ -165,6 +165,13 @@ def test_epsilon_for_reals():
     assert tuple_order([[1.0], [2.0]], [[2.0001], [1.00001]]) == 0.0
 
 
+def test_numbers_beyond_floats():
+    """Numbers too large or too small for floats are still matched exactly by the rule."""
+    assert table_scores([[10**400, 1]], [[Decimal("1.00001e400"), 1.0]])["tuple_constraint"] == 1.0
+    assert cell_precision([[Decimal("1e-400")]], [[Decimal("1.00001e-400")], [Decimal("2e-400")]]) == 0.5
+    assert cell_precision([[-(10**400)]], [[10**400]]) == 0.0
+
+
 def test_epsilon_is_relative_to_the_target():
     """The allowance is |target| * epsilon: the rule is not symmetric, and neither are the
     metrics (precision asks which prediction cells a target cell allows)."""
