@@ -1,0 +1,137 @@
+"""Tolerant set equivalence in bulk (issue 8, target 3): the aligned pre-pass only ever
+covers tuples that really match, and the verdict is the pairwise scan's."""
+
+import random
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from answerkey.comparator import tuples
+from answerkey.comparator.tuples import _aligned_cover, equivalent, tolerant_columns
+from answerkey.comparator.values import MatchRule
+from answerkey.model import NIL, Number, String
+
+EPSILONS = st.sampled_from(["0.0001", "0.01", "0.5", "2", "1e-9"])
+
+
+def pairwise_equivalent(canonical, system, rule) -> bool:
+    """Mutual coverage by comparing every pair (the definition)."""
+    def matches(c_row, s_row):
+        return all(rule.match(c, s) for c, s in zip(c_row, s_row))
+
+    return all(any(matches(c, s) for s in system) for c in canonical) and all(
+        any(matches(c, s) for c in canonical) for s in system
+    )
+
+
+def covered_rows_really_match(canonical, system, rule) -> None:
+    tolerant = tolerant_columns(rule, canonical, system)
+    if not tolerant:
+        return
+    uncovered_c, uncovered_s = _aligned_cover(canonical, system, rule, tolerant)
+    matched = lambda c_row, s_row: all(rule.match(c, s) for c, s in zip(c_row, s_row))  # noqa: E731
+    for row in set(canonical) - set(uncovered_c):
+        assert any(matched(row, other) for other in system)
+    for row in set(system) - set(uncovered_s):
+        assert any(matched(other, row) for other in canonical)
+
+
+NUMBERS = st.one_of(
+    st.integers(-5, 5).map(Number.of),
+    st.decimals(-100, 100, places=3, allow_nan=False).map(lambda d: Number(d, True, str(d))),
+    st.sampled_from(["0.0", "1e-400", "-1e-400", "1e400", "5.", "0.99999", "1.00001"]).map(Number.parse),
+    st.just(10**400).map(Number.of),
+)
+CELLS = st.one_of(NUMBERS, st.just(NIL))
+
+
+@st.composite
+def numeric_pairs(draw):
+    """Two relations of numbers (sometimes NIL, sometimes an exact string column), the
+    system often a nudged, shuffled copy of the canonical tuples."""
+    width = draw(st.integers(1, 3))
+    labels = draw(st.booleans())
+    rows = draw(st.lists(st.tuples(*[CELLS] * width), min_size=1, max_size=8))
+    if labels:
+        rows = [row + (String(draw(st.sampled_from("ab"))),) for row in rows]
+    if draw(st.booleans()):
+        system = draw(st.lists(st.tuples(*[CELLS] * width), min_size=1, max_size=8))
+        if labels:
+            system = [row + (String(draw(st.sampled_from("ab"))),) for row in system]
+    else:
+        factor = draw(st.sampled_from(["1", "1.00005", "0.99995", "1.0002", "1.3"]))
+        system = [
+            tuple(Number(Decimal(v.value) * Decimal(factor), True, "x") if type(v) is Number and v.is_real else v
+                  for v in row)
+            for row in rows
+        ]
+        system = draw(st.permutations(system))
+    return rows, list(system)
+
+
+@given(numeric_pairs(), EPSILONS)
+def test_aligned_cover_covers_only_matching_tuples(pair, epsilon):
+    """Soundness of the pre-pass: a tuple it calls covered matches some tuple of the other side."""
+    canonical, system = pair
+    covered_rows_really_match(canonical, system, MatchRule(epsilon=epsilon))
+
+
+@given(numeric_pairs(), EPSILONS)
+def test_bulk_equivalence_agrees_with_pairwise_scan(pair, epsilon):
+    """With the pre-pass forced on for small inputs, equivalence is the pairwise scan's."""
+    canonical, system = pair
+    rule = MatchRule(epsilon=epsilon)
+    threshold = tuples._ALIGN_FROM
+    tuples._ALIGN_FROM = 0
+    try:
+        assert equivalent(canonical, system, rule) == pairwise_equivalent(canonical, system, rule)
+    finally:
+        tuples._ALIGN_FROM = threshold
+
+
+def big_relation(rows: int, seed: int):
+    rng = random.Random(seed)
+    canonical = [
+        tuple(Number.of(round(rng.uniform(-1e6, 1e6), 3)) for _ in range(4)) + (Number.of(rng.randrange(50)),)
+        for _ in range(rows)
+    ]
+    system = [
+        tuple(Number.of(float(v.value) * (1 + rng.uniform(-5e-5, 5e-5))) if v.is_real else v for v in row)
+        for row in canonical
+    ]
+    rng.shuffle(system)
+    return canonical, system
+
+
+@pytest.mark.parametrize("change", ["none", "real beyond epsilon", "integer off by one", "extra tuple"])
+def test_large_relations_agree_with_the_index_alone(change):
+    """5,000 tuples (the pre-pass on) against the exact index alone (the pre-pass off): the
+    same verdict when the answer is right and after one small change that makes it wrong."""
+    canonical, system = big_relation(5000, seed=8)
+    if change == "real beyond epsilon":
+        row = system[17]
+        system[17] = (Number.of(float(row[0].value) * 1.0003),) + row[1:]
+    elif change == "integer off by one":
+        row = system[99]
+        system[99] = row[:4] + (Number.of(row[4].value + 1),)
+    elif change == "extra tuple":
+        system.append(tuple(Number.of(7.5) for _ in range(5)))
+    rule = MatchRule()
+    threshold = tuples._ALIGN_FROM
+    try:
+        tuples._ALIGN_FROM = 10**9
+        expected = equivalent(canonical, system, rule)
+    finally:
+        tuples._ALIGN_FROM = threshold
+    assert equivalent(canonical, system, rule) == expected == (change == "none")
+
+
+def test_integers_in_a_tolerant_column_stay_exact():
+    """An integer against an integer is exact whatever epsilon: the pre-pass never calls 5 and 6 a match."""
+    canonical = [(Number.of(5), Number.parse("1.5"))] * 1 + [(Number.of(i), Number.parse("2.5")) for i in range(7, 3000)]
+    system = [(Number.of(6), Number.parse("1.5"))] + [(Number.of(i), Number.parse("2.5")) for i in range(7, 3000)]
+    rule = MatchRule(epsilon=0.5)
+    assert not equivalent(canonical, system, rule)
+    assert not pairwise_equivalent(canonical[:1], system[:1], rule)
