@@ -103,11 +103,6 @@ def test_equivalent_ordered_pairs_judge_correct(pair):
     assert judge(canonical, system).correct
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="comparator bug: ordered search prunes on partial projections whose runs collapse only for "
-    "identical tuples, so reals within epsilon fail (reported to the lead)",
-)
 def test_ordered_answer_with_reals_within_epsilon_is_correct():
     """(ORDERED (1.0 1) (1.0 2)) is matched by the same tuples with 1.00001 for the first 1.0."""
     assert judge("(ORDERED (1.0 1) (1.0 2))", "(ORDERED (1.00001 1) (1.0 2))").correct

@@ -178,3 +178,22 @@ def test_mapping_search_with_many_indistinguishable_columns_finds_the_answer():
     assert verdict.correct and verdict.mapping == tuple(range(7, -1, -1))
     rows[0][0] = 1 - rows[0][0]
     assert not judge(Relation.from_rows(rows), system).correct
+
+
+@pytest.mark.parametrize(
+    "canonical, system, correct",
+    [
+        # Found by equivalent_pairs(): runs of reals within epsilon must walk one canonical tuple.
+        ("(ORDERED (1.0 1) (1.0 2))", "(ORDERED (1.00001 1) (1.0 2))", True),
+        ("(ORDERED (1.0))", "(ORDERED (1.00001) (0.99999))", True),
+        ("(ORDERED (1) (2) (1))", "((1) (1) (2) (1))", True),
+        ("(ORDERED (1) (2) (1))", "((1) (2))", False),
+        ("(ORDERED (1) (2))", "((1) (2) (1))", False),
+        ("(ORDERED (1) (1))", "((1))", True),  # identical canonical runs count once
+        ("(ORDERED (1.0) (1.00005))", "((1.00003))", False),  # both must be walked
+        ("(ORDERED (1.0) (1.00005))", "((1.00003) (1.00003))", True),
+    ],
+)
+def test_ordered_walks(canonical, system, correct):
+    """Ordered answers: each system tuple matches the current or the next canonical tuple."""
+    assert judge(canonical, system).correct is correct

@@ -61,14 +61,33 @@ def _collapse_runs(rows: Sequence[Row]) -> list[Row]:
 
 
 def ordered_equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> bool:
-    """Sequences equal tuple by tuple, after collapsing runs of identical tuples."""
-    canonical, system = _collapse_runs(canonical), _collapse_runs(system)
-    if len(canonical) != len(system):
-        return False
+    """The system sequence walks the canonical one in order: each system tuple matches the
+    current canonical tuple or the next one, the first matches the first and the last the last.
+
+    Runs of identical canonical tuples count once (duplicates carry no weight), and a run of
+    system tuples may match one canonical tuple. Unlike collapsing identical system tuples,
+    this stays sound with a tolerance ((1.00001) (1.0) walks (1.0)) and under projection: a
+    projection of a walk is a walk, so the search may prune on partial projections.
+    """
+    canonical = _collapse_runs(canonical)
+    if not canonical or not system:
+        return not canonical and not system
     match = rule.match
-    return all(
-        all(match(c, s) for c, s in zip(c_row, s_row)) for c_row, s_row in zip(canonical, system)
-    )
+    last = len(canonical) - 1
+
+    def matches(index: int, row: Row) -> bool:
+        return all(match(c, s) for c, s in zip(canonical[index], row))
+
+    # Canonical positions the walk can be at; a tuple matching two neighbours keeps both open.
+    positions = {0} if matches(0, system[0]) else set()
+    for row in system[1:]:
+        if not positions:
+            return False
+        positions = {
+            target for position in positions for target in (position, position + 1)
+            if target <= last and matches(target, row)
+        }
+    return last in positions
 
 
 def _getter(columns: Sequence[int]):
