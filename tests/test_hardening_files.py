@@ -62,6 +62,19 @@ def test_unprintable_characters_in_yaml_are_input_errors():
     assert caught.value.line == 2
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="files.load_yaml: SafeLoader's timestamp constructor raises a plain ValueError for a date-shaped "
+    "scalar that is no date (found by `answerkey fuzz self -n 5000 --seed 3`; reported to the lead)",
+)
+@pytest.mark.parametrize("text", ["answer: 2024-02-30\n", "- 0000-00-00\n"])
+def test_a_yaml_date_that_is_no_date_is_a_located_input_error(text):
+    """A date-shaped scalar YAML would turn into an impossible date is an InputError at its place."""
+    with pytest.raises(InputError) as caught:
+        load_yaml(text, source="corpus.yaml")
+    assert caught.value.line == 1
+
+
 def test_a_bad_jsonl_line_is_reported_with_its_line_number_not_a_crash():
     """Good lines around a bad one are kept; the bad one becomes a located error entry."""
     entries = read_jsonl('{"id": "q1"}\n\n{"id": q2}\n{"id": "q3"}\n' + "[" * 100_000 + "\n", source="a.jsonl")

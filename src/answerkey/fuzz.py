@@ -502,6 +502,7 @@ _YAML_SNIPPETS = (
     "- !!python/object/apply:os.system ['true']\n", "? [a]\n: b\n", "q1: ((1))\nq1: ((2))\n", "---\n...\n",
     "- id: 3\n  answer: 2024-01-01\n  category: X\n", "- id: q\n  answer: yes\n  epsilon: .nan\n", "%YAML 1.1\n---\n[]",
     "- &a [*a]\n", "x: !!binary aGk=\n", "- id: q\n  answer: |\n    ((1)\n     (2))\n",
+    "- id: q\n  answer: 2024-02-30\n", "- {id: t, answer: 2001-12-14t21:59:43.10-05:00}\n",
 )
 
 
