@@ -28,6 +28,7 @@ from decimal import Decimal, localcontext
 
 from hypothesis import strategies as st
 
+from answerkey.grammar import DATE_SHAPE, MONTHS
 from answerkey.model import (
     NIL,
     NO_ANSWER,
@@ -215,13 +216,12 @@ def _date_values():
 # Separators the grammar ignores: Unicode whitespace (not U+001C-U+001F) and ; comments.
 _GAPS = (" ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x85", "\u00a0", "\u2003", "\u3000",
          " ; a comment\n", ";(OR) \"x\n", "\n;\n")
-_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+_MONTHS = tuple(MONTHS)
 _KEYWORDS = {"true", "yes", "false", "no", "nil", "or", "ordered", "no_answer", "contingent-failure",
              "necessary-failure"}
 # Bare words we emit: start with a letter (so never a number or date) and use no character
 # that the grammar treats specially.
 _SAFE_BARE = re.compile(r"[A-Za-z][A-Za-z0-9_.:/+*'!?<>=&%$#@^~|-]*")
-_DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "/": "\\/"}
 
 
@@ -281,7 +281,7 @@ def _spell_string(draw, text: str) -> str:
     ):
         return text
     body = "".join(_escape_char(draw, char) for char in text)
-    if _DATE_SHAPE.fullmatch(body):
+    if DATE_SHAPE.fullmatch(body):
         body = f"\\u{ord(body[0]):04x}" + body[1:]  # a quoted date shape would read as a date
     return f'"{body}"'
 
@@ -298,21 +298,23 @@ def _spell_date(draw, date: _dt.date) -> str:
     return f'"{text}"' if draw(st.booleans()) else text
 
 
+def _spell_boolean(draw, value: Boolean) -> str:
+    return _any_case(draw, draw(st.sampled_from(["true", "yes"] if value.value else ["false", "no"])))
+
+
+# Value type -> how to spell one value of it (valid spellings only).
+_SPELLERS = {
+    Number: _spell_number,
+    String: lambda draw, value: _spell_string(draw, value.text),
+    Date: lambda draw, value: _spell_date(draw, value.value),
+    Boolean: _spell_boolean,
+    Nil: lambda draw, value: _any_case(draw, "nil"),
+    Failure: lambda draw, value: _any_case(draw, value.kind.value),
+}
+
+
 def _spell_value(draw, value: Value) -> str:
-    kind = type(value)
-    if kind is Number:
-        return _spell_number(draw, value)
-    if kind is String:
-        return _spell_string(draw, value.text)
-    if kind is Date:
-        return _spell_date(draw, value.value)
-    if kind is Boolean:
-        return _any_case(draw, draw(st.sampled_from(["true", "yes"] if value.value else ["false", "no"])))
-    if kind is Nil:
-        return _any_case(draw, "nil")
-    if kind is Failure:
-        return _any_case(draw, value.kind.value)
-    raise TypeError(f"not a CAS value: {value!r}")
+    return _SPELLERS[type(value)](draw, value)
 
 
 def _join_atoms(draw, atoms: list[str]) -> str:
