@@ -18,12 +18,9 @@ if os.environ.get("ANSWERKEY_FUZZ_EXAMPLES"):
 else:
     PARSER_EXAMPLES = 10_000 if settings.default.max_examples >= 100_000 else 150
 
-# Bugs `fuzz self` found in parsers and not fixed yet (the YAML ReaderError it found is fixed).
-# An impossible YAML date (2024-02-30) escapes load_yaml as a plain ValueError: pinned by a strict
-# xfail in test_hardening_files.py; drop these entries when it is fixed.
-_YAML_DATE_BUG = "files.load_yaml: ValueError for a date-shaped scalar that is no date"
-KNOWN_BUGS: dict[str, str] = {name: _YAML_DATE_BUG for name in ("corpus-yaml", "answers-yaml", "sdmx-cases",
-                                                                 "steps-reference")}
+# Bugs `fuzz self` found in parsers and not fixed yet. Found and fixed so far: YAML ReaderError
+# for control characters, ValueError for impossible YAML dates (both regression tests now).
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [name for name in PARSERS if name not in KNOWN_BUGS])

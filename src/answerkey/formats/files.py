@@ -155,6 +155,26 @@ def _yaml_loader():
                 seen[key] = key_node
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_timestamp(self, node):
+            # PyYAML builds datetime.date(2024, 2, 30) and lets the ValueError escape.
+            try:
+                return super().construct_yaml_timestamp(node)
+            except (ValueError, OverflowError) as error:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"not a date: {node.value!r} ({error})", node.start_mark
+                ) from None
+
+        def construct_yaml_int(self, node):
+            # int() refuses more than 4300 digits with a plain ValueError.
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError as error:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"not a usable integer: {error}", node.start_mark
+                ) from None
+
+    BoundedSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", BoundedSafeLoader.construct_yaml_timestamp)
+    BoundedSafeLoader.add_constructor("tag:yaml.org,2002:int", BoundedSafeLoader.construct_yaml_int)
     return yaml, BoundedSafeLoader
 
 
