@@ -197,3 +197,14 @@ def test_reals_with_and_without_tolerance_agree_with_oracle(rows, epsilon):
     system = Relation([[Number(Decimal(text), True, text) for text in reversed(row)] for row in rows[1:] or rows])
     rule = MatchRule(epsilon=epsilon)
     assert judge(canonical, system, epsilon=epsilon).correct == naive_correct(canonical, system, rule)
+
+
+def test_keys_agree_between_plain_and_mixed_columns():
+    """Columns of strings and integers with NIL among them (keyed by their plain text and int)
+    give the oracle's verdicts."""
+    canonical = Relation([[String("a"), Number.of(1)], [String("b"), Number.of(2)]])
+    system = Relation([[Number.of(1), String("a")], [NIL, NIL], [Number.of(2), String("b")]])
+    assert not judge(canonical, system).correct  # the NIL tuple is extra
+    system = Relation([[Number.of(1), String("a")], [Number.of(2), String("b")], [Number.of(2), NIL]])
+    assert judge(Relation([[String("a")], [String("b")], [NIL]]), system).correct
+    assert naive_correct(Relation([[String("a")], [String("b")], [NIL]]), system, MatchRule())

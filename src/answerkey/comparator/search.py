@@ -38,11 +38,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from operator import itemgetter
+from itertools import count
+from operator import attrgetter, itemgetter
 
 from answerkey.comparator.tuples import Row, equivalent, missing
 from answerkey.comparator.values import MatchRule
-from answerkey.model import Number
+from answerkey.model import Number, String
 
 __all__ = ["find_mapping", "project", "ordered_equivalent", "closest_mapping"]
 
@@ -99,7 +100,51 @@ def _getter(columns: Sequence[int]):
 
 
 def _has_reals(rows: Sequence[Row]) -> bool:
-    return any(type(value) is Number and value.is_real for row in rows for value in row)
+    for column in zip(*rows):
+        kinds = set(map(type, column))
+        if kinds == {Number}:
+            if any(map(_is_real, column)):
+                return True
+        elif Number in kinds and any(type(value) is Number and value.is_real for value in column):
+            return True
+    return False
+
+
+def _plain(value):
+    kind = type(value)
+    if kind is String:
+        return value.text
+    if kind is Number:
+        return value.value
+    return value
+
+
+_is_real = attrgetter("is_real")
+_text = attrgetter("text")
+_value = attrgetter("value")
+
+
+def _coded(rows: Sequence[Row], key, ids: dict) -> list[tuple[int, ...]]:
+    """The distinct rows with each value's key replaced by its number in ``ids`` (shared by
+    both sides, extended with new keys), column by column with C-level maps."""
+    coded = []
+    for column in zip(*rows):
+        if key is not None:
+            column = list(map(key, column))
+        else:
+            # Strings by their text and integers by their int (no reals here: key None means
+            # none), the same in every column, so hashing is C-level; a str never equals an
+            # int or a value object, so distinct values keep distinct keys.
+            kinds = set(map(type, column))
+            if kinds == {String}:
+                column = list(map(_text, column))
+            elif kinds == {Number}:
+                column = list(map(_value, column))
+            else:
+                column = list(map(_plain, column))
+        ids.update(zip(set(column).difference(ids), count(len(ids))))
+        coded.append(map(ids.__getitem__, column))
+    return list(dict.fromkeys(zip(*coded)))
 
 
 class _KeyedSides:
@@ -111,15 +156,10 @@ class _KeyedSides:
     def __init__(self, canonical: Sequence[Row], system: Sequence[Row], key) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
         ids: dict = {}
-        intern = ids.setdefault
-        if key is None:
-            self.canonical = list(dict.fromkeys(tuple([intern(v, len(ids)) for v in row]) for row in canonical))
-            self.system = list(dict.fromkeys(tuple([intern(v, len(ids)) for v in row]) for row in system))
-        else:
-            self.canonical = list(dict.fromkeys(tuple([intern(key(v), len(ids)) for v in row]) for row in canonical))
-            self.system = list(dict.fromkeys(tuple([intern(key(v), len(ids)) for v in row]) for row in system))
-        self.canonical_columns = [frozenset(row[i] for row in self.canonical) for i in range(len(canonical[0]))]
-        self.system_columns = [frozenset(row[j] for row in self.system) for j in range(len(system[0]))]
+        self.canonical = _coded(canonical, key, ids)
+        self.system = _coded(system, key, ids)
+        self.canonical_columns = list(map(frozenset, zip(*self.canonical)))
+        self.system_columns = list(map(frozenset, zip(*self.system)))
         self._reduced: dict[tuple[int, ...], set] = {}
 
     def columns_compatible(self, i: int, j: int) -> bool:
