@@ -160,6 +160,10 @@ _NEIGHBOUR_CELLS = (0.0, 1.0, -1.0, _PACK, -_PACK)
 _SHIFTS = (0, -1, 1)
 
 
+_is_real = attrgetter("is_real")
+_value = attrgetter("value")
+
+
 class _Side:
     """One side's tuples as columns: exact columns as small ints (equal iff the values
     match), tolerant columns as numeric values (int or Decimal) with their real flags, and
@@ -184,11 +188,13 @@ class _Side:
         values, reals = [], []
         for column in tolerant:
             numbers = list(map(itemgetter(column), rows))
-            if set(map(type, numbers)) != {Number}:
+            try:  # only a Number has is_real
+                flags = list(map(_is_real, numbers))
+            except AttributeError:
                 return None
-            values.append(list(map(attrgetter("value"), numbers)))
+            values.append(list(map(_value, numbers)))
             # Integer against integer is exact: pairs need the flags unless all are reals.
-            reals.append(None if all(map(attrgetter("is_real"), numbers)) else list(map(attrgetter("is_real"), numbers)))
+            reals.append(None if all(flags) else flags)
         paint = palette.setdefault
         ids = [[paint(key(row[column]), len(palette)) for row in rows] for column in exact]
         return cls(rows, values, reals, ids)
