@@ -15,14 +15,7 @@ import answerkey.grammar
 from answerkey import ParseError, parse, render
 from answerkey.grammar import _fast, parse_with_grammar
 from answerkey.model import Alternatives, NoAnswer, Relation
-from answerkey.strategies import answers, relations
-
-try:  # added to answerkey.strategies by the fuzzing work; the tests below stand without them
-    from answerkey.strategies import cas_texts, invalid_cas_texts, mutated_texts
-except ImportError:  # pragma: no cover
-    cas_texts = invalid_cas_texts = mutated_texts = None
-
-needs_text_strategies = pytest.mark.skipif(cas_texts is None, reason="answerkey.strategies lacks cas_texts()")
+from answerkey.strategies import answers, cas_texts, invalid_cas_texts, mutated_texts, relations
 
 GRAMMAR = Lark.open(str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic")
 TERMINALS = {terminal.name: terminal for terminal in GRAMMAR.terminals}
@@ -202,30 +195,15 @@ def test_agrees_on_grammar_generated_texts(text):
     assert_agree(text)
 
 
-EDIT_PIECES = st.sampled_from(list('()";\\ \n\t\x00\x1c\x1fOR-.e0119aZ"') + ["NIL", "\u2028", "é", "\\u", '\\"'])
-
-
-@st.composite
-def edited_texts(draw):
-    """Valid texts after one to three single-character edits (this module's own mutations)."""
-    text = draw(st.one_of(from_lark(GRAMMAR), answers().map(render)))
-    for _ in range(draw(st.integers(1, 3))):
-        position = draw(st.integers(0, len(text)))
-        piece = draw(EDIT_PIECES)
-        action = draw(st.sampled_from(["insert", "delete", "replace"]))
-        if action == "insert":
-            text = text[:position] + piece + text[position:]
-        elif action == "delete":
-            text = text[:position] + text[position + 1 :]
-        else:
-            text = text[:position] + piece + text[position + 1 :]
-    return text
+# The library's mutations, with the grammar's special characters and the ones the fast path
+# treats specially (U+001C-U+001F, NUL, NEL, backslash) as the inserted alphabet.
+EDIT_ALPHABET = '()";\\ \n\t\x00\x1c\x1f\x85\u2028OR-.e0119aZé'
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(edited_texts())
+@given(mutated_texts(st.one_of(from_lark(GRAMMAR), answers().map(render)), alphabet=EDIT_ALPHABET))
 def test_agrees_on_edited_texts(text):
-    """Near misses of valid texts: same answer or both fail."""
+    """Near misses of grammar-generated and rendered texts: same answer or both fail."""
     assert_agree(text)
 
 
@@ -235,7 +213,6 @@ def test_agrees_on_arbitrary_texts(text):
     assert_agree(text)
 
 
-@needs_text_strategies
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_agrees_on_cas_texts(data):
@@ -247,7 +224,6 @@ def test_agrees_on_cas_texts(data):
     assert fast_shape(text) == expected
 
 
-@needs_text_strategies
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_refuses_invalid_cas_texts(data):
@@ -257,7 +233,6 @@ def test_refuses_invalid_cas_texts(data):
     assert fast_shape(text) is None
 
 
-@needs_text_strategies
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_agrees_on_mutated_cas_texts(data):
