@@ -53,12 +53,13 @@ from answerkey.model import (
 if TYPE_CHECKING:
     from lark import Lark, Token
 
-__all__ = ["parse", "parse_with_grammar", "MAX_CAS_CHARS", "MONTHS", "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE"]
+__all__ = [
+    "parse", "parse_with_grammar", "MAX_CAS_CHARS", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MONTHS",
+    "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE",
+]
 
 # Untrusted input is bounded: a longer text is rejected before parsing.
 MAX_CAS_CHARS = 256 * 1024 * 1024
-# Re-exported bounds (defined with the value builders in _atoms.py).
-_BOUNDS = (MAX_NUMBER_CHARS, MAX_EXPONENT)
 # Above this size the fast path pauses the cyclic garbage collector: building a large
 # relation allocates millions of tuples and values, none of them garbage, and each
 # collection would walk all of them again.
