@@ -208,7 +208,7 @@ def _read(tokens: list[str], split: bool) -> Answer:
 def _whole_relation(tokens: list[str], split: bool) -> Relation | None:
     """The answer when the text is one non-empty relation whose tuples all have the first
     tuple's arity (read by columns); None for any other shape."""
-    if len(tokens) < 4 or tokens[0] != _LPAR:
+    if len(tokens) < 4 or tokens[0] != _LPAR or tokens[1] == _RPAR:
         return None
     start = 1
     if tokens[1] != _LPAR:
