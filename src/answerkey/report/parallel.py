@@ -28,16 +28,22 @@ def ordered_map(
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = chunk or max(1, min(512, len(items) // (jobs * 8) or 1))
-    # fork would copy a parent that may hold threads or open workbooks; spawn is predictable.
-    context = multiprocessing.get_context("forkserver" if _has_forkserver() else "spawn")
+    context = multiprocessing.get_context(_start_method())
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield from pool.map(function, items, chunksize=chunk)
 
 
-def _has_forkserver() -> bool:
+def _start_method() -> str:
+    """fork when this process runs a single thread: workers start with every module already
+    imported (a spawned worker spends ~0.3 s importing answerkey). With other threads alive,
+    forking could copy a held lock, so use the forkserver (or spawn where there is none)."""
     import multiprocessing
+    import threading
 
-    return "forkserver" in multiprocessing.get_all_start_methods()
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
 
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
