@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, MatchRule, Verdict, judge, judge_signature
-from answerkey.comparator.search import find_mapping, ordered_equivalent, project
+from answerkey.comparator.search import find_mapping, ordered_equivalent, project, search_injective
 from answerkey.comparator.tuples import equivalent
 from answerkey.errors import InputError, ParseError
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
@@ -306,7 +306,6 @@ def _maximal_mapping(
     for j, choices in enumerate(options):
         if not choices:
             return None, f"system column {j + 1} matches no column of the maximal answer"
-    order = sorted(range(width), key=lambda j: (len(options[j]), j))
 
     def fits(system_columns: list[int], maximal_columns: list[int]) -> bool:
         if ordered:
@@ -317,38 +316,9 @@ def _maximal_mapping(
             )
         return equivalent(project(maximal, maximal_columns), project(system, system_columns), rule)
 
-    # Depth-first over system columns, most constrained first; partial projections of the two
-    # sides must already be equivalent, so dead branches end early. An explicit stack: no recursion.
-    chosen: list[int] = []
-    used: set[int] = set()
-    positions = [0] * width
-    depth = 0
-    while depth >= 0:
-        if depth == width:
-            mapping = [0] * width
-            for position, j in enumerate(order):
-                mapping[j] = chosen[position]
-            return tuple(mapping), ""
-        choices = options[order[depth]]
-        advanced = False
-        while positions[depth] < len(choices):
-            candidate = choices[positions[depth]]
-            positions[depth] += 1
-            if candidate in used:
-                continue
-            # One column's value sets were compared already; an ordered check still has to run.
-            if (depth == 0 and not ordered) or fits(order[: depth + 1], chosen + [candidate]):
-                chosen.append(candidate)
-                used.add(candidate)
-                depth += 1
-                if depth < width:
-                    positions[depth] = 0
-                advanced = True
-                break
-        if not advanced:
-            depth -= 1
-            if depth >= 0:
-                used.discard(chosen.pop())
+    mapping = search_injective(options, fits, check_first=ordered)
+    if mapping is not None:
+        return mapping, ""
     return None, "no mapping of the system columns onto columns of the maximal answer gives the system tuples"
 
 

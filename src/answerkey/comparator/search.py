@@ -37,7 +37,7 @@ checks the search against an exhaustive enumeration of mappings.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import count
 from operator import attrgetter, itemgetter
 
@@ -45,7 +45,7 @@ from answerkey.comparator.tuples import Row, equivalent, missing
 from answerkey.comparator.values import MatchRule
 from answerkey.model import Number, String
 
-__all__ = ["find_mapping", "project", "ordered_equivalent", "closest_mapping"]
+__all__ = ["find_mapping", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
 
 
 def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:
@@ -300,15 +300,34 @@ def find_mapping(
         options = sides.refine(options)
         if options is None or any(not choices for choices in options):
             return None
-    order = sorted(range(arity_c), key=lambda i: (len(options[i]), i))
-    # Iterative depth-first search: positions[d] is the next candidate to try at depth d.
+    return search_injective(options, sides.projections_equivalent, check_first=ordered)
+
+
+def search_injective(
+    options: Sequence[Sequence[int]],
+    fits: Callable[[list[int], list[int]], bool],
+    *,
+    check_first: bool = False,
+) -> tuple[int, ...] | None:
+    """An injective assignment ``column i -> result[i]`` with ``result[i] in options[i]``, or None.
+
+    Columns are assigned most constrained first, depth first, with an explicit stack (no
+    recursion); ``fits(columns, targets)`` is asked after each assignment about the assigned
+    prefix and prunes a branch when it says no. ``check_first=False`` skips the question for
+    the first column, whose options already answer it.
+
+    >>> search_injective([[0, 1], [0]], lambda columns, targets: True)
+    (1, 0)
+    """
+    width = len(options)
+    order = sorted(range(width), key=lambda i: (len(options[i]), i))
     assigned: list[int] = []
     used: set[int] = set()
-    positions = [0] * arity_c
+    positions = [0] * width  # positions[d]: the next candidate to try at depth d
     depth = 0
     while depth >= 0:
-        if depth == arity_c:
-            mapping = [0] * arity_c
+        if depth == width:
+            mapping = [0] * width
             for column, target in zip(order, assigned):
                 mapping[column] = target
             return tuple(mapping)
@@ -319,14 +338,11 @@ def find_mapping(
             positions[depth] += 1
             if candidate in used:
                 continue
-            # One column's value sets were compared already; an ordered check still has to run.
-            if (depth == 0 and not ordered) or sides.projections_equivalent(
-                order[: depth + 1], assigned + [candidate]
-            ):
+            if (depth == 0 and not check_first) or fits(order[: depth + 1], assigned + [candidate]):
                 assigned.append(candidate)
                 used.add(candidate)
                 depth += 1
-                if depth < arity_c:
+                if depth < width:
                     positions[depth] = 0
                 advanced = True
                 break
