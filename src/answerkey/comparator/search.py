@@ -257,18 +257,46 @@ def _counts(values) -> tuple:
 
 
 class _TolerantSides:
-    """Answers compared with the epsilon rule (reals involved), or in order."""
+    """Answers compared with the epsilon rule (reals involved), or in order.
+
+    Only columns holding reals need the tolerant comparison: two columns whose sets of value
+    types differ can never cover each other (values of different types never match), and
+    columns without reals compare as sets of match keys.
+    """
 
     def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
         self.rule = rule
         self.ordered = ordered
         self.canonical = list(canonical) if ordered else list(dict.fromkeys(canonical))
         self.system = list(system)
-        self.canonical_columns = [project(self.canonical, [i]) for i in range(len(canonical[0]))]
-        self.system_columns = [project(self.system, [j]) for j in range(len(system[0]))]
+        # Distinct values per column, in first-occurrence order.
+        self.canonical_values = [list(dict.fromkeys(map(itemgetter(i), self.canonical))) for i in range(len(canonical[0]))]
+        self.system_values = [list(dict.fromkeys(map(itemgetter(j), self.system))) for j in range(len(system[0]))]
+        tolerant = rule.is_tolerant_value
+        self.canonical_tolerant = [any(map(tolerant, values)) for values in self.canonical_values]
+        self.system_tolerant = [any(map(tolerant, values)) for values in self.system_values]
+        self.canonical_types = [frozenset(map(type, values)) for values in self.canonical_values]
+        self.system_types = [frozenset(map(type, values)) for values in self.system_values]
+        self._row_keys: dict[tuple[str, int], list] = {}
+
+    def _keys_of_column(self, side: str, index: int) -> list:
+        """The match key of every row's value in one column (computed once)."""
+        found = self._row_keys.get((side, index))
+        if found is None:
+            rows = self.canonical if side == "canonical" else self.system
+            found = self._row_keys[(side, index)] = list(map(self.rule.key, map(itemgetter(index), rows)))
+        return found
 
     def columns_compatible(self, i: int, j: int) -> bool:
-        return equivalent(self.canonical_columns[i], self.system_columns[j], self.rule)
+        if self.canonical_types[i] != self.system_types[j]:
+            return False
+        if not (self.canonical_tolerant[i] or self.system_tolerant[j]):
+            return set(self._keys_of_column("canonical", i)) == set(self._keys_of_column("system", j))
+        if not self._ranges_close(i, j):
+            return False
+        return equivalent(
+            [(value,) for value in self.canonical_values[i]], [(value,) for value in self.system_values[j]], self.rule
+        )
 
     def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
         if self.ordered:
@@ -276,6 +304,43 @@ class _TolerantSides:
             return ordered_equivalent(
                 list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
             )
+        if not any(self.canonical_tolerant[i] for i in canonical_columns) and not any(
+            self.system_tolerant[j] for j in system_columns
+        ):
+            canonical_keys = set(zip(*[self._keys_of_column("canonical", i) for i in canonical_columns]))
+            system_keys = set(zip(*[self._keys_of_column("system", j) for j in system_columns]))
+            return canonical_keys == system_keys
+        return equivalent(project(self.canonical, canonical_columns), project(self.system, system_columns), self.rule)
+
+    def _ranges_close(self, i: int, j: int) -> bool:
+        """A necessary condition, cheap: with M the largest |canonical number|, mutual coverage
+        puts the smallest numbers within M * epsilon of each other, and the largest too
+        (s_min matches some c >= c_min, so s_min >= c_min - M eps; c_min is matched by some
+        s <= c_min + M eps, so s_min <= c_min + M eps)."""
+        canonical = [value.value for value in self.canonical_values[i] if type(value) is Number]
+        system = [value.value for value in self.system_values[j] if type(value) is Number]
+        if not canonical or not system:
+            return bool(canonical) == bool(system)
+        reach = max(abs(min(canonical)), abs(max(canonical))) * self.rule._epsilon
+        return abs(min(system) - min(canonical)) <= reach and abs(max(system) - max(canonical)) <= reach
+
+    def search_order(self, options: list[list[int]]) -> list[int]:
+        """Columns with reals last: until they are assigned, prefix checks compare hashed keys."""
+        return sorted(range(len(options)), key=lambda i: (self.canonical_tolerant[i], len(options[i]), i))
+
+    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
+        if self.ordered:
+            canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
+            return ordered_equivalent(
+                list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
+            )
+        if not any(self.canonical_tolerant[i] for i in canonical_columns) and not any(
+            self.system_tolerant[j] for j in system_columns
+        ):
+            key = self.rule.key
+            canonical_keys = {tuple([key(row[i]) for i in canonical_columns]) for row in self.canonical}
+            system_keys = {tuple([key(row[j]) for j in system_columns]) for row in self.system}
+            return canonical_keys == system_keys
         return equivalent(project(self.canonical, canonical_columns), project(self.system, system_columns), self.rule)
 
 
@@ -300,7 +365,8 @@ def find_mapping(
         options = sides.refine(options)
         if options is None or any(not choices for choices in options):
             return None
-    return search_injective(options, sides.projections_equivalent, check_first=ordered)
+    order = sides.search_order(options) if isinstance(sides, _TolerantSides) else None
+    return search_injective(options, sides.projections_equivalent, check_first=ordered, order=order)
 
 
 def search_injective(
@@ -308,19 +374,21 @@ def search_injective(
     fits: Callable[[list[int], list[int]], bool],
     *,
     check_first: bool = False,
+    order: Sequence[int] | None = None,
 ) -> tuple[int, ...] | None:
     """An injective assignment ``column i -> result[i]`` with ``result[i] in options[i]``, or None.
 
     Columns are assigned most constrained first, depth first, with an explicit stack (no
     recursion); ``fits(columns, targets)`` is asked after each assignment about the assigned
     prefix and prunes a branch when it says no. ``check_first=False`` skips the question for
-    the first column, whose options already answer it.
+    the first column, whose options already answer it. ``order`` overrides the column order.
 
     >>> search_injective([[0, 1], [0]], lambda columns, targets: True)
     (1, 0)
     """
     width = len(options)
-    order = sorted(range(width), key=lambda i: (len(options[i]), i))
+    if order is None:
+        order = sorted(range(width), key=lambda i: (len(options[i]), i))
     assigned: list[int] = []
     used: set[int] = set()
     positions = [0] * width  # positions[d]: the next candidate to try at depth d
