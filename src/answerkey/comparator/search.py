@@ -328,21 +328,6 @@ class _TolerantSides:
         """Columns with reals last: until they are assigned, prefix checks compare hashed keys."""
         return sorted(range(len(options)), key=lambda i: (self.canonical_tolerant[i], len(options[i]), i))
 
-    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
-        if self.ordered:
-            canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
-            return ordered_equivalent(
-                list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
-            )
-        if not any(self.canonical_tolerant[i] for i in canonical_columns) and not any(
-            self.system_tolerant[j] for j in system_columns
-        ):
-            key = self.rule.key
-            canonical_keys = {tuple([key(row[i]) for i in canonical_columns]) for row in self.canonical}
-            system_keys = {tuple([key(row[j]) for j in system_columns]) for row in self.system}
-            return canonical_keys == system_keys
-        return equivalent(project(self.canonical, canonical_columns), project(self.system, system_columns), self.rule)
-
 
 def find_mapping(
     canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, *, ordered: bool = False
