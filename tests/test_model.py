@@ -45,3 +45,14 @@ def test_value_of_maps_python_values():
     ]
     with pytest.raises(TypeError):
         value_of(object())
+
+
+def test_answerkey_render_is_the_function_even_after_its_module_is_imported():
+    """`import answerkey.render` (done by every module that renders) keeps answerkey.render callable."""
+    import importlib
+
+    import answerkey
+
+    importlib.import_module("answerkey.render")
+    importlib.import_module("answerkey.formats.rows")
+    assert answerkey.render(Relation.from_rows([[1]])) == "((1))"

@@ -10,6 +10,10 @@ True
 from answerkey._version import __version__
 from answerkey.errors import AnswerkeyError, InputError, ParseError
 
+# Bound eagerly: ``answerkey.render`` is also a submodule, and importing it (as any module that
+# renders does) would otherwise rebind the package attribute to the module, not the function.
+from answerkey.render import render
+
 __all__ = [
     "__version__",
     "AnswerkeyError",
@@ -24,7 +28,6 @@ __all__ = [
 # Loaded on first use so that `import answerkey` and `answerkey --help` stay fast.
 _LAZY = {
     "parse": "answerkey.grammar",
-    "render": "answerkey.render",
     "judge": "answerkey.comparator",
     "Verdict": "answerkey.comparator",
 }
