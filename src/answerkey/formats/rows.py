@@ -36,6 +36,7 @@ from decimal import Decimal
 
 from answerkey.errors import InputError
 from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name
+from answerkey.render import render_value
 
 __all__ = [
     "AnswerFormat",
@@ -278,17 +279,14 @@ def read_csv(text: str, *, source: str | None = None) -> Relation:
 
 
 def _csv_cell(value: Value) -> str:
+    # Numbers, booleans and dates are spelled as in CAS; strings go raw, nil is an empty cell.
     kind = type(value)
-    if kind is Number:
-        return value.text
     if kind is String:
         return value.text
-    if kind is Boolean:
-        return "true" if value.value else "false"
-    if kind is Date:
-        return value.value.isoformat()
     if kind is Nil:
         return ""
+    if kind in (Number, Boolean, Date):
+        return render_value(value)
     raise ValueError(f"no CSV cell for {value!r}")
 
 
