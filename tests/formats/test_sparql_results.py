@@ -12,6 +12,7 @@ from answerkey import judge
 from answerkey.errors import InputError
 from answerkey.formats.sparql import (
     XSD,
+    _rdf_term_text,
     read_sparql_results,
     relation_from_sparql_results,
     sparql_results_from_relation,
@@ -234,6 +235,80 @@ def test_any_bindings_are_read_or_rejected_cleanly(bindings):
         assert error.message.startswith("binding ")
     else:
         assert len(relation) == len(bindings) or relation.arity == 0
+
+
+TEXTS = ["7", "+7", " 7 ", "-0", "1" * 4500, "2.50", " 2.5", "5.x", "1e3", ".5", "5.", "x", "", "2021-02-29",
+         "2021-02-28", "2021-02-28T10:00:00+01:00", "true", "0", "<a>", "_:b", "\\<a>", "\u0661"]
+DATATYPES = [XSD + "integer", XSD + "int", XSD + "decimal", XSD + "double", XSD + "date", XSD + "boolean",
+             XSD + "dateTime", "urn:x", ""]
+well_formed_terms = st.fixed_dictionaries(
+    {"type": st.sampled_from(["uri", "literal", "typed-literal", "bnode"]),
+     "value": st.sampled_from(TEXTS) | st.text(max_size=4)},
+    optional={"datatype": st.sampled_from(DATATYPES)},
+)
+
+
+def term_by_term(bindings, variables):
+    """The reading the module docstring describes, one term at a time: the oracle."""
+    columns = []
+    for name in variables:
+        terms = [binding.get(name) for binding in bindings]
+        column = [NIL if term is None else term_value(term) for term in terms]
+        if len({type(value) for value in column if value is not NIL}) > 1:
+            column = [NIL if term is None else _rdf_term_text(term) for term in terms]
+        columns.append(column)
+    return list(zip(*columns))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), well_formed_terms, max_size=2), max_size=6),
+       st.booleans())
+def test_columns_read_at_once_equal_term_by_term_reading(bindings, same_shape):
+    """Whole columns are typed with C-level maps when their terms share a kind and datatype;
+    the result is the one reading each term alone gives, whatever the mix."""
+    if same_shape and bindings:  # make whole columns uniform, which takes the fast path
+        first = {name: term for binding in bindings for name, term in binding.items()}
+        bindings = [{name: {**term, "value": binding.get(name, term)["value"]} for name, term in first.items()}
+                    for binding in bindings]
+    results = read_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
+    expected = term_by_term(bindings, ["a", "b"])
+    assert results.rows == expected
+    assert [[type(value) for value in row] for row in results.rows] == [[type(value) for value in row] for row in expected]
+
+
+@pytest.mark.parametrize("datatype", DATATYPES)
+def test_uniform_columns_of_every_datatype_equal_term_by_term_reading(datatype):
+    for text in TEXTS:
+        bindings = [{"a": {"type": "literal", "value": text, "datatype": datatype}}] * 2
+        assert read_sparql_results({"head": {"vars": ["a"]}, "results": {"bindings": bindings}}).rows == \
+            term_by_term(bindings, ["a"]), text
+
+
+def test_uniform_integer_column_beyond_the_digit_limit_stays_text():
+    big = "9" * 5000
+    rows = relation_from_sparql_results({"head": {"vars": ["n"]}, "results": {"bindings": [
+        {"n": {"type": "literal", "value": big, "datatype": XSD + "integer"}},
+        {"n": {"type": "literal", "value": "5", "datatype": XSD + "integer"}}]}}).rows
+    assert rows == ((String(f'"{big}"^^<{XSD}integer>'),), (String(f'"5"^^<{XSD}integer>'),))
+
+
+def test_large_results_are_read_with_the_collector_paused_and_restored(monkeypatch):
+    import gc
+
+    from answerkey.formats import sparql
+
+    seen = []
+    read = sparql._read
+    monkeypatch.setattr(sparql, "_read", lambda *args: seen.append(gc.isenabled()) or read(*args))
+    small = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": []}})
+    text = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": [
+        {"s": {"type": "uri", "value": f"urn:x:{i}"}} for i in range(2000)]}})
+    assert relation_from_sparql_results(small).arity == 0
+    assert relation_from_sparql_results(text).arity == 1
+    assert seen == [True, False]
+    assert gc.isenabled()
+    with pytest.raises(InputError, match="not SPARQL results JSON"):
+        relation_from_sparql_results(text[:-2])
+    assert gc.isenabled()
 
 
 def test_writer_keeps_huge_exponents_short():

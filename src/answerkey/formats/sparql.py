@@ -34,10 +34,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
+from operator import itemgetter, methodcaller
 from typing import Any
 
+from answerkey._gc import gc_paused
 from answerkey.errors import InputError
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value, type_name
 
@@ -73,6 +75,8 @@ _DATETIME_TEXT = re.compile(
 _TERM_SHAPE = re.compile(r"\\*(<.*>|_:.*)", re.DOTALL)
 _URI_SHAPE = re.compile(r"<(.*)>", re.DOTALL)
 _SHAPE_STARTS = ("<", "_", "\\")  # first characters of the shapes above (a cheap pre-test)
+# Results this large (about 300 terms) are read with the cyclic garbage collector paused.
+_GC_PAUSE_CHARS = 16 * 1024
 
 
 class SparqlResults:
@@ -118,6 +122,9 @@ def _literal_text(text: str) -> String:
 
 
 def _real(text: str) -> Value | None:
+    whole, dot, fraction = text.partition(".")
+    if dot and whole.isdigit() and fraction.isdigit() and text.isascii():  # the usual 123.45, quickly
+        return Number(Decimal(text), True, text)
     stripped = text.strip()
     if not _REAL_TEXT.fullmatch(stripped):
         return None
@@ -147,6 +154,8 @@ def _date_time(text: str) -> str | None:
 
 
 def _integer(text: str) -> Value | None:
+    if text.isdigit() and text.isascii() and len(text) < 4000:  # the usual unsigned digits, quickly
+        return Number(int(text), False, text)
     stripped = text.strip()
     if not _INTEGER_TEXT.fullmatch(stripped):
         return None
@@ -240,14 +249,49 @@ def _rdf_term_text(term: Mapping[str, Any]) -> String:
     return _literal_text(text)
 
 
-def _as_rdf_terms(rows: list[tuple], index: int, name: str, bindings: list) -> list[tuple]:
-    """``rows`` with column ``index`` rewritten as RDF term text (the column mixes types)."""
-    rewritten = []
-    for row, binding in zip(rows, bindings):
-        term = binding.get(name)
-        value = NIL if term is None else _rdf_term_text(term)
-        rewritten.append(row[:index] + (value,) + row[index + 1:])
-    return rewritten
+def _rdf_term_text_or_nil(term: Mapping[str, Any] | None) -> Value:
+    return NIL if term is None else _rdf_term_text(term)
+
+
+def _uniform_column(terms: list) -> list[Value] | None:
+    """The values of a column whose terms are all well-formed and of one kind and datatype,
+    built with C-level maps rather than a Python step per term; None for any other column
+    (the per-term reader then decides, and names any problem)."""
+    if set(map(type, terms)) != {dict}:
+        return None
+    try:
+        kinds = set(map(itemgetter("type"), terms))
+        texts = list(map(itemgetter("value"), terms))
+        datatypes = set(map(methodcaller("get", "datatype"), terms))
+    except (KeyError, TypeError):  # a missing key, or an unhashable kind or datatype
+        return None
+    if len(kinds) != 1 or len(datatypes) != 1 or set(map(type, texts)) != {str}:
+        return None
+    kind, datatype = kinds.pop(), datatypes.pop()
+    if kind == "uri":
+        return list(map(String, map("<{}>".format, texts)))
+    if kind not in ("literal", "typed-literal") or not (datatype is None or isinstance(datatype, str)):
+        return None
+    reader = TYPED_LITERALS.get(datatype) if datatype else None
+    if reader is None:
+        return list(map(_literal_text, texts))
+    values = list(map(reader, texts))
+    if type(None) in set(map(type, values)):  # texts not valid for the type stay text
+        return [_literal_text(text) if value is None else value for value, text in zip(values, texts)]
+    return values
+
+
+def _column_by_term(terms: list, name: str, fail: Callable[[str], InputError]) -> list[Value]:
+    column = []
+    for number, term in enumerate(terms, start=1):
+        if term is None:
+            column.append(NIL)
+            continue
+        try:
+            column.append(term_value(term))
+        except (ValueError, TypeError) as error:
+            raise fail(f"binding {number}, variable {name!r}: {error}") from None
+    return column
 
 
 def _kind(obj: object) -> str:
@@ -274,7 +318,12 @@ def _load(obj_or_text: object, source: str | None) -> object:
 def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> SparqlResults | bool:
     """Parse SPARQL results JSON (text or an already-decoded object): a ``SparqlResults`` for a
     SELECT result, a ``bool`` for an ASK result. Raises ``InputError`` for anything else."""
-    document = _load(obj_or_text, source)
+    large = isinstance(obj_or_text, (str, bytes, bytearray)) and len(obj_or_text) >= _GC_PAUSE_CHARS
+    with gc_paused(large):
+        return _read(_load(obj_or_text, source), source)
+
+
+def _read(document: object, source: str | None) -> SparqlResults | bool:
 
     def fail(message: str) -> InputError:
         return InputError(message, source=source)
@@ -305,49 +354,25 @@ def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> Sp
     if len(set(declared)) != len(declared):
         raise fail("\"head\".\"vars\" names a variable twice")
     variables = tuple(declared)
-    typed = TYPED_LITERALS
-    rows: list[tuple[Value, ...]] = []
-    for number, binding in enumerate(bindings, start=1):
-        if type(binding) is not dict and not isinstance(binding, Mapping):
-            raise fail(f"binding {number} must be an object, not {_kind(binding)}")
-        row = []
-        for name in variables:
-            term = binding.get(name)
-            if term is None:
-                row.append(NIL)
-                continue
-            # Fast path for well-formed terms; anything unusual goes through term_value,
-            # which also names the problem.
-            if type(term) is dict:
-                text = term.get("value")
-                if type(text) is str:
-                    kind = term.get("type")
-                    if kind == "uri":
-                        row.append(String(f"<{text}>"))
-                        continue
-                    if kind == "literal":
-                        datatype = term.get("datatype")
-                        if datatype is None:
-                            row.append(_literal_text(text))
-                            continue
-                        reader = typed.get(datatype)
-                        value = reader(text) if reader is not None else None
-                        if value is not None:
-                            row.append(value)
-                            continue
-            try:
-                row.append(term_value(term))
-            except (ValueError, TypeError) as error:
-                raise fail(f"binding {number}, variable {name!r}: {error}") from None
-        rows.append(tuple(row))
-    if rows and variables:
-        for index, column in enumerate(zip(*rows)):
-            kinds = set(map(type, column))
-            kinds.discard(Nil)
-            if len(kinds) > 1:
-                rows = _as_rdf_terms(rows, index, variables[index], bindings)
-    else:
-        rows = [() for _ in bindings]
+    if set(map(type, bindings)) - {dict}:
+        for number, binding in enumerate(bindings, start=1):
+            if not isinstance(binding, Mapping):
+                raise fail(f"binding {number} must be an object, not {_kind(binding)}")
+        bindings = [dict(binding) for binding in bindings]
+    if not variables:
+        return SparqlResults(variables, [() for _ in bindings])
+    columns = []
+    for name in variables:
+        terms = list(map(methodcaller("get", name), bindings))
+        column = _uniform_column(terms)
+        if column is None:
+            column = _column_by_term(terms, name, fail)
+        kinds = set(map(type, column))
+        kinds.discard(Nil)
+        if len(kinds) > 1:
+            column = list(map(_rdf_term_text_or_nil, terms))
+        columns.append(column)
+    rows = list(zip(*columns)) if bindings else []
     return SparqlResults(variables, rows)
 
 

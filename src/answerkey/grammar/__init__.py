@@ -19,10 +19,10 @@ answerkey.errors.ParseError: <input>:1:6: tuple 2 has 2 values; the relation's t
 
 from __future__ import annotations
 
-import gc
 import re
 from typing import TYPE_CHECKING
 
+from answerkey._gc import gc_paused
 from answerkey.errors import ParseError
 from answerkey.grammar import _fast
 from answerkey.grammar._atoms import (
@@ -60,9 +60,7 @@ __all__ = [
 
 # Untrusted input is bounded: a longer text is rejected before parsing.
 MAX_CAS_CHARS = 256 * 1024 * 1024
-# Above this size the fast path pauses the cyclic garbage collector: building a large
-# relation allocates millions of tuples and values, none of them garbage, and each
-# collection would walk all of them again.
+# Above this size the fast path pauses the cyclic garbage collector (see answerkey._gc).
 _GC_PAUSE_CHARS = 64 * 1024
 
 _TERMINAL_NAMES = {
@@ -313,16 +311,11 @@ def parse(
                          source=source)
     # The fast path answers valid text on its own and hands anything else (including every
     # error, for its message) to the grammar; tests check it agrees with the grammar.
-    paused = len(text) >= _GC_PAUSE_CHARS and gc.isenabled()
-    if paused:
-        gc.disable()
     try:
-        result = _fast.parse(text)
+        with gc_paused(len(text) >= _GC_PAUSE_CHARS):
+            result = _fast.parse(text)
     except _fast.Defer:
         result = None
-    finally:
-        if paused:
-            gc.enable()
     if result is not None and (allow_alternatives or not isinstance(result, Alternatives)):
         return result
     return parse_with_grammar(text, source=source, allow_alternatives=allow_alternatives)
