@@ -47,7 +47,7 @@ def test_core_module_docstring_examples_run():
     for name in [
         "answerkey", "answerkey.model", "answerkey.errors", "answerkey.grammar", "answerkey.render",
         "answerkey.comparator", "answerkey.comparator.values", "answerkey.formats.files",
-        "answerkey.report.signature",
+        "answerkey.report.signature", "answerkey._gc", "answerkey.comparator.tuples",
     ]:
         result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, name

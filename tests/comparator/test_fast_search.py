@@ -136,7 +136,7 @@ def test_refinement_respects_its_budget():
 
 def test_keyed_refinement_rejects_more_canonical_tuples_than_system_tuples():
     """Invariant 2: the reduced system answer never has more distinct tuples than the system."""
-    sides = _KeyedSides([(1, 2), (2, 1), (3, 3)], [(1, 2, 9), (2, 1, 9)], None)
+    sides = _KeyedSides([(1, 2), (2, 1), (3, 3)], [(1, 2, 9), (2, 1, 9)], MatchRule())
     assert sides.refine([[0, 1], [0, 1]]) is None
 
 

@@ -38,10 +38,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import count
+from itertools import chain
 from operator import attrgetter, itemgetter
 
-from answerkey.comparator.tuples import Row, equivalent, missing
+from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
+from answerkey.comparator.tuples import Row, coded, equivalent, missing
 from answerkey.comparator.values import MatchRule
 from answerkey.model import Number, String
 
@@ -99,68 +100,42 @@ def _getter(columns: Sequence[int]):
     return itemgetter(*columns)
 
 
-def _has_reals(rows: Sequence[Row]) -> bool:
-    for column in zip(*rows):
-        kinds = set(map(type, column))
-        if kinds == {Number}:
-            if any(map(_is_real, column)):
-                return True
-        elif Number in kinds and any(type(value) is Number and value.is_real for value in column):
-            return True
-    return False
-
-
-def _plain(value):
-    kind = type(value)
-    if kind is String:
-        return value.text
-    if kind is Number:
-        return value.value
-    return value
-
-
 _is_real = attrgetter("is_real")
-_text = attrgetter("text")
-_value = attrgetter("value")
 
 
-def _coded(rows: Sequence[Row], key, ids: dict) -> list[tuple[int, ...]]:
-    """The distinct rows with each value's key replaced by its number in ``ids`` (shared by
-    both sides, extended with new keys), column by column with C-level maps."""
-    coded = []
-    for column in zip(*rows):
-        if key is not None:
-            column = list(map(key, column))
-        else:
-            # Strings by their text and integers by their int (no reals here: key None means
-            # none), the same in every column, so hashing is C-level; a str never equals an
-            # int or a value object, so distinct values keep distinct keys.
-            kinds = set(map(type, column))
-            if kinds == {String}:
-                column = list(map(_text, column))
-            elif kinds == {Number}:
-                column = list(map(_value, column))
-            else:
-                column = list(map(_plain, column))
-        ids.update(zip(set(column).difference(ids), count(len(ids))))
-        coded.append(map(ids.__getitem__, column))
-    return list(dict.fromkeys(zip(*coded)))
+def _column_has_reals(column: Sequence) -> bool:
+    kinds = set(map(type, column))
+    if kinds == {Number}:
+        return any(map(_is_real, column))
+    return Number in kinds and any(type(value) is Number and value.is_real for value in column)
+
+
+def _coded(rows: Sequence[Row], rule: MatchRule, ids: dict) -> list[tuple[int, ...]]:
+    """The distinct rows with each value's match key replaced by its number in ``ids``
+    (shared by both sides), column by column with C-level maps."""
+    return list(dict.fromkeys(zip(*[coded(rule.keys(column), ids) for column in zip(*rows)])))
 
 
 class _KeyedSides:
     """Both answers as tuples of match keys: equality of keys is matching.
 
-    With ``key=None`` the values are their own keys (no reals, strings compared exactly).
+    Used when no real is compared with a tolerance, so keys match exactly.
     """
 
-    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], key) -> None:
+    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
         ids: dict = {}
-        self.canonical = _coded(canonical, key, ids)
-        self.system = _coded(system, key, ids)
+        self.canonical = _coded(canonical, rule, ids)
+        self.system = _coded(system, rule, ids)
         self.canonical_columns = list(map(frozenset, zip(*self.canonical)))
         self.system_columns = list(map(frozenset, zip(*self.system)))
         self._reduced: dict[tuple[int, ...], set] = {}
+
+    def _numbers(self, side: str, index: int) -> list:
+        """The numeric values (int or Decimal) of one column."""
+        if self.types[side][index] == {Number}:
+            return self._keys_of_column(side, index)  # a number's key is its value
+        return [value.value for value in self.columns[side][index] if type(value) is Number]
 
     def columns_compatible(self, i: int, j: int) -> bool:
         return self.canonical_columns[i] == self.system_columns[j]
@@ -261,41 +236,82 @@ class _TolerantSides:
 
     Only columns holding reals need the tolerant comparison: two columns whose sets of value
     types differ can never cover each other (values of different types never match), and
-    columns without reals compare as sets of match keys.
+    columns without reals compare as sets of match keys. Keys and distinct values of a column
+    are computed when first needed, once.
     """
 
     def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
         self.rule = rule
         self.ordered = ordered
-        self.canonical = list(canonical) if ordered else list(dict.fromkeys(canonical))
-        self.system = list(system)
-        # Distinct values per column, in first-occurrence order.
-        self.canonical_values = [list(dict.fromkeys(map(itemgetter(i), self.canonical))) for i in range(len(canonical[0]))]
-        self.system_values = [list(dict.fromkeys(map(itemgetter(j), self.system))) for j in range(len(system[0]))]
-        tolerant = rule.is_tolerant_value
-        self.canonical_tolerant = [any(map(tolerant, values)) for values in self.canonical_values]
-        self.system_tolerant = [any(map(tolerant, values)) for values in self.system_values]
-        self.canonical_types = [frozenset(map(type, values)) for values in self.canonical_values]
-        self.system_types = [frozenset(map(type, values)) for values in self.system_values]
-        self._row_keys: dict[tuple[str, int], list] = {}
+        # Duplicates are kept: mutual coverage does not count them, and hashing every value
+        # to drop them would cost more than they do.
+        self.rows = {"canonical": list(canonical), "system": list(system)}
+        self.canonical, self.system = self.rows["canonical"], self.rows["system"]
+        self.columns = {side: list(zip(*rows)) for side, rows in self.rows.items()}
+        self.types = {side: [frozenset(map(type, column)) for column in columns] for side, columns in self.columns.items()}
+        self.tolerant = {
+            side: [rule.tolerant and _column_has_reals(column) for column in columns]
+            for side, columns in self.columns.items()
+        }
+        self.canonical_tolerant, self.system_tolerant = self.tolerant["canonical"], self.tolerant["system"]
+        self._keys: dict[tuple[str, int], list] = {}
+        self._distinct: dict[tuple[str, int], list] = {}
+        self._key_sets: dict[tuple, set] = {}
+        self._equal_pairs: set[tuple[int, int]] = set()  # columns with equal sets of keys
 
     def _keys_of_column(self, side: str, index: int) -> list:
-        """The match key of every row's value in one column (computed once)."""
-        found = self._row_keys.get((side, index))
+        """The match key of every row's value in one column."""
+        found = self._keys.get((side, index))
         if found is None:
-            rows = self.canonical if side == "canonical" else self.system
-            found = self._row_keys[(side, index)] = list(map(self.rule.key, map(itemgetter(index), rows)))
+            found = self._keys[(side, index)] = self.rule.keys(self.columns[side][index])
         return found
 
+    def _distinct_values(self, side: str, index: int) -> list:
+        """The distinct values of one column, in first-occurrence order."""
+        found = self._distinct.get((side, index))
+        if found is None:
+            found = self._distinct[(side, index)] = list(dict.fromkeys(self.columns[side][index]))
+        return found
+
+    def _key_set(self, side: str, columns: list[int]) -> set:
+        """The set of key tuples (plain keys for one column) of a projection; kept for single
+        columns and canonical projections, which the search asks about again and again."""
+        found = self._key_sets.get((side, *columns))
+        if found is None:
+            if len(columns) == 1:
+                found = set(self._keys_of_column(side, columns[0]))
+            else:
+                found = set(zip(*[self._keys_of_column(side, column) for column in columns]))
+            if side == "canonical" or len(columns) == 1:
+                self._key_sets[(side, *columns)] = found
+        return found
+
+    def _same_keys(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
+        """The two projections have the same set of key tuples (with reals, a sufficient
+        condition: each tuple then matches its equal on the other side)."""
+        return self._key_set("canonical", canonical_columns) == self._key_set("system", system_columns)
+
+    def _numbers(self, side: str, index: int) -> list:
+        """The numeric values (int or Decimal) of one column."""
+        if self.types[side][index] == {Number}:
+            return self._keys_of_column(side, index)  # a number's key is its value
+        return [value.value for value in self.columns[side][index] if type(value) is Number]
+
     def columns_compatible(self, i: int, j: int) -> bool:
-        if self.canonical_types[i] != self.system_types[j]:
+        if self.types["canonical"][i] != self.types["system"][j]:
             return False
+        if self._same_keys([i], [j]):
+            self._equal_pairs.add((i, j))
+            return True
         if not (self.canonical_tolerant[i] or self.system_tolerant[j]):
-            return set(self._keys_of_column("canonical", i)) == set(self._keys_of_column("system", j))
+            return False
         if not self._ranges_close(i, j):
             return False
         return equivalent(
-            [(value,) for value in self.canonical_values[i]], [(value,) for value in self.system_values[j]], self.rule
+            [(value,) for value in self._distinct_values("canonical", i)],
+            [(value,) for value in self._distinct_values("system", j)],
+            self.rule,
+            (0,),
         )
 
     def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
@@ -304,21 +320,30 @@ class _TolerantSides:
             return ordered_equivalent(
                 list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
             )
-        if not any(self.canonical_tolerant[i] for i in canonical_columns) and not any(
-            self.system_tolerant[j] for j in system_columns
-        ):
-            canonical_keys = set(zip(*[self._keys_of_column("canonical", i) for i in canonical_columns]))
-            system_keys = set(zip(*[self._keys_of_column("system", j) for j in system_columns]))
-            return canonical_keys == system_keys
-        return equivalent(project(self.canonical, canonical_columns), project(self.system, system_columns), self.rule)
+        tolerant = tuple(
+            position for position, (i, j) in enumerate(zip(canonical_columns, system_columns))
+            if self.canonical_tolerant[i] or self.system_tolerant[j]
+        )
+        # Equal key sets prove equivalence with reals too (each tuple matches its equal), and
+        # are worth hashing when every column with reals already has equal values on both sides.
+        pairs = zip(canonical_columns, system_columns)
+        if (not tolerant or self._equal_pairs.issuperset(pairs)) and self._same_keys(canonical_columns, system_columns):
+            return True
+        if not tolerant:
+            return False
+        return equivalent(
+            list(map(_getter(canonical_columns), self.canonical)),
+            list(map(_getter(system_columns), self.system)),
+            self.rule,
+            tolerant,
+        )
 
     def _ranges_close(self, i: int, j: int) -> bool:
         """A necessary condition, cheap: with M the largest |canonical number|, mutual coverage
         puts the smallest numbers within M * epsilon of each other, and the largest too
         (s_min matches some c >= c_min, so s_min >= c_min - M eps; c_min is matched by some
         s <= c_min + M eps, so s_min <= c_min + M eps)."""
-        canonical = [value.value for value in self.canonical_values[i] if type(value) is Number]
-        system = [value.value for value in self.system_values[j] if type(value) is Number]
+        canonical, system = self._numbers("canonical", i), self._numbers("system", j)
         if not canonical or not system:
             return bool(canonical) == bool(system)
         reach = max(abs(min(canonical)), abs(max(canonical))) * self.rule._epsilon
@@ -337,12 +362,17 @@ def find_mapping(
     arity_c, arity_s = len(canonical[0]), len(system[0])
     if arity_c > arity_s:
         return None
-    reals = _has_reals(canonical) or _has_reals(system)
-    if ordered or (reals and rule.tolerant):
+    with gc_paused(len(canonical) * arity_c + len(system) * arity_s >= PAUSE_FROM_CELLS):
+        return _find_mapping(canonical, system, rule, ordered)
+
+
+def _find_mapping(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool):
+    arity_c, arity_s = len(canonical[0]), len(system[0])
+    reals = rule.tolerant and any(map(_column_has_reals, chain(zip(*canonical), zip(*system))))
+    if ordered or reals:
         sides = _TolerantSides(canonical, system, rule, ordered)
     else:
-        identity = not reals and rule.strings == "exact"
-        sides = _KeyedSides(canonical, system, None if identity else rule.key)
+        sides = _KeyedSides(canonical, system, rule)
     options = [[j for j in range(arity_s) if sides.columns_compatible(i, j)] for i in range(arity_c)]
     if any(not choices for choices in options):
         return None

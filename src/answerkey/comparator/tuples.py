@@ -18,14 +18,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from decimal import Decimal
-from itertools import chain, compress, repeat
+from itertools import chain, compress, count, repeat
 from math import copysign, floor, isfinite, log2
 from operator import add, and_, attrgetter, eq, itemgetter, le, mul, not_, or_, sub
 
 from answerkey.comparator.values import _EXACT, MatchRule
 from answerkey.model import Number, Value
 
-__all__ = ["TupleIndex", "tolerant_columns", "missing", "equivalent"]
+__all__ = ["TupleIndex", "coded", "tolerant_columns", "missing", "equivalent"]
 
 Row = tuple[Value, ...]
 
@@ -40,6 +40,19 @@ def tolerant_columns(rule: MatchRule, *tables: Sequence[Row]) -> tuple[int, ...]
         if any(rule.is_tolerant_value(row[column]) for table in tables for row in table):
             found.append(column)
     return tuple(found)
+
+
+def coded(keys: list, ids: dict) -> list[int]:
+    """Each key replaced by its small int in ``ids`` (shared by both sides of a comparison,
+    extended with new keys in first-seen order), with C-level maps: later hashing and
+    comparing is of ints.
+
+    >>> ids = {}
+    >>> coded(["a", "b", "a"], ids), coded(["b", "c"], ids)
+    ([0, 1, 0], [1, 2])
+    """
+    ids.update(zip([key for key in dict.fromkeys(keys) if key not in ids], count(len(ids))))
+    return list(map(ids.__getitem__, keys))
 
 
 class TupleIndex:
@@ -127,14 +140,16 @@ def missing(needles: Sequence[Row], haystack: Sequence[Row], rule: MatchRule, si
     return [row for row in needles if not index.contains_match(row)]
 
 
-def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> bool:
-    """Mutual coverage of two tuple sets of the same arity."""
+def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
+               tolerant: tuple[int, ...] | None = None) -> bool:
+    """Mutual coverage of two tuple sets of the same arity. ``tolerant``, when the caller
+    knows it, is ``tolerant_columns(rule, canonical, system)``."""
     if not canonical or not system:
         return not canonical and not system
-    tolerant = tolerant_columns(rule, canonical, system)
+    if tolerant is None:
+        tolerant = tolerant_columns(rule, canonical, system)
     if not tolerant:
-        key = rule.key
-        return {tuple(map(key, row)) for row in canonical} == {tuple(map(key, row)) for row in system}
+        return set(zip(*map(rule.keys, zip(*canonical)))) == set(zip(*map(rule.keys, zip(*system))))
     uncovered_canonical, uncovered_system = canonical, system
     if len(canonical) + len(system) >= _ALIGN_FROM:
         uncovered_canonical, uncovered_system = _aligned_cover(canonical, system, rule, tolerant)
@@ -182,7 +197,7 @@ class _Side:
             self.floats = []
 
     @classmethod
-    def build(cls, rows: Sequence[Row], tolerant, exact, key, palette: dict) -> _Side | None:
+    def build(cls, rows: Sequence[Row], tolerant, exact, rule: MatchRule, palette: dict) -> _Side | None:
         """None when a tolerant column holds anything but numbers (the exact index decides)."""
         rows = list(rows)
         values, reals = [], []
@@ -195,15 +210,15 @@ class _Side:
             values.append(list(map(_value, numbers)))
             # Integer against integer is exact: pairs need the flags unless all are reals.
             reals.append(None if all(flags) else flags)
-        paint = palette.setdefault
-        ids = [[paint(key(row[column]), len(palette)) for row in rows] for column in exact]
+        ids = [coded(rule.keys(map(itemgetter(column), rows)), palette) for column in exact]
         return cls(rows, values, reals, ids)
 
     def keys(self, epsilon: float) -> list:
         """Sort keys that put matching tuples of the two sides at nearly the same place: the
         exact keys, then the packed grid cells of the first two tolerant values (a value and
-        its match usually share a cell). Only the alignment depends on them; any pair tried
-        is checked exactly."""
+        its match usually share a cell), then the first tolerant value (so many tuples in one
+        cell still sort next to their matches). Only the alignment depends on them; any pair
+        tried is checked exactly."""
         if not self.floats:
             return list(zip(*self.ids))
         scale = 1 / log2(1 + 4 * epsilon)
@@ -221,8 +236,8 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     position on the other side; the exact index decides those."""
     exact = [c for c in range(len(canonical[0])) if c not in tolerant]
     palette: dict = {}
-    c_side = _Side.build(canonical, tolerant, exact, rule.key, palette)
-    s_side = _Side.build(system, tolerant, exact, rule.key, palette) if c_side else None
+    c_side = _Side.build(canonical, tolerant, exact, rule, palette)
+    s_side = _Side.build(system, tolerant, exact, rule, palette) if c_side else None
     if s_side is None or not (c_side.floats and s_side.floats or exact):
         return canonical, system
     epsilon = float(rule._epsilon)

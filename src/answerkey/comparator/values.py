@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from operator import attrgetter
 
-from answerkey.model import Number, String, Value
+from answerkey.model import Date, Number, String, Value
 
 __all__ = ["MatchRule", "STRING_MODES", "DEFAULT_EPSILON"]
 
 DEFAULT_EPSILON = 0.0001
+
+_text = attrgetter("text")
+_value = attrgetter("value")
 
 # Exact arithmetic for the epsilon test: with binary floats, |1.1 - 1.0| <= 1.0 * 0.1 is False.
 _EXACT = Context(prec=5000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
@@ -99,13 +104,30 @@ class MatchRule:
 
     def key(self, value: Value) -> object:
         """A hashable key such that, for values that are not reals compared with tolerance,
-        ``match(a, b)`` iff ``key(a) == key(b)``."""
+        ``match(a, b)`` iff ``key(a) == key(b)``: a number's ``int`` or ``Decimal``, a
+        string's normalised text, a date's ``datetime.date``, any other value itself (keys
+        of different types never compare equal, so different types keep different keys)."""
         kind = type(value)
-        if kind is Number:
-            return (Number, value.value)
+        if kind is Number or kind is Date:
+            return value.value
         if kind is String:
-            return (String, self._normalise(value.text))
+            return self._normalise(value.text)
         return value
+
+    def keys(self, values: Iterable[Value]) -> list:
+        """``key`` of each value, with C-level maps when all are strings or all numbers.
+
+        >>> MatchRule(strings="fold").keys([String(" A"), String("a")])
+        ['a', 'a']
+        """
+        values = values if isinstance(values, (list, tuple)) else list(values)
+        kinds = set(map(type, values))
+        if kinds == {String}:
+            texts = map(_text, values)
+            return list(texts if self.strings == "exact" else map(self._normalise, texts))
+        if kinds == {Number} or kinds == {Date}:
+            return list(map(_value, values))
+        return list(map(self.key, values))
 
     def is_tolerant_value(self, value: Value) -> bool:
         """True when ``value`` is a real that this rule matches within a tolerance."""
