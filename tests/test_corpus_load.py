@@ -39,7 +39,7 @@ def test_yaml_corpus_fields_and_defaults(tmp_path):
         "epsilon": 0.001, "ordered": True,
     }
     assert (second.id, second.answer, second.category, second.tags, second.ordered) == ("q2", "3", "0", [], None)
-    assert corpus.locations[0]["answer"] == (4, 11)
+    assert corpus.locators[0](("answer",)) == (4, 11)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_jsonl_corpus_with_numeric_id(tmp_path):
     path = write(tmp_path, "c.jsonl", '{"id": 7, "answer": "((1))", "category": 0}\n\n{"id": "x", "category": "x"}\n')
     corpus = load_corpus(path)
     assert [(item.id, item.category, item.scored) for item in corpus.items] == [("7", "0", True), ("x", "X", False)]
-    assert corpus.locations[1][""] == (3, 1)
+    assert corpus.locators[1](()) == (3, 1)
 
 
 def test_every_bad_item_is_listed_with_its_place(tmp_path):

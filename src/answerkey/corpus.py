@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
 from answerkey.formats.files import load_yaml, read_jsonl, read_text, validation_errors
 
@@ -176,14 +177,15 @@ class Corpus:
 
     source: str
     items: list[CorpusItem] = field(default_factory=list)
-    # Per item (same order as ``items``): field name -> (line, column); "" is the item itself.
-    locations: list[dict[str, tuple[int | None, int | None]]] = field(default_factory=list)
+    # Per item (same order as ``items``): locate(path) -> (line, column) of the item (path
+    # ``()``) or of one of its fields (``("answer",)``), computed only when an error needs it.
+    locators: list[Callable[[tuple], tuple[int | None, int | None]]] = field(default_factory=list)
     problems: list[InputError] = field(default_factory=list)
 
     def error(self, index: int, message: str, field_name: str = "") -> InputError:
-        """An error located at item ``index`` (at its field ``field_name`` when known)."""
-        where = self.locations[index]
-        line, column = where.get(field_name) or where.get("", (None, None))
+        """An error located at item ``index`` (at its field ``field_name`` when written)."""
+        written = field_name and field_name in self.items[index].model_fields_set
+        line, column = self.locators[index]((field_name,) if written else ())
         return InputError(message, source=self.source, line=line, column=column)
 
 
@@ -295,9 +297,18 @@ def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus
     chosen = format or _sniff(source, text)
     if chosen not in CORPUS_FORMATS:
         raise InputError(f"unknown corpus format {chosen!r}; known: {', '.join(CORPUS_FORMATS)}", source=source)
+    with gc_paused(len(text) >= PAUSE_FROM_CHARS):
+        corpus = _validated_corpus(CORPUS_FORMATS[chosen], text, source)
+    if not corpus.items and not corpus.problems:
+        raise InputError("the corpus has no items", source=source)
+    corpus.problems.sort(key=lambda error: (error.line or 0, error.column or 0))
+    return corpus
+
+
+def _validated_corpus(reader: Callable, text: str, source: str) -> Corpus:
     corpus = Corpus(source)
-    first_seen: dict[str, int | None] = {}
-    for value, locate in CORPUS_FORMATS[chosen](text, source, corpus.problems):
+    first_seen: dict[str, Callable] = {}  # id -> locate of its first item
+    for value, locate in reader(text, source, corpus.problems):
         if isinstance(value, CorpusItem):
             item = value
         elif not isinstance(value, dict):
@@ -315,20 +326,13 @@ def load_corpus(path: str | os.PathLike, *, format: str | None = None) -> Corpus
         if item.id in first_seen:
             line, column = locate(("id",))
             corpus.problems.append(InputError(
-                f"duplicate id {item.id!r} (first on line {first_seen[item.id]})",
+                f"duplicate id {item.id!r} (first on line {first_seen[item.id](('id',))[0]})",
                 source=source, line=line, column=column,
             ))
             continue
-        first_seen[item.id] = locate(("id",))[0]
-        where = {"": locate(())}
-        for name in ("id", "answer", "max_answer"):
-            if name in item.model_fields_set:
-                where[name] = locate((name,))
+        first_seen[item.id] = locate
         corpus.items.append(item)
-        corpus.locations.append(where)
-    if not corpus.items and not corpus.problems:
-        raise InputError("the corpus has no items", source=source)
-    corpus.problems.sort(key=lambda error: (error.line or 0, error.column or 0))
+        corpus.locators.append(locate)
     return corpus
 
 
@@ -423,10 +427,18 @@ def load_answers(path: str | os.PathLike, *, format: str | None = None) -> Answe
         format = _sniff(source, text)
     if format not in ANSWER_FORMATS:
         raise InputError(f"unknown answers format {format!r}; known: {', '.join(ANSWER_FORMATS)}", source=source)
+    with gc_paused(text is None or len(text) >= PAUSE_FROM_CHARS):
+        answers, problems = _collected_answers(ANSWER_FORMATS[format], name, text, source)
+    if problems:
+        raise InputErrors(sorted(problems, key=lambda error: (error.source or "", error.line or 0, error.column or 0)))
+    return answers
+
+
+def _collected_answers(reader: Callable, name: str, text: str | None, source: str):
     answers = Answers(source)
     problems: list[InputError] = []
     first_seen: dict[str, str] = {}
-    for item_id, answer, (line, column) in ANSWER_FORMATS[format](name, text, source, problems):
+    for item_id, answer, (line, column) in reader(name, text, source, problems):
         if item_id in answers.by_id:
             problems.append(InputError(
                 f"a second answer for id {item_id!r} (first at {first_seen[item_id]})",
@@ -435,6 +447,4 @@ def load_answers(path: str | os.PathLike, *, format: str | None = None) -> Answe
             continue
         first_seen[item_id] = answer.origin
         answers.by_id[item_id] = answer
-    if problems:
-        raise InputErrors(sorted(problems, key=lambda error: (error.source or "", error.line or 0, error.column or 0)))
-    return answers
+    return answers, problems

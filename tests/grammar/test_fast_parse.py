@@ -262,12 +262,19 @@ def test_max_chars_is_checked_before_either_path():
         parse("((123))", max_chars=6)
 
 
-def test_large_text_pauses_and_restores_the_garbage_collector():
+def test_large_text_pauses_and_restores_the_garbage_collector(monkeypatch):
     """A large relation parses with the collector paused, and the collector is on again after,
     also when the text is invalid."""
+    from answerkey._gc import PAUSE_FROM_CHARS
+
+    seen = []
+    fast_parse = _fast.parse
+    monkeypatch.setattr(_fast, "parse", lambda text: seen.append(gc.isenabled()) or fast_parse(text))
     rows = " ".join(f"({i} x{i % 7} {i}.5 true)" for i in range(5000))
-    assert len(rows) > answerkey.grammar._GC_PAUSE_CHARS
+    assert len(rows) > PAUSE_FROM_CHARS
     relation = parse(f"({rows})")
+    assert parse("((1 x1 1.5 true))").arity == 4
+    assert seen == [False, True]
     assert gc.isenabled()
     assert relation.arity == 4 and len(relation) == 5000
     assert relation.rows[4999][2].text == "4999.5"

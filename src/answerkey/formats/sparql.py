@@ -39,7 +39,7 @@ from decimal import Decimal, InvalidOperation
 from operator import itemgetter, methodcaller
 from typing import Any
 
-from answerkey._gc import gc_paused
+from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value, type_name
 
@@ -75,8 +75,6 @@ _DATETIME_TEXT = re.compile(
 _TERM_SHAPE = re.compile(r"\\*(<.*>|_:.*)", re.DOTALL)
 _URI_SHAPE = re.compile(r"<(.*)>", re.DOTALL)
 _SHAPE_STARTS = ("<", "_", "\\")  # first characters of the shapes above (a cheap pre-test)
-# Results this large (about 300 terms) are read with the cyclic garbage collector paused.
-_GC_PAUSE_CHARS = 16 * 1024
 
 
 class SparqlResults:
@@ -318,7 +316,7 @@ def _load(obj_or_text: object, source: str | None) -> object:
 def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> SparqlResults | bool:
     """Parse SPARQL results JSON (text or an already-decoded object): a ``SparqlResults`` for a
     SELECT result, a ``bool`` for an ASK result. Raises ``InputError`` for anything else."""
-    large = isinstance(obj_or_text, (str, bytes, bytearray)) and len(obj_or_text) >= _GC_PAUSE_CHARS
+    large = isinstance(obj_or_text, (str, bytes, bytearray)) and len(obj_or_text) >= PAUSE_FROM_CHARS
     with gc_paused(large):
         return _read(_load(obj_or_text, source), source)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from answerkey._gc import gc_paused
+from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import ParseError
 from answerkey.grammar import _fast
 from answerkey.grammar._atoms import (
@@ -60,8 +60,6 @@ __all__ = [
 
 # Untrusted input is bounded: a longer text is rejected before parsing.
 MAX_CAS_CHARS = 256 * 1024 * 1024
-# Above this size the fast path pauses the cyclic garbage collector (see answerkey._gc).
-_GC_PAUSE_CHARS = 64 * 1024
 
 _TERMINAL_NAMES = {
     "LPAR": "'('",
@@ -312,7 +310,7 @@ def parse(
     # The fast path answers valid text on its own and hands anything else (including every
     # error, for its message) to the grammar; tests check it agrees with the grammar.
     try:
-        with gc_paused(len(text) >= _GC_PAUSE_CHARS):
+        with gc_paused(len(text) >= PAUSE_FROM_CHARS):  # see answerkey._gc
             result = _fast.parse(text)
     except _fast.Defer:
         result = None

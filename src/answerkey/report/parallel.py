@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
@@ -27,10 +28,22 @@ def ordered_map(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunk = chunk or max(1, min(512, len(items) // (jobs * 8) or 1))
-    context = multiprocessing.get_context(_start_method())
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        yield from pool.map(function, items, chunksize=chunk)
+    # About 32 chunks per worker: small enough that no worker idles long at the end.
+    chunk = chunk or max(1, min(64, len(items) // (jobs * 32)))
+    method = _start_method()
+    context = multiprocessing.get_context(method)
+    # Forked workers share the parent's objects until they write to them; the cyclic
+    # collector writes to every object it walks, so the objects alive now (the corpus, say)
+    # are frozen out of its sight in the workers and, while they run, in this process too.
+    frozen = method == "fork" and gc.isenabled()
+    if frozen:
+        gc.freeze()
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            yield from pool.map(function, items, chunksize=chunk)
+    finally:
+        if frozen:
+            gc.unfreeze()
 
 
 def _start_method() -> str:

@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from answerkey._gc import gc_paused
 from answerkey.scoring import GroupSummary, ScoreRun
 
 __all__ = [
@@ -124,7 +125,11 @@ def report_document(run: ScoreRun) -> dict:
 
 def to_json(run: ScoreRun) -> str:
     """The report as JSON text: indented, with one line per item and per warning."""
-    document = report_document(run)
+    with gc_paused():  # see answerkey._gc
+        return _json_text(report_document(run))
+
+
+def _json_text(document: dict) -> str:
     # json's indenting encoder is pure Python; items are written with the C encoder, one per line.
     compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
@@ -148,7 +153,8 @@ def to_yaml(run: ScoreRun) -> str:
     """The report as YAML text (the same document as the JSON)."""
     import yaml
 
-    return yaml.safe_dump(report_document(run), sort_keys=False, allow_unicode=True, width=100)
+    with gc_paused():
+        return yaml.safe_dump(report_document(run), sort_keys=False, allow_unicode=True, width=100)
 
 
 def _figure(value: float | None, digits: int) -> str:
