@@ -38,8 +38,10 @@ True
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter, methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, MatchRule, Verdict, judge, judge_signature
@@ -140,6 +142,9 @@ class ItemResult:
         return self.verdict != "excluded"
 
 
+_verdict = attrgetter("verdict")
+
+
 def _percent(count: int, total: int) -> float:
     return 100.0 * count / total
 
@@ -159,13 +164,16 @@ class GroupSummary:
     def of(cls, results: Sequence[ItemResult], metric_names: Sequence[str]) -> GroupSummary:
         """Count ``results`` and average their metrics over the scored ones."""
         counts = dict.fromkeys(VERDICTS, 0)
-        for result in results:
-            counts[result.verdict] += 1
+        counts.update(Counter(map(_verdict, results)))
         scored_metrics = [r.metrics for r in results if r.verdict != "excluded"]
         means: dict[str, float | None] = {}
         for name in metric_names:
-            values = [value for value in (m.get(name, math.nan) for m in scored_metrics) if not math.isnan(value)]
-            means[name] = math.fsum(values) / len(values) if values else None
+            values = list(map(methodcaller("get", name, math.nan), scored_metrics))
+            total = math.fsum(values)
+            if total != total:  # NaN: some item's metric is undefined; average over the others
+                values = [value for value in values if value == value]
+                total = math.fsum(values)
+            means[name] = total / len(values) if values else None
         return cls(
             items=len(results),
             scored=len(results) - counts["excluded"],
@@ -448,10 +456,13 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
     return _Outcome(verdict.label, verdict.reason, item_metrics(canonical, system, rule, names))
 
 
-def _score_batch(batch: tuple[ScoreOptions, list[_Task]]) -> list[_Outcome]:
-    """Score a batch of items (module level: worker processes import it by name)."""
-    options, tasks = batch
-    return [_score_task(task, options) for task in tasks]
+def _score_batch(start: int) -> list[_Outcome]:
+    """Score the batch of items from ``start`` (module level: worker processes import it by
+    name; the tasks and options are shared with every worker once, not sent per batch)."""
+    from answerkey.report.parallel import shared
+
+    options, tasks = shared()
+    return [_score_task(task, options) for task in tasks[start : start + BATCH_SIZE]]
 
 
 # ---------------------------------------------------------------- the run
@@ -473,8 +484,8 @@ def _tasks(corpus: Corpus, answers: Answers | None) -> list[_Task]:
 def _outcomes(tasks: list[_Task], options: ScoreOptions, jobs: int) -> Iterator[_Outcome]:
     from answerkey.report.parallel import ordered_map
 
-    batches = [(options, tasks[start : start + BATCH_SIZE]) for start in range(0, len(tasks), BATCH_SIZE)]
-    for outcomes in ordered_map(_score_batch, batches, jobs=jobs):
+    starts = range(0, len(tasks), BATCH_SIZE)
+    for outcomes in ordered_map(_score_batch, starts, jobs=jobs, shared=(options, tasks)):
         yield from outcomes
 
 

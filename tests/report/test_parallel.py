@@ -6,7 +6,7 @@ import operator
 
 import pytest
 
-from answerkey.report.parallel import batched, ordered_map
+from answerkey.report.parallel import batched, ordered_map, shared
 
 
 def test_results_come_in_input_order_whatever_the_jobs():
@@ -31,3 +31,14 @@ def test_forked_workers_see_the_parents_objects_frozen_and_the_parent_unfreezes(
 
 def test_batched():
     assert list(batched(range(5), 2)) == [[0, 1], [2, 3], [4]]
+
+
+def shared_item(index: int) -> str:
+    return shared()[index]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_shared_value_reaches_every_worker_once_and_items_index_it(jobs):
+    letters = list("abcdefgh")
+    assert list(ordered_map(shared_item, range(8), jobs=jobs, shared=letters)) == letters
+    assert shared() is None

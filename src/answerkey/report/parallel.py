@@ -6,24 +6,54 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["ordered_map"]
+__all__ = ["ordered_map", "shared", "batched"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
+_shared: object = None
+
+
+def shared() -> object:
+    """The ``shared`` value of the ``ordered_map`` running now (in a worker, or in this
+    process when it maps by itself)."""
+    return _shared
+
+
+def _set_shared(value: object) -> None:
+    global _shared
+    _shared = value
+
+
 def ordered_map(
-    function: Callable[[T], R], items: Sequence[T], *, jobs: int = 1, chunk: int | None = None
+    function: Callable[[T], R],
+    items: Sequence[T],
+    *,
+    jobs: int = 1,
+    chunk: int | None = None,
+    shared: object = None,
 ) -> Iterator[R]:
     """Yield ``function(item)`` for each item, in order, using ``jobs`` worker processes.
 
     ``function`` must be a module-level function (it is pickled by name). With ``jobs == 1``
-    nothing is started, so results are identical whichever is used.
+    nothing is started, so results are identical whichever is used. ``shared`` (say, the
+    whole input, with ``items`` indexes into it) reaches each worker once, where
+    ``function`` reads it with ``shared()``: forked workers inherit it, others get one copy
+    each, and it never travels with the items.
+
+    >>> list(ordered_map(len, ["a", "bc"], jobs=1))
+    [1, 2]
     """
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     if jobs == 1 or len(items) < 2:
-        yield from map(function, items)
+        previous = _shared
+        _set_shared(shared)
+        try:
+            yield from map(function, items)
+        finally:
+            _set_shared(previous)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -39,7 +69,8 @@ def ordered_map(
     if frozen:
         gc.freeze()
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_set_shared,
+                                 initargs=(shared,)) as pool:
             yield from pool.map(function, items, chunksize=chunk)
     finally:
         if frozen:
