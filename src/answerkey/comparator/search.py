@@ -39,12 +39,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
-from answerkey.comparator.tuples import Row, coded, equivalent, missing
+from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
 from answerkey.comparator.values import MatchRule
-from answerkey.model import Number, String
+from answerkey.model import Number
 
 __all__ = ["find_mapping", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
 
@@ -100,16 +100,6 @@ def _getter(columns: Sequence[int]):
     return itemgetter(*columns)
 
 
-_is_real = attrgetter("is_real")
-
-
-def _column_has_reals(column: Sequence) -> bool:
-    kinds = set(map(type, column))
-    if kinds == {Number}:
-        return any(map(_is_real, column))
-    return Number in kinds and any(type(value) is Number and value.is_real for value in column)
-
-
 def _coded(rows: Sequence[Row], rule: MatchRule, ids: dict) -> list[tuple[int, ...]]:
     """The distinct rows with each value's match key replaced by its number in ``ids``
     (shared by both sides), column by column with C-level maps."""
@@ -130,12 +120,6 @@ class _KeyedSides:
         self.canonical_columns = list(map(frozenset, zip(*self.canonical)))
         self.system_columns = list(map(frozenset, zip(*self.system)))
         self._reduced: dict[tuple[int, ...], set] = {}
-
-    def _numbers(self, side: str, index: int) -> list:
-        """The numeric values (int or Decimal) of one column."""
-        if self.types[side][index] == {Number}:
-            return self._keys_of_column(side, index)  # a number's key is its value
-        return [value.value for value in self.columns[side][index] if type(value) is Number]
 
     def columns_compatible(self, i: int, j: int) -> bool:
         return self.canonical_columns[i] == self.system_columns[j]
@@ -236,8 +220,8 @@ class _TolerantSides:
 
     Only columns holding reals need the tolerant comparison: two columns whose sets of value
     types differ can never cover each other (values of different types never match), and
-    columns without reals compare as sets of match keys. Keys and distinct values of a column
-    are computed when first needed, once.
+    columns without reals compare as sets of match keys. Keys, key sets and distinct values
+    of a column are computed when first needed, once.
     """
 
     def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
@@ -245,15 +229,13 @@ class _TolerantSides:
         self.ordered = ordered
         # Duplicates are kept: mutual coverage does not count them, and hashing every value
         # to drop them would cost more than they do.
-        self.rows = {"canonical": list(canonical), "system": list(system)}
-        self.canonical, self.system = self.rows["canonical"], self.rows["system"]
-        self.columns = {side: list(zip(*rows)) for side, rows in self.rows.items()}
+        self.canonical, self.system = list(canonical), list(system)
+        self.columns = {"canonical": list(zip(*canonical)), "system": list(zip(*system))}
         self.types = {side: [frozenset(map(type, column)) for column in columns] for side, columns in self.columns.items()}
         self.tolerant = {
-            side: [rule.tolerant and _column_has_reals(column) for column in columns]
+            side: [rule.tolerant and column_has_reals(column) for column in columns]
             for side, columns in self.columns.items()
         }
-        self.canonical_tolerant, self.system_tolerant = self.tolerant["canonical"], self.tolerant["system"]
         self._keys: dict[tuple[str, int], list] = {}
         self._distinct: dict[tuple[str, int], list] = {}
         self._key_sets: dict[tuple, set] = {}
@@ -303,7 +285,7 @@ class _TolerantSides:
         if self._same_keys([i], [j]):
             self._equal_pairs.add((i, j))
             return True
-        if not (self.canonical_tolerant[i] or self.system_tolerant[j]):
+        if not (self.tolerant["canonical"][i] or self.tolerant["system"][j]):
             return False
         if not self._ranges_close(i, j):
             return False
@@ -322,7 +304,7 @@ class _TolerantSides:
             )
         tolerant = tuple(
             position for position, (i, j) in enumerate(zip(canonical_columns, system_columns))
-            if self.canonical_tolerant[i] or self.system_tolerant[j]
+            if self.tolerant["canonical"][i] or self.tolerant["system"][j]
         )
         # Equal key sets prove equivalence with reals too (each tuple matches its equal), and
         # are worth hashing when every column with reals already has equal values on both sides.
@@ -351,7 +333,7 @@ class _TolerantSides:
 
     def search_order(self, options: list[list[int]]) -> list[int]:
         """Columns with reals last: until they are assigned, prefix checks compare hashed keys."""
-        return sorted(range(len(options)), key=lambda i: (self.canonical_tolerant[i], len(options[i]), i))
+        return sorted(range(len(options)), key=lambda i: (self.tolerant["canonical"][i], len(options[i]), i))
 
 
 def find_mapping(
@@ -368,7 +350,7 @@ def find_mapping(
 
 def _find_mapping(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool):
     arity_c, arity_s = len(canonical[0]), len(system[0])
-    reals = rule.tolerant and any(map(_column_has_reals, chain(zip(*canonical), zip(*system))))
+    reals = rule.tolerant and any(map(column_has_reals, chain(zip(*canonical), zip(*system))))
     if ordered or reals:
         sides = _TolerantSides(canonical, system, rule, ordered)
     else:

@@ -25,21 +25,26 @@ from operator import add, and_, attrgetter, eq, itemgetter, le, mul, not_, or_, 
 from answerkey.comparator.values import _EXACT, MatchRule
 from answerkey.model import Number, Value
 
-__all__ = ["TupleIndex", "coded", "tolerant_columns", "missing", "equivalent"]
+__all__ = ["TupleIndex", "coded", "column_has_reals", "tolerant_columns", "missing", "equivalent"]
 
 Row = tuple[Value, ...]
+
+
+def column_has_reals(column: Sequence[Value]) -> bool:
+    """True when some value of ``column`` is a real (C-level for a column of numbers)."""
+    kinds = set(map(type, column))
+    if kinds == {Number}:
+        return any(map(_is_real, column))
+    return Number in kinds and any(type(value) is Number and value.is_real for value in column)
 
 
 def tolerant_columns(rule: MatchRule, *tables: Sequence[Row]) -> tuple[int, ...]:
     """Columns where some value, in any of ``tables``, is a real matched with tolerance."""
     if not rule.tolerant or not tables or not tables[0]:
         return ()
-    arity = len(tables[0][0])
-    found = []
-    for column in range(arity):
-        if any(rule.is_tolerant_value(row[column]) for table in tables for row in table):
-            found.append(column)
-    return tuple(found)
+    columns = [list(zip(*table)) for table in tables if table]
+    return tuple(index for index in range(len(tables[0][0]))
+                 if any(column_has_reals(table_columns[index]) for table_columns in columns))
 
 
 def coded(keys: list, ids: dict) -> list[int]:
@@ -216,9 +221,8 @@ class _Side:
     def keys(self, epsilon: float) -> list:
         """Sort keys that put matching tuples of the two sides at nearly the same place: the
         exact keys, then the packed grid cells of the first two tolerant values (a value and
-        its match usually share a cell), then the first tolerant value (so many tuples in one
-        cell still sort next to their matches). Only the alignment depends on them; any pair
-        tried is checked exactly."""
+        its match usually share a cell). Only the alignment depends on them; any pair tried
+        is checked exactly."""
         if not self.floats:
             return list(zip(*self.ids))
         scale = 1 / log2(1 + 4 * epsilon)

@@ -11,8 +11,8 @@ False
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from operator import attrgetter
 
@@ -128,10 +128,6 @@ class MatchRule:
         if kinds == {Number} or kinds == {Date}:
             return list(map(_value, values))
         return list(map(self.key, values))
-
-    def is_tolerant_value(self, value: Value) -> bool:
-        """True when ``value`` is a real that this rule matches within a tolerance."""
-        return self.tolerant and type(value) is Number and value.is_real
 
     def describe(self) -> dict[str, str]:
         """The options of this rule as they appear in a signature."""

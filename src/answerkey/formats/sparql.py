@@ -41,7 +41,7 @@ from typing import Any
 
 from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
-from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value, type_name
+from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
 
 __all__ = [
     "MEDIA_TYPE",
