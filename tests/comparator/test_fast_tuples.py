@@ -9,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from answerkey.comparator import tuples
-from answerkey.comparator.tuples import _aligned_cover, equivalent, tolerant_columns
+from answerkey.comparator.tuples import (
+    _aligned_cover,
+    _proof_floats,
+    _proof_reach,
+    _proven_close,
+    equivalent,
+    tolerant_columns,
+)
 from answerkey.comparator.values import MatchRule
 from answerkey.model import NIL, Number, String
 
@@ -135,3 +142,60 @@ def test_integers_in_a_tolerant_column_stay_exact():
     rule = MatchRule(epsilon=0.5)
     assert not equivalent(canonical, system, rule)
     assert not pairwise_equivalent(canonical[:1], system[:1], rule)
+
+
+PROOF_EPSILONS = st.sampled_from(["0.0001", "0.01", "0.5", "0.999", "1e-9", "3e-13"])
+MAGNITUDES = st.sampled_from([0, 1, 10**-3, 10**6, Decimal("1e-279"), Decimal("1e-300"), Decimal("1e-330"),
+                              Decimal("1e300"), Decimal("1e400")])
+
+
+@st.composite
+def near_boundary(draw):
+    """A canonical value and a system value at, just inside or just outside |s - c| = |c| * eps
+    (off by a relative 1e-30 to 1e-10, beyond float precision either way), or anywhere."""
+    epsilon = Decimal(draw(PROOF_EPSILONS))
+    canonical = draw(st.decimals(-10, 10, places=6, allow_nan=False, allow_infinity=False)) * Decimal(draw(MAGNITUDES))
+    if draw(st.booleans()):
+        system = canonical + draw(st.sampled_from([1, -1])) * abs(canonical) * epsilon
+        system += draw(st.sampled_from([0, 1, -1])) * abs(canonical) * Decimal(10) ** -draw(st.integers(10, 30))
+    else:
+        system = draw(st.decimals(-10, 10, allow_nan=False, allow_infinity=False)) * Decimal(draw(MAGNITUDES))
+    as_int = draw(st.booleans()) and canonical == canonical.to_integral_value()
+    return (int(canonical) if as_int else canonical), system, epsilon
+
+
+@given(near_boundary())
+def test_a_float_proof_is_never_wrong(case):
+    """Soundness of the float shortcut: whenever it proves a pair close, the exact test agrees
+    (at the boundary, and for zeros, tiny, huge and overflowing values)."""
+    canonical, system, epsilon = case
+    reach = _proof_reach(epsilon)
+    if reach is None:
+        return
+    proven = _proven_close(_proof_floats([canonical]), _proof_floats([system]), reach)[0]
+    if proven:
+        assert MatchRule(epsilon=epsilon).numbers_close(canonical, system)
+
+
+def test_float_proofs_are_decisive_away_from_the_boundary():
+    """Clear matches are proven and clear mismatches are not, so the bulk pass pairs nearly everything."""
+    reach = _proof_reach(Decimal("0.0001"))
+    canonical = _proof_floats([Decimal("53200.0"), Decimal(0), 10**400, Decimal("-2.5")])
+    system = _proof_floats([Decimal("53198.8"), Decimal(0), 10**400, Decimal("-2.50001")])
+    # 10**400 against itself matches, but no float can show it: the exact test will.
+    assert _proven_close(canonical, system, reach) == [True, True, False, True]
+    assert _proven_close(canonical[:1], _proof_floats([Decimal("53190.9")]), reach) == [False]
+
+
+def test_floats_too_small_or_too_large_prove_nothing():
+    """A non-zero value that rounds away, or a value beyond the float range, becomes NaN (never
+    equal to itself, so it proves nothing); an exact zero stays 0.0."""
+    floats = _proof_floats([-(10**400), Decimal("1e-300"), Decimal(0), Decimal("-0.0"), Decimal("1e400"), Decimal("1.5")])
+    assert [number != number for number in floats] == [True, True, False, False, True, False]
+    assert floats[2:4] + floats[5:] == [0.0, 0.0, 1.5]
+
+
+@pytest.mark.parametrize("epsilon, expected", [("0.0001", True), ("1e-13", False), ("1", False), ("2", False)])
+def test_floats_prove_only_for_epsilons_with_room(epsilon, expected):
+    """Below about 2e-13 no margin is left; from 1 on, |c| * epsilon may overflow: the exact index decides."""
+    assert (_proof_reach(Decimal(epsilon)) is not None) == expected

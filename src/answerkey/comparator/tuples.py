@@ -5,23 +5,28 @@ tolerance, candidates are found by binary search on the first such column inside
 tolerance window, then checked in full. Equivalence is mutual coverage: every canonical
 tuple matches some system tuple and every system tuple matches some canonical tuple.
 
-Large tolerant comparisons first pair tuples in bulk (``_aligned_cover``): both sides are
-sorted by the same key (exact keys, then the first tolerant value), each tuple is tried
-against the few tuples of the other side around the place where it would sort, and the pairs
-are checked with C-level ``map`` over whole columns using the rule's own exact arithmetic.
-A matching pair covers both its tuples (matching is one relation, read from either side);
-only the tuples left uncovered are looked up in the windowed index. No O(n^2) scan either way.
+Large tolerant comparisons first pair tuples in bulk (``_aligned_cover``): each tuple gets a
+key (its exact keys and the grid cells of its first two tolerant values) and is paired with a
+tuple of the other side that has the same key, or a neighbouring cell's. Pairs are checked
+with C-level ``map`` over whole columns: exact keys must be equal, and each tolerant pair is
+proven within epsilon with floats, with a margin far above their rounding, so a pair called
+matching surely matches by the rule's exact arithmetic (``_proven_close``). A matching pair
+covers both its tuples (matching is one relation, read from either side); only the tuples
+left uncovered are looked up in the windowed index, which decides exactly. No O(n^2) scan
+either way.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Sequence
 from decimal import Decimal
-from itertools import chain, compress, count, repeat
-from math import copysign, floor, isfinite, log2
-from operator import add, and_, attrgetter, eq, itemgetter, le, mul, not_, or_, sub
+from itertools import compress, count, repeat
+from math import copysign, floor, inf, isfinite, log2, nan
+from operator import add, and_, attrgetter, eq, gt, le, mul, not_, or_, sub
 
+from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator.values import _EXACT, MatchRule
 from answerkey.model import Number, Value
 
@@ -42,9 +47,15 @@ def tolerant_columns(rule: MatchRule, *tables: Sequence[Row]) -> tuple[int, ...]
     """Columns where some value, in any of ``tables``, is a real matched with tolerance."""
     if not rule.tolerant or not tables or not tables[0]:
         return ()
-    columns = [list(zip(*table)) for table in tables if table]
-    return tuple(index for index in range(len(tables[0][0]))
-                 if any(column_has_reals(table_columns[index]) for table_columns in columns))
+    return _tolerant_of_columns(rule, *(list(zip(*table)) for table in tables if table))
+
+
+def _tolerant_of_columns(rule: MatchRule, *tables_columns: list[tuple]) -> tuple[int, ...]:
+    """``tolerant_columns`` of tables given as their columns."""
+    if not rule.tolerant:
+        return ()
+    return tuple(index for index in range(len(tables_columns[0]))
+                 if any(column_has_reals(columns[index]) for columns in tables_columns))
 
 
 def coded(keys: list, ids: dict) -> list[int]:
@@ -151,167 +162,192 @@ def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
     knows it, is ``tolerant_columns(rule, canonical, system)``."""
     if not canonical or not system:
         return not canonical and not system
-    if tolerant is None:
-        tolerant = tolerant_columns(rule, canonical, system)
-    if not tolerant:
-        return set(zip(*map(rule.keys, zip(*canonical)))) == set(zip(*map(rule.keys, zip(*system))))
-    uncovered_canonical, uncovered_system = canonical, system
-    if len(canonical) + len(system) >= _ALIGN_FROM:
-        uncovered_canonical, uncovered_system = _aligned_cover(canonical, system, rule, tolerant)
-    if uncovered_canonical:
-        system_index = TupleIndex(system, rule, tolerant, "system")
-        if not all(map(system_index.contains_match, uncovered_canonical)):
-            return False
-    if uncovered_system:
-        canonical_index = TupleIndex(canonical, rule, tolerant, "canonical")
-        return all(map(canonical_index.contains_match, uncovered_system))
-    return True
+    with gc_paused((len(canonical) + len(system)) * len(canonical[0]) >= PAUSE_FROM_CELLS):
+        columns = list(zip(*canonical)), list(zip(*system))
+        if tolerant is None:
+            tolerant = _tolerant_of_columns(rule, *columns)
+        if not tolerant:
+            return set(zip(*map(rule.keys, columns[0]))) == set(zip(*map(rule.keys, columns[1])))
+        uncovered_canonical, uncovered_system = canonical, system
+        if len(canonical) + len(system) >= _ALIGN_FROM:
+            uncovered_canonical, uncovered_system = _aligned_cover(canonical, system, rule, tolerant, columns)
+        if uncovered_canonical:
+            system_index = TupleIndex(system, rule, tolerant, "system")
+            if not all(map(system_index.contains_match, uncovered_canonical)):
+                return False
+        if uncovered_system:
+            canonical_index = TupleIndex(canonical, rule, tolerant, "canonical")
+            return all(map(canonical_index.contains_match, uncovered_system))
+        return True
 
 
 # Below this many tuples (both sides) the exact index alone is fast enough.
 _ALIGN_FROM = 2000
 # Alignment keys put the first two tolerant values on a logarithmic grid four epsilons wide
-# and pack the two cells into one float (first cell times _PACK plus second cell); a tuple
-# whose match fell into a neighbouring cell is looked up again one cell over.
+# and pack the two cells into one float (first cell times _PACK plus second cell); a value's
+# match lies in its own cell or a neighbouring one, so a tuple not paired in its own cell is
+# looked up again in the neighbouring cells, diagonals last.
 _PACK = 2.0**22
-_NEIGHBOUR_CELLS = (0.0, 1.0, -1.0, _PACK, -_PACK)
-# Each tuple is tried against the tuples of the other side at these offsets from the place
-# where it would sort (bisect gives the first tuple not below it; its match is often just before).
-_SHIFTS = (0, -1, 1)
+_NEIGHBOUR_CELLS = (1.0, -1.0, _PACK, -_PACK, _PACK + 1, _PACK - 1, -_PACK + 1, -_PACK - 1)
+# A float proves |s - c| <= |c| * epsilon only with this much to spare, relative to
+# (2 + epsilon) * |c|: some 200 times the worst rounding of the conversions and the three
+# float operations, for values of at least _TINY in magnitude, or exactly zero.
+_SLACK = 1e-13
+_TINY = 1e-280
 
 
 _is_real = attrgetter("is_real")
 _value = attrgetter("value")
 
 
+def _proof_floats(values: list) -> list[float]:
+    """Each value as a float for ``_proven_close``, NaN (which proves nothing) where the
+    float is not within a tiny relative error of the value: beyond the float range, or
+    non-zero and below _TINY in magnitude."""
+    try:
+        floats = list(map(float, values))
+    except OverflowError:  # an integer beyond the float range
+        floats = [float(value) if -1e308 < value < 1e308 else inf if value > 0 else -inf for value in values]
+    if min(map(abs, floats)) < _TINY:
+        for index in compress(range(len(floats)), map(gt, repeat(_TINY), map(abs, floats))):
+            floats[index] = 0.0 if values[index] == 0 else nan
+    if not isfinite(sum(floats)):  # some value is beyond the float range (or near it)
+        floats = [number if isfinite(number) else nan for number in floats]
+    return floats
+
+
+def _proof_reach(epsilon: Decimal) -> float | None:
+    """The float bound ``_proven_close`` tests against: epsilon less a margin far above the
+    rounding of the test. None when epsilon leaves no margin (below about 2e-13) or is 1 or
+    more (then |c| * epsilon may overflow to inf where |s - c| does not)."""
+    epsilon = float(epsilon)
+    reach = epsilon - (2 + epsilon) * _SLACK
+    return reach if 0 < reach and epsilon < 1 else None
+
+
+def _proven_close(canonical: list[float], system: list[float], reach: float) -> list[bool]:
+    """For each pair (``canonical[k]``, ``system[k]``) of ``_proof_floats``: True only when
+    the exact values surely satisfy ``|s - c| <= |c| * epsilon`` (``reach`` is
+    ``_proof_reach(epsilon)``); False may still be a match, for the exact test to settle
+    (100.01 against 100 is one, exactly on the boundary). Over whole lists with C-level maps.
+
+    >>> _proven_close([100.0, 100.0, 100.0], [100.009, 100.02, 0.0], _proof_reach(Decimal("0.0001")))
+    [True, False, False]
+    """
+    return list(map(le, map(abs, map(sub, system, canonical)), map(mul, map(abs, canonical), repeat(reach))))
+
+
 class _Side:
     """One side's tuples as columns: exact columns as small ints (equal iff the values
-    match), tolerant columns as numeric values (int or Decimal) with their real flags, and
-    the first two tolerant columns as floats (empty when a value is beyond the float range)."""
+    match), tolerant columns as ``_proof_floats``, with their values and real flags where
+    some value is an integer (integer against integer is exact)."""
 
-    def __init__(self, rows: list[Row], values: list[list], reals: list, ids: list[list[int]]) -> None:
-        self.rows = rows
+    def __init__(self, floats: list[list[float]], values: list, reals: list, ids: list[list[int]]) -> None:
+        self.floats = floats
         self.values = values
         self.reals = reals
         self.ids = ids
-        try:
-            self.floats = [list(map(float, column)) for column in values[:2]]
-        except OverflowError:  # an integer beyond the float range: align on exact keys only
-            self.floats = []
-        if not all(map(isfinite, chain.from_iterable(self.floats))):
-            self.floats = []
 
     @classmethod
-    def build(cls, rows: Sequence[Row], tolerant, exact, rule: MatchRule, palette: dict) -> _Side | None:
+    def build(cls, columns: list[tuple], tolerant, exact, rule: MatchRule, palette: dict) -> _Side | None:
         """None when a tolerant column holds anything but numbers (the exact index decides)."""
-        rows = list(rows)
-        values, reals = [], []
+        floats, values, reals = [], [], []
         for column in tolerant:
-            numbers = list(map(itemgetter(column), rows))
             try:  # only a Number has is_real
-                flags = list(map(_is_real, numbers))
+                flags = list(map(_is_real, columns[column]))
             except AttributeError:
                 return None
-            values.append(list(map(_value, numbers)))
-            # Integer against integer is exact: pairs need the flags unless all are reals.
-            reals.append(None if all(flags) else flags)
-        ids = [coded(rule.keys(map(itemgetter(column), rows)), palette) for column in exact]
-        return cls(rows, values, reals, ids)
+            numbers = list(map(_value, columns[column]))
+            floats.append(_proof_floats(numbers))
+            integers = not all(flags)
+            values.append(numbers if integers else None)
+            reals.append(flags if integers else None)
+        ids = [coded(rule.keys(columns[column]), palette) for column in exact]
+        return cls(floats, values, reals, ids)
 
     def keys(self, epsilon: float) -> list:
-        """Sort keys that put matching tuples of the two sides at nearly the same place: the
-        exact keys, then the packed grid cells of the first two tolerant values (a value and
-        its match usually share a cell). Only the alignment depends on them; any pair tried
-        is checked exactly."""
-        if not self.floats:
-            return list(zip(*self.ids))
+        """Keys that a tuple and its match on the other side usually share: the exact keys,
+        then the packed grid cells of the first two tolerant values (a value and its match
+        share a cell or are in neighbouring cells; a value with no proof float counts as 0).
+        Only the pairing depends on them; every pair tried is checked."""
         scale = 1 / log2(1 + 4 * epsilon)
         cells = [
             map(copysign, map(floor, map(mul, map(log2, map(add, map(abs, column), repeat(1e-300))), repeat(scale))),
                 column)
-            for column in self.floats
+            for column in (column if all(map(isfinite, column)) else [f if isfinite(f) else 0.0 for f in column]
+                           for column in self.floats[:2])
         ]
         packed = list(map(add, map(mul, cells[0], repeat(_PACK)), cells[1])) if len(cells) == 2 else list(cells[0])
         return list(zip(*self.ids, packed)) if self.ids else packed
 
 
-def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant):
-    """The canonical and system tuples not covered by a match with a tuple near their sorted
-    position on the other side; the exact index decides those."""
-    exact = [c for c in range(len(canonical[0])) if c not in tolerant]
+def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant,
+                   columns: tuple[list, list] | None = None):
+    """The canonical and system tuples not covered by a proven match with a tuple of the
+    other side whose alignment key is the same or a neighbouring cell's; the exact index
+    decides those. ``columns``, when the caller has them, are the two sides transposed."""
+    c_columns, s_columns = columns or (list(zip(*canonical)), list(zip(*system)))
+    exact = [c for c in range(len(c_columns)) if c not in tolerant]
+    reach = _proof_reach(rule._epsilon)
     palette: dict = {}
-    c_side = _Side.build(canonical, tolerant, exact, rule, palette)
-    s_side = _Side.build(system, tolerant, exact, rule, palette) if c_side else None
-    if s_side is None or not (c_side.floats and s_side.floats or exact):
+    c_side = _Side.build(c_columns, tolerant, exact, rule, palette) if reach else None
+    s_side = _Side.build(s_columns, tolerant, exact, rule, palette) if c_side else None
+    if s_side is None:
         return canonical, system
     epsilon = float(rule._epsilon)
     c_keys, s_keys = c_side.keys(epsilon), s_side.keys(epsilon)
-    c_order = sorted(range(len(c_keys)), key=c_keys.__getitem__)
-    s_order = sorted(range(len(s_keys)), key=s_keys.__getitem__)
-    c_sorted, s_sorted = list(map(c_keys.__getitem__, c_order)), list(map(s_keys.__getitem__, s_order))
-    # Partners are looked up in the order padded at the end, so every shifted place is a
-    # valid index (a partner from the far end just fails to match: a pair that matches is a
-    # proof however it was chosen).
-    c_partners, s_partners = s_order + s_order[:1] * 2, c_order + c_order[:1] * 2
-    covered_c, covered_s = [False] * len(c_keys), [False] * len(s_keys)
-    pending_c, pending_s = list(range(len(c_keys))), list(range(len(s_keys)))
-    packed = bool(c_side.floats and s_side.floats)
-    for neighbour in _NEIGHBOUR_CELLS if packed else (0.0,):
-        # Where each pending tuple (its key moved to a neighbouring cell) would sort.
-        c_places = list(map(bisect_left, repeat(s_sorted), _moved(map(c_keys.__getitem__, pending_c), neighbour)))
-        s_places = list(map(bisect_left, repeat(c_sorted), _moved(map(s_keys.__getitem__, pending_s), neighbour)))
-        for shift in _SHIFTS:
-            right = list(map(c_partners.__getitem__, map(add, c_places, repeat(shift))))
-            for i, j in _matching_pairs(c_side, s_side, pending_c, right, rule._epsilon):
-                covered_c[i] = covered_s[j] = True
-            pending_s, s_places = _uncovered(covered_s, pending_s, s_places)
-            left = list(map(s_partners.__getitem__, map(add, s_places, repeat(shift))))
-            for i, j in _matching_pairs(c_side, s_side, left, pending_s, rule._epsilon):
-                covered_c[i] = covered_s[j] = True
-            pending_c, c_places = _uncovered(covered_c, pending_c, c_places)
-            pending_s, s_places = _uncovered(covered_s, pending_s, s_places)
-        if not pending_c and not pending_s:
-            break
-    return [c_side.rows[i] for i in pending_c], [s_side.rows[j] for j in pending_s]
+    covered_c, covered_s = bytearray(len(canonical)), bytearray(len(system))
+    pending_c, pending_s = list(range(len(canonical))), list(range(len(system)))
+    # Where several tuples share a key, the last one stands for them in a lookup; a second
+    # round looks among the tuples still uncovered only, where most of the rest pair up.
+    # A pair is a proof however it was chosen; the tuples left go to the exact index.
+    for _ in range(2):
+        c_at = dict(zip(map(c_keys.__getitem__, pending_c), pending_c))
+        s_at = dict(zip(map(s_keys.__getitem__, pending_s), pending_s))
+        for move in (0.0, *_NEIGHBOUR_CELLS):
+            if not pending_c and not pending_s:
+                break
+            # A partner of -1 (no tuple with that key) is just a pair that fails the check.
+            partners = list(map(s_at.get, _moved(map(c_keys.__getitem__, pending_c), move), repeat(-1)))
+            _mark(covered_c, covered_s, *_matching_pairs(c_side, s_side, pending_c, partners, reach))
+            pending_c, pending_s = _uncovered(covered_c, pending_c), _uncovered(covered_s, pending_s)
+            partners = list(map(c_at.get, _moved(map(s_keys.__getitem__, pending_s), -move), repeat(-1)))
+            _mark(covered_c, covered_s, *_matching_pairs(c_side, s_side, partners, pending_s, reach))
+            pending_c, pending_s = _uncovered(covered_c, pending_c), _uncovered(covered_s, pending_s)
+    return list(map(canonical.__getitem__, pending_c)), list(map(system.__getitem__, pending_s))
 
 
-def _moved(keys, neighbour: float):
-    if not neighbour:
+def _moved(keys, move: float):
+    if not move:
         return keys
-    return (key[:-1] + (key[-1] + neighbour,) if type(key) is tuple else key + neighbour for key in keys)
+    return (key[:-1] + (key[-1] + move,) if type(key) is tuple else key + move for key in keys)
 
 
-def _uncovered(covered: list[bool], pending: list[int], places: list[int]) -> tuple[list[int], list[int]]:
-    still = list(map(not_, map(covered.__getitem__, pending)))
-    return list(compress(pending, still)), list(compress(places, still))
+def _mark(covered_c: bytearray, covered_s: bytearray, left: list[int], right: list[int]) -> None:
+    deque(map(covered_c.__setitem__, left, repeat(1)), maxlen=0)
+    deque(map(covered_s.__setitem__, right, repeat(1)), maxlen=0)
 
 
-def _matching_pairs(c_side: _Side, s_side: _Side, left: list[int], right: list[int], epsilon: Decimal):
-    """The pairs (canonical tuple ``left[k]``, system tuple ``right[k]``) that match: exact
-    keys equal, and each tolerant pair within epsilon by the very arithmetic of
-    ``MatchRule.numbers_close`` (an integer against an integer: equal). Column by column
-    with C-level maps (no Python call per pair), keeping only the pairs still matching."""
+def _uncovered(covered: bytearray, pending: list[int]) -> list[int]:
+    return list(compress(pending, map(not_, map(covered.__getitem__, pending))))
+
+
+def _matching_pairs(c_side: _Side, s_side: _Side, left: list[int], right: list[int], reach: float):
+    """Of the pairs (canonical tuple ``left[k]``, system tuple ``right[k]``), those proven to
+    match, as two lists: exact keys equal, each tolerant pair ``proven_close`` (or, integer
+    against integer, equal). Column by column with C-level maps, no Python call per pair,
+    keeping only the pairs still matching."""
     for c_ids, s_ids in zip(c_side.ids, s_side.ids):
-        keep = map(eq, map(c_ids.__getitem__, left), map(s_ids.__getitem__, right))
-        left, right = _kept(left, right, keep)
-    # Floats first, to drop most non-matching pairs cheaply: the slack (a relative 1e-12 plus
-    # 1e-290, far beyond float rounding) keeps every pair that may match; the exact test follows.
-    reach = float(epsilon) * (1 + 1e-6) + 1e-12
-    for c_floats, s_floats in zip(c_side.floats, s_side.floats):
-        fc = list(map(c_floats.__getitem__, left))
-        allowed = map(add, map(mul, map(abs, fc), repeat(reach)), repeat(1e-290))
-        keep = map(le, map(abs, map(sub, map(s_floats.__getitem__, right), fc)), allowed)
-        left, right = _kept(left, right, keep)
-    for c_values, s_values, c_reals, s_reals in zip(c_side.values, s_side.values, c_side.reals, s_side.reals):
-        canonical = list(map(c_values.__getitem__, left))
-        system = list(map(s_values.__getitem__, right))
-        allowed = map(_EXACT.multiply, map(_EXACT.abs, canonical), repeat(epsilon))
-        close = map(le, map(_EXACT.abs, map(_EXACT.subtract, system, canonical)), allowed)
+        left, right = _kept(left, right, map(eq, map(c_ids.__getitem__, left), map(s_ids.__getitem__, right)))
+    for column, (c_floats, s_floats) in enumerate(zip(c_side.floats, s_side.floats)):
+        close = _proven_close(list(map(c_floats.__getitem__, left)), list(map(s_floats.__getitem__, right)), reach)
+        c_reals, s_reals = c_side.reals[column], s_side.reals[column]
         if c_reals is not None and s_reals is not None:
             some_real = map(or_, map(c_reals.__getitem__, left), map(s_reals.__getitem__, right))
-            close = map(or_, map(and_, some_real, close), map(eq, canonical, system))
+            equal = map(eq, map(c_side.values[column].__getitem__, left), map(s_side.values[column].__getitem__, right))
+            close = map(or_, map(and_, some_real, close), equal)
         left, right = _kept(left, right, close)
-    return zip(left, right)
+    return left, right
 
 
 def _kept(left: list[int], right: list[int], keep) -> tuple[list[int], list[int]]:
