@@ -5,12 +5,13 @@ import random
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from answerkey.comparator import tuples
 from answerkey.comparator.tuples import (
     _aligned_cover,
+    _cells,
     _proof_floats,
     _proof_reach,
     _proven_close,
@@ -199,3 +200,14 @@ def test_floats_too_small_or_too_large_prove_nothing():
 def test_floats_prove_only_for_epsilons_with_room(epsilon, expected):
     """Below about 2e-13 no margin is left; from 1 on, |c| * epsilon may overflow: the exact index decides."""
     assert (_proof_reach(Decimal(epsilon)) is not None) == expected
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: abs(x) > 1e-300),
+       st.sampled_from([1e-4, 0.01, 0.5, 1e-9]), st.floats(-1, 1))
+def test_a_value_and_its_match_share_a_grid_cell_or_neighbouring_ones(value, epsilon, fraction):
+    """The alignment grid is at least four epsilons wide everywhere, so a match (within a
+    relative epsilon) is at most one cell over, for negative values too."""
+    match = value * (1 + fraction * epsilon)
+    assume(abs(match) < 1e308)
+    own, other = _cells([value, match], epsilon)
+    assert abs(own - other) <= 1

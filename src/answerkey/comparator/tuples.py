@@ -18,13 +18,14 @@ either way.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import compress, count, repeat
-from math import copysign, floor, inf, isfinite, log2, nan
-from operator import add, and_, attrgetter, eq, gt, le, mul, not_, or_, sub
+from math import ceil, inf, isfinite, log2, nan
+from operator import add, and_, attrgetter, eq, gt, le, lshift, mul, not_, or_, rshift, sub
 
 from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator.values import _EXACT, MatchRule
@@ -183,12 +184,11 @@ def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
 
 # Below this many tuples (both sides) the exact index alone is fast enough.
 _ALIGN_FROM = 2000
-# Alignment keys put the first two tolerant values on a logarithmic grid four epsilons wide
-# and pack the two cells into one float (first cell times _PACK plus second cell); a value's
-# match lies in its own cell or a neighbouring one, so a tuple not paired in its own cell is
-# looked up again in the neighbouring cells, diagonals last.
-_PACK = 2.0**22
-_NEIGHBOUR_CELLS = (1.0, -1.0, _PACK, -_PACK, _PACK + 1, _PACK - 1, -_PACK + 1, -_PACK - 1)
+# Alignment keys put the first two tolerant values on a grid of cells a relative 4 to 16
+# epsilons wide: the bits of a float, read as an integer, grow with its magnitude (and
+# mantissa) in order, so dropping the low bits leaves a cell number (``_cells``). The two
+# cells are packed into one int. A value's match lies in its own cell or a neighbouring one,
+# so a tuple not paired in its own cell is looked up again one cell over, diagonals last.
 # A float proves |s - c| <= |c| * epsilon only with this much to spare, relative to
 # (2 + epsilon) * |c|: some 200 times the worst rounding of the conversions and the three
 # float operations, for values of at least _TINY in magnitude, or exactly zero.
@@ -268,17 +268,23 @@ class _Side:
     def keys(self, epsilon: float) -> list:
         """Keys that a tuple and its match on the other side usually share: the exact keys,
         then the packed grid cells of the first two tolerant values (a value and its match
-        share a cell or are in neighbouring cells; a value with no proof float counts as 0).
-        Only the pairing depends on them; every pair tried is checked."""
-        scale = 1 / log2(1 + 4 * epsilon)
-        cells = [
-            map(copysign, map(floor, map(mul, map(log2, map(add, map(abs, column), repeat(1e-300))), repeat(scale))),
-                column)
-            for column in (column if all(map(isfinite, column)) else [f if isfinite(f) else 0.0 for f in column]
-                           for column in self.floats[:2])
-        ]
-        packed = list(map(add, map(mul, cells[0], repeat(_PACK)), cells[1])) if len(cells) == 2 else list(cells[0])
+        share a cell or are in neighbouring cells). Only the pairing depends on them; every
+        pair tried is checked."""
+        cells = [_cells(column, epsilon) for column in self.floats[:2]]
+        packed = (list(map(add, map(lshift, cells[0], repeat(64 - _cell_bits(epsilon))), cells[1]))
+                  if len(cells) == 2 else cells[0])
         return list(zip(*self.ids, packed)) if self.ids else packed
+
+
+def _cell_bits(epsilon: float) -> int:
+    """How many low bits of a float's bit pattern a grid cell spans: cells are 2^(bits-53)
+    to 2^(bits-52) of the value wide, relatively: 4 to 16 epsilons."""
+    return min(max(55 + ceil(log2(epsilon)), 0), 63)
+
+
+def _cells(floats: list[float], epsilon: float) -> list[int]:
+    """Each float's grid cell (NaN and inf get cells too, that pair with nothing useful)."""
+    return list(map(rshift, array("q", array("d", floats).tobytes()), repeat(_cell_bits(epsilon))))
 
 
 def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant,
@@ -296,6 +302,9 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
         return canonical, system
     epsilon = float(rule._epsilon)
     c_keys, s_keys = c_side.keys(epsilon), s_side.keys(epsilon)
+    # Own cell, then the second value's neighbours, the first's, and the diagonals.
+    row = 1 << (64 - _cell_bits(epsilon))
+    moves = (0, 1, -1) + ((row, -row, row + 1, row - 1, -row + 1, -row - 1) if len(tolerant) > 1 else ())
     covered_c, covered_s = bytearray(len(canonical)), bytearray(len(system))
     pending_c, pending_s = list(range(len(canonical))), list(range(len(system)))
     # Where several tuples share a key, the last one stands for them in a lookup; a second
@@ -304,7 +313,7 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     for _ in range(2):
         c_at = dict(zip(map(c_keys.__getitem__, pending_c), pending_c))
         s_at = dict(zip(map(s_keys.__getitem__, pending_s), pending_s))
-        for move in (0.0, *_NEIGHBOUR_CELLS):
+        for move in moves:
             if not pending_c and not pending_s:
                 break
             # A partner of -1 (no tuple with that key) is just a pair that fails the check.
@@ -317,7 +326,7 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     return list(map(canonical.__getitem__, pending_c)), list(map(system.__getitem__, pending_s))
 
 
-def _moved(keys, move: float):
+def _moved(keys, move: int):
     if not move:
         return keys
     return (key[:-1] + (key[-1] + move,) if type(key) is tuple else key + move for key in keys)
