@@ -12,6 +12,7 @@ from answerkey.comparator import tuples
 from answerkey.comparator.tuples import (
     _aligned_cover,
     _cells,
+    _most_distinct_first,
     _proof_floats,
     _proof_reach,
     _proven_close,
@@ -211,3 +212,57 @@ def test_a_value_and_its_match_share_a_grid_cell_or_neighbouring_ones(value, eps
     assume(abs(match) < 1e308)
     own, other = _cells([value, match], epsilon)
     assert abs(own - other) <= 1
+
+
+def crowded_relation(shape: str, rows: int, seed: int):
+    """Shapes that defeat a key on the first two tolerant columns: a 30 x 30 grid of
+    repeated values beside one varied column, and one dense column beside a column of zeros
+    and a column of two values (its nudged values crowd the cells and match several tuples)."""
+    rng = random.Random(seed)
+    if shape == "grid":
+        axis = [round(rng.uniform(1, 1000), 2) for _ in range(30)]
+        canonical = [(Number.of(axis[i % 30]), Number.of(axis[i // 30 % 30]), Number.of(round(rng.uniform(1, 1e6), 3)))
+                     for i in range(rows)]
+    else:
+        canonical = [(Number.parse("0.0"), Number.of(round(rng.uniform(1, 1e6), 3)), Number.of(1.5 if i % 3 else 0.0))
+                     for i in range(rows)]
+    system = [tuple(Number.of(float(v.value) * (1 + rng.uniform(-5e-5, 5e-5))) for v in row) for row in canonical]
+    rng.shuffle(system)
+    return canonical, system
+
+
+@pytest.mark.parametrize("shape", ["grid", "dense"])
+def test_crowded_relations_are_paired_in_bulk(shape):
+    """With the most distinct column first, the bulk pass leaves under 2% of the tuples to the
+    exact index (keying on the first columns as given would leave most of the grid)."""
+    canonical, system = crowded_relation(shape, 6000, seed=3)
+    rule = MatchRule()
+    columns = list(zip(*canonical)), list(zip(*system))
+    tolerant = _most_distinct_first(tolerant_columns(rule, canonical, system), columns[0])
+    assert tolerant[0] == (2 if shape == "grid" else 1)
+    uncovered_c, uncovered_s = _aligned_cover(canonical, system, rule, tolerant, columns)
+    assert len(uncovered_c) + len(uncovered_s) < 0.02 * (len(canonical) + len(system))
+
+
+@pytest.mark.parametrize("shape", ["grid", "dense"])
+@pytest.mark.parametrize("change", ["none", "real beyond epsilon"])
+def test_crowded_relations_agree_with_the_index_alone(shape, change):
+    canonical, system = crowded_relation(shape, 3000, seed=4)
+    if change == "real beyond epsilon":
+        row = system[5]
+        system[5] = row[:1] + (Number.of(float(row[1].value) * 1.0003),) + row[2:]
+    rule = MatchRule()
+    threshold = tuples._ALIGN_FROM
+    try:
+        tuples._ALIGN_FROM = 10**9
+        expected = equivalent(canonical, system, rule)
+    finally:
+        tuples._ALIGN_FROM = threshold
+    assert equivalent(canonical, system, rule) == expected
+
+
+def test_most_distinct_first_orders_tolerant_columns_by_their_distinct_values():
+    columns = [tuple(Number.of(float(i % 3)) for i in range(100)), ("x",) * 100,
+               tuple(Number.of(float(i)) for i in range(100)), tuple(Number.of(0.5) for _ in range(100))]
+    assert _most_distinct_first((0, 2, 3), columns) == (2, 0, 3)
+    assert _most_distinct_first((3,), columns) == (3,)

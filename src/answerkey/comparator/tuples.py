@@ -6,14 +6,15 @@ tolerance window, then checked in full. Equivalence is mutual coverage: every ca
 tuple matches some system tuple and every system tuple matches some canonical tuple.
 
 Large tolerant comparisons first pair tuples in bulk (``_aligned_cover``): each tuple gets a
-key (its exact keys and the grid cells of its first two tolerant values) and is paired with a
-tuple of the other side that has the same key, or a neighbouring cell's. Pairs are checked
-with C-level ``map`` over whole columns: exact keys must be equal, and each tolerant pair is
-proven within epsilon with floats, with a margin far above their rounding, so a pair called
-matching surely matches by the rule's exact arithmetic (``_proven_close``). A matching pair
-covers both its tuples (matching is one relation, read from either side); only the tuples
-left uncovered are looked up in the windowed index, which decides exactly. No O(n^2) scan
-either way.
+key (its exact keys and the grid cells of its two most varied tolerant values) and is paired
+with a tuple of the other side that has the same key, or a neighbouring cell's; tuples left
+(keys shared, values crowded) are paired with the tuples nearest in their most varied value.
+Pairs are checked with C-level ``map`` over whole columns: exact keys must be equal, and each
+tolerant pair is proven within epsilon with floats, with a margin far above their rounding,
+so a pair called matching surely matches by the rule's exact arithmetic (``_proven_close``).
+A matching pair covers both its tuples (matching is one relation, read from either side);
+only the tuples left uncovered are looked up in the windowed index, which decides exactly.
+No O(n^2) scan either way.
 """
 
 from __future__ import annotations
@@ -169,6 +170,7 @@ def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
             tolerant = _tolerant_of_columns(rule, *columns)
         if not tolerant:
             return set(zip(*map(rule.keys, columns[0]))) == set(zip(*map(rule.keys, columns[1])))
+        tolerant = _most_distinct_first(tolerant, columns[0])
         uncovered_canonical, uncovered_system = canonical, system
         if len(canonical) + len(system) >= _ALIGN_FROM:
             uncovered_canonical, uncovered_system = _aligned_cover(canonical, system, rule, tolerant, columns)
@@ -180,6 +182,17 @@ def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
             canonical_index = TupleIndex(canonical, rule, tolerant, "canonical")
             return all(map(canonical_index.contains_match, uncovered_system))
         return True
+
+
+def _most_distinct_first(tolerant: tuple[int, ...], columns: list[tuple]) -> tuple[int, ...]:
+    """The tolerant columns, those with more distinct values (in a sample of about 1,000
+    rows) first: the windowed index searches the first, and alignment keys come from the
+    first two, so a column of few values (all zeros, a small grid) there would pair nothing."""
+    if len(tolerant) < 2:
+        return tolerant
+    step = max(1, len(columns[0]) // 1000)
+    distinct = {column: len(set(columns[column][::step])) for column in tolerant}
+    return tuple(sorted(tolerant, key=lambda column: -distinct[column]))
 
 
 # Below this many tuples (both sides) the exact index alone is fast enough.
@@ -275,6 +288,12 @@ class _Side:
                   if len(cells) == 2 else cells[0])
         return list(zip(*self.ids, packed)) if self.ids else packed
 
+    def nearness(self, rows: list[int]) -> list:
+        """Sort keys for ``rows`` (indices) that put a tuple next to its nearest candidates:
+        the exact keys, then the first tolerant value (NaN only spoils its own neighbourhood)."""
+        first = list(map(self.floats[0].__getitem__, rows))
+        return list(zip(*(map(ids.__getitem__, rows) for ids in self.ids), first)) if self.ids else first
+
 
 def _cell_bits(epsilon: float) -> int:
     """How many low bits of a float's bit pattern a grid cell spans: cells are 2^(bits-53)
@@ -290,7 +309,7 @@ def _cells(floats: list[float], epsilon: float) -> list[int]:
 def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant,
                    columns: tuple[list, list] | None = None):
     """The canonical and system tuples not covered by a proven match with a tuple of the
-    other side whose alignment key is the same or a neighbouring cell's; the exact index
+    other side found by key (same or neighbouring cells) or by nearness; the exact index
     decides those. ``columns``, when the caller has them, are the two sides transposed."""
     c_columns, s_columns = columns or (list(zip(*canonical)), list(zip(*system)))
     exact = [c for c in range(len(c_columns)) if c not in tolerant]
@@ -300,41 +319,78 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     s_side = _Side.build(s_columns, tolerant, exact, rule, palette) if c_side else None
     if s_side is None:
         return canonical, system
-    epsilon = float(rule._epsilon)
-    c_keys, s_keys = c_side.keys(epsilon), s_side.keys(epsilon)
-    # Own cell, then the second value's neighbours, the first's, and the diagonals.
-    row = 1 << (64 - _cell_bits(epsilon))
-    moves = (0, 1, -1) + ((row, -row, row + 1, row - 1, -row + 1, -row - 1) if len(tolerant) > 1 else ())
-    covered_c, covered_s = bytearray(len(canonical)), bytearray(len(system))
-    pending_c, pending_s = list(range(len(canonical))), list(range(len(system)))
-    # Where several tuples share a key, the last one stands for them in a lookup; a second
-    # round looks among the tuples still uncovered only, where most of the rest pair up.
-    # A pair is a proof however it was chosen; the tuples left go to the exact index.
-    for _ in range(2):
-        c_at = dict(zip(map(c_keys.__getitem__, pending_c), pending_c))
-        s_at = dict(zip(map(s_keys.__getitem__, pending_s), pending_s))
-        for move in moves:
-            if not pending_c and not pending_s:
-                break
-            # A partner of -1 (no tuple with that key) is just a pair that fails the check.
-            partners = list(map(s_at.get, _moved(map(c_keys.__getitem__, pending_c), move), repeat(-1)))
-            _mark(covered_c, covered_s, *_matching_pairs(c_side, s_side, pending_c, partners, reach))
-            pending_c, pending_s = _uncovered(covered_c, pending_c), _uncovered(covered_s, pending_s)
-            partners = list(map(c_at.get, _moved(map(s_keys.__getitem__, pending_s), -move), repeat(-1)))
-            _mark(covered_c, covered_s, *_matching_pairs(c_side, s_side, partners, pending_s, reach))
-            pending_c, pending_s = _uncovered(covered_c, pending_c), _uncovered(covered_s, pending_s)
-    return list(map(canonical.__getitem__, pending_c)), list(map(system.__getitem__, pending_s))
+    cover = _Cover(c_side, s_side, reach, len(canonical), len(system))
+    cover.by_key(float(rule._epsilon), len(tolerant) > 1)
+    # Tuples that shared a key with others, or whose values crowd one cell, are tried against
+    # the tuples of the other side nearest in their first tolerant value: the uncovered ones,
+    # then (crowded values match several, maybe covered, tuples) all of them.
+    cover.by_nearness(among_all=False)
+    cover.by_nearness(among_all=True)
+    c_pending, s_pending = cover.pending
+    return list(map(canonical.__getitem__, c_pending)), list(map(system.__getitem__, s_pending))
+
+
+class _Cover:
+    """Which tuples of each side are covered by a proven match so far, and which are pending."""
+
+    def __init__(self, c_side: _Side, s_side: _Side, reach: float, c_count: int, s_count: int) -> None:
+        self.sides = (c_side, s_side)
+        self.reach = reach
+        self.covered = (bytearray(c_count), bytearray(s_count))
+        self.pending = (list(range(c_count)), list(range(s_count)))
+
+    def done(self) -> bool:
+        return not self.pending[0] and not self.pending[1]
+
+    def pair(self, side: int, needles: list[int], partners: list[int]) -> None:
+        """Try each needle (a tuple of ``side``, 0 canonical or 1 system) with its partner
+        on the other side; a matching pair covers both."""
+        left, right = (needles, partners) if side == 0 else (partners, needles)
+        left, right = _matching_pairs(*self.sides, left, right, self.reach)
+        deque(map(self.covered[0].__setitem__, left, repeat(1)), maxlen=0)
+        deque(map(self.covered[1].__setitem__, right, repeat(1)), maxlen=0)
+        self.pending = tuple(_uncovered(covered, pending) for covered, pending in zip(self.covered, self.pending))
+
+    def by_key(self, epsilon: float, two_cells: bool) -> None:
+        """Pair each pending tuple with the tuple of the other side that has its key, then
+        with those one cell over (the second value's neighbours, the first's, diagonals).
+        Where several tuples share a key, the last stands for them; a partner of -1 (no
+        tuple has that key) is a pair that fails: a pair is a proof however it was chosen."""
+        keys = [side.keys(epsilon) for side in self.sides]
+        at = [dict(zip(side_keys, count())) for side_keys in keys]
+        row = 1 << (64 - _cell_bits(epsilon))
+        for move in (0, 1, -1) + ((row, -row, row + 1, row - 1, -row + 1, -row - 1) if two_cells else ()):
+            for side, sign in ((0, 1), (1, -1)):
+                if self.done():
+                    return
+                needles = self.pending[side]
+                moved = _moved(map(keys[side].__getitem__, needles), sign * move)
+                self.pair(side, needles, list(map(at[1 - side].get, moved, repeat(-1))))
+
+    def by_nearness(self, among_all: bool) -> None:
+        """Pair each pending tuple with the tuples of the other side (pending ones, or all)
+        up to two places from where it sorts by ``_Side.nearness``."""
+        for side in (0, 1):
+            if self.done():
+                return
+            others = list(range(len(self.covered[1 - side]))) if among_all else self.pending[1 - side]
+            others_near = self.sides[1 - side].nearness(others)
+            order = sorted(range(len(others)), key=others_near.__getitem__)
+            # Padded so that every place two off is an index (the pads are -1, pairs that fail).
+            partners_at = list(map(others.__getitem__, order)) + [-1] * 3
+            needles = self.pending[side]
+            places = list(map(bisect_left, repeat(list(map(others_near.__getitem__, order))),
+                              self.sides[side].nearness(needles)))
+            for offset in (0, -1, 1, -2, 2):
+                still = list(map(not_, map(self.covered[side].__getitem__, needles)))
+                needles, places = list(compress(needles, still)), list(compress(places, still))
+                self.pair(side, needles, list(map(partners_at.__getitem__, map(add, places, repeat(offset)))))
 
 
 def _moved(keys, move: int):
     if not move:
         return keys
     return (key[:-1] + (key[-1] + move,) if type(key) is tuple else key + move for key in keys)
-
-
-def _mark(covered_c: bytearray, covered_s: bytearray, left: list[int], right: list[int]) -> None:
-    deque(map(covered_c.__setitem__, left, repeat(1)), maxlen=0)
-    deque(map(covered_s.__setitem__, right, repeat(1)), maxlen=0)
 
 
 def _uncovered(covered: bytearray, pending: list[int]) -> list[int]:
