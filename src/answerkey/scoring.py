@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
+from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, MatchRule, Verdict, judge, judge_signature
 from answerkey.comparator.search import find_mapping, ordered_equivalent, project, search_injective
 from answerkey.comparator.tuples import equivalent
@@ -539,7 +540,8 @@ def score_corpus(
     from answerkey.report.progress import progress
 
     options = options or ScoreOptions()
-    tasks = _tasks(corpus, answers)
+    with gc_paused(len(corpus.items) >= PAUSE_FROM_CELLS):  # see answerkey._gc
+        tasks = _tasks(corpus, answers)
     problems = list(corpus.problems)
     results: list[ItemResult] = []
     outcomes = progress(_outcomes(tasks, options, jobs), total=len(tasks), label="score", quiet=quiet)
