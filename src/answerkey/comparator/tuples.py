@@ -197,11 +197,13 @@ def _most_distinct_first(tolerant: tuple[int, ...], columns: list[tuple]) -> tup
 
 # Below this many tuples (both sides) the exact index alone is fast enough.
 _ALIGN_FROM = 2000
-# Alignment keys put the first two tolerant values on a grid of cells a relative 4 to 16
-# epsilons wide: the bits of a float, read as an integer, grow with its magnitude (and
-# mantissa) in order, so dropping the low bits leaves a cell number (``_cells``). The two
-# cells are packed into one int. A value's match lies in its own cell or a neighbouring one,
-# so a tuple not paired in its own cell is looked up again one cell over, diagonals last.
+# Alignment keys put the values of the first two tolerant columns (the most varied, see
+# ``_most_distinct_first``) on a grid of cells a relative 4 to 16 epsilons wide: the bits of
+# a float, read as an integer, grow with its magnitude (and mantissa) in order, so dropping
+# the low bits leaves a cell number (``_cells``). The two cells are packed into one int. A
+# value's match lies in its own cell or a neighbouring one, so a tuple not paired in its own
+# cell is looked up again one cell over, diagonals last.
+
 # A float proves |s - c| <= |c| * epsilon only with this much to spare, relative to
 # (2 + epsilon) * |c|: some 200 times the worst rounding of the conversions and the three
 # float operations, for values of at least _TINY in magnitude, or exactly zero.
