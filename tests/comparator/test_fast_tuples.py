@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from answerkey.comparator import tuples
 from answerkey.comparator.tuples import (
     _aligned_cover,
+    _cell_bits,
     _cells,
     _most_distinct_first,
     _proof_floats,
@@ -214,7 +215,7 @@ def test_a_value_and_its_match_share_a_grid_cell_or_neighbouring_ones(value, eps
     relative epsilon) is at most one cell over, for negative values too."""
     match = value * (1 + fraction * epsilon)
     assume(abs(match) < 1e308)
-    own, other = _cells([value, match], epsilon)
+    own, other = _cells([value, match], _cell_bits(epsilon))
     assert abs(own - other) <= 1
 
 

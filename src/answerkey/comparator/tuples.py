@@ -280,14 +280,13 @@ class _Side:
         ids = [coded(rule.keys(columns[column]), palette) for column in exact]
         return cls(floats, values, reals, ids)
 
-    def keys(self, epsilon: float) -> list:
+    def keys(self, bits: int) -> list:
         """Keys that a tuple and its match on the other side usually share: the exact keys,
         then the packed grid cells of the first two tolerant values (a value and its match
-        share a cell or are in neighbouring cells). Only the pairing depends on them; every
-        pair tried is checked."""
-        cells = [_cells(column, epsilon) for column in self.floats[:2]]
-        packed = (list(map(add, map(lshift, cells[0], repeat(64 - _cell_bits(epsilon))), cells[1]))
-                  if len(cells) == 2 else cells[0])
+        share a cell or are in neighbouring cells; ``bits`` is ``_cell_bits(epsilon)``). Only
+        the pairing depends on them; every pair tried is checked."""
+        cells = [_cells(column, bits) for column in self.floats[:2]]
+        packed = list(map(add, map(lshift, cells[0], repeat(64 - bits)), cells[1])) if len(cells) == 2 else cells[0]
         return list(zip(*self.ids, packed)) if self.ids else packed
 
     def nearness(self, rows: list[int]) -> list:
@@ -303,9 +302,10 @@ def _cell_bits(epsilon: float) -> int:
     return min(max(55 + ceil(log2(epsilon)), 0), 63)
 
 
-def _cells(floats: list[float], epsilon: float) -> list[int]:
-    """Each float's grid cell (NaN and inf get cells too, that pair with nothing useful)."""
-    return list(map(rshift, array("q", array("d", floats).tobytes()), repeat(_cell_bits(epsilon))))
+def _cells(floats: list[float], bits: int) -> list[int]:
+    """Each float's grid cell, ``bits`` being ``_cell_bits(epsilon)`` (NaN and inf get cells
+    too, that pair with nothing useful)."""
+    return list(map(rshift, array("q", array("d", floats).tobytes()), repeat(bits)))
 
 
 def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant,
@@ -358,9 +358,10 @@ class _Cover:
         with those one cell over (the second value's neighbours, the first's, diagonals).
         Where several tuples share a key, the last stands for them; a partner of -1 (no
         tuple has that key) is a pair that fails: a pair is a proof however it was chosen."""
-        keys = [side.keys(epsilon) for side in self.sides]
+        bits = _cell_bits(epsilon)
+        keys = [side.keys(bits) for side in self.sides]
         at = [dict(zip(side_keys, count())) for side_keys in keys]
-        row = 1 << (64 - _cell_bits(epsilon))
+        row = 1 << (64 - bits)
         for move in (0, 1, -1) + ((row, -row, row + 1, row - 1, -row + 1, -row - 1) if two_cells else ()):
             for side, sign in ((0, 1), (1, -1)):
                 if self.done():
@@ -401,7 +402,7 @@ def _uncovered(covered: bytearray, pending: list[int]) -> list[int]:
 
 def _matching_pairs(c_side: _Side, s_side: _Side, left: list[int], right: list[int], reach: float):
     """Of the pairs (canonical tuple ``left[k]``, system tuple ``right[k]``), those proven to
-    match, as two lists: exact keys equal, each tolerant pair ``proven_close`` (or, integer
+    match, as two lists: exact keys equal, each tolerant pair ``_proven_close`` (or, integer
     against integer, equal). Column by column with C-level maps, no Python call per pair,
     keeping only the pairs still matching."""
     for c_ids, s_ids in zip(c_side.ids, s_side.ids):

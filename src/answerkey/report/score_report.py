@@ -106,7 +106,7 @@ def _figures(group: GroupSummary) -> dict:
         "accuracy": group.accuracy,
         "weighted_error": group.weighted_error,
         "score": group.score,
-        "metrics": {name: _number(value) for name, value in group.metrics.items()},
+        "metrics": _numbers(group.metrics),
     }
 
 
