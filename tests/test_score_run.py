@@ -1,5 +1,6 @@
 """Scoring a corpus (issue #3, "Scoring"): verdicts, ATIS figures, graded metrics hook, errors."""
 
+import math
 import textwrap
 from fractions import Fraction
 
@@ -216,6 +217,18 @@ def test_group_summary_of_nothing():
     group = GroupSummary.of([], ["m"])
     assert (group.items, group.accuracy, group.weighted_error, group.score, group.metrics) == (0, None, None, None,
                                                                                             {"m": None})
+
+
+def test_group_summary_averages_a_metric_over_the_items_that_have_it():
+    """An item without a metric, or with NaN, is left out of that metric's mean only;
+    excluded items count in no mean."""
+    results = [
+        ItemResult("a", "correct", "", "0", (), {"m": 1.0, "n": 0.5}),
+        ItemResult("b", "incorrect", "", "0", (), {"m": 0.0}),
+        ItemResult("c", "incorrect", "", "0", (), {"m": 0.5, "n": math.nan}),
+        ItemResult("d", "excluded", "", "X", (), {"m": 9.0, "n": 9.0}),
+    ]
+    assert GroupSummary.of(results, ["m", "n"]).metrics == {"m": 0.5, "n": 0.5}
 
 
 def test_item_result_scored_flag():

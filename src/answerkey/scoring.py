@@ -41,7 +41,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import attrgetter, methodcaller
+from operator import attrgetter, itemgetter, methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
 from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
@@ -49,6 +49,7 @@ from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, Ma
 from answerkey.comparator.search import find_mapping, ordered_equivalent, project, search_injective
 from answerkey.comparator.tuples import equivalent
 from answerkey.errors import InputError, ParseError
+from answerkey.grammar import parse
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 
 if TYPE_CHECKING:
@@ -169,7 +170,10 @@ class GroupSummary:
         scored_metrics = [r.metrics for r in results if r.verdict != "excluded"]
         means: dict[str, float | None] = {}
         for name in metric_names:
-            values = list(map(methodcaller("get", name, math.nan), scored_metrics))
+            try:
+                values = list(map(itemgetter(name), scored_metrics))
+            except KeyError:  # an item without this metric: undefined there, like NaN
+                values = list(map(methodcaller("get", name, math.nan), scored_metrics))
             total = math.fsum(values)
             if total != total:  # NaN: some item's metric is undefined; average over the others
                 values = [value for value in values if value == value]
@@ -244,8 +248,6 @@ class _CanonicalProblem(Exception):
 
 
 def _parse_canonical(text: str, field_name: str, *, alternatives: bool) -> Answer:
-    from answerkey.grammar import parse
-
     try:
         return parse(text, allow_alternatives=alternatives)
     except ParseError as error:
@@ -425,8 +427,6 @@ def _system_parse_reason(answer: _Task, error: ParseError) -> str:
 
 
 def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
-    from answerkey.grammar import parse
-
     canonical = maximal = None
     if task.answer is not None:
         try:
@@ -563,5 +563,6 @@ def score_corpus(
         for item_id, given in answers.by_id.items()
         if item_id not in known
     ]
-    summary, by_category, by_tag = _summaries(results, options.metrics)
+    with gc_paused(len(results) >= PAUSE_FROM_CELLS):
+        summary, by_category, by_tag = _summaries(results, options.metrics)
     return ScoreRun(options.signature, options, results, summary, by_category, by_tag, warnings)

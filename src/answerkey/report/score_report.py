@@ -139,6 +139,11 @@ def to_json(run: ScoreRun) -> str:
         return _json_text(report_document(run))
 
 
+# What the compact encoder writes between two items (each starts with its id). A quote inside
+# a JSON string is always escaped, so this text occurs nowhere else in the encoded list.
+_NEXT_ITEM = '}, {"id": '
+
+
 def _json_text(document: dict) -> str:
     # json's indenting encoder is pure Python; items are written with the C encoder, one per line.
     compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
@@ -148,12 +153,19 @@ def _json_text(document: dict) -> str:
             return "[]"
         return "[\n    " + ",\n    ".join(map(compact, values)) + "\n  ]"
 
+    def items_block(items: list) -> str:
+        if not items:
+            return "[]"
+        # One encoder call for the whole list (per item calls cost more than the encoding),
+        # then a line break between items.
+        return "[\n    " + compact(items)[1:-1].replace(_NEXT_ITEM, '},\n    {"id": ') + "\n  ]"
+
     summary = json.dumps(document["summary"], indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
     return (
         "{\n"
         f'  "signature": {compact(document["signature"])},\n'
         f'  "summary": {summary},\n'
-        f'  "items": {block(document["items"])},\n'
+        f'  "items": {items_block(document["items"])},\n'
         f'  "warnings": {block(document["warnings"])}\n'
         "}\n"
     )
