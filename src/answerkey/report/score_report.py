@@ -148,25 +148,20 @@ def _json_text(document: dict) -> str:
     # json's indenting encoder is pure Python; items are written with the C encoder, one per line.
     compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
-    def block(values: list) -> str:
-        if not values:
-            return "[]"
-        return "[\n    " + ",\n    ".join(map(compact, values)) + "\n  ]"
+    def block(lines: str) -> str:
+        return f"[\n    {lines}\n  ]" if lines else "[]"
 
-    def items_block(items: list) -> str:
-        if not items:
-            return "[]"
-        # One encoder call for the whole list (per item calls cost more than the encoding),
-        # then a line break between items.
-        return "[\n    " + compact(items)[1:-1].replace(_NEXT_ITEM, '},\n    {"id": ') + "\n  ]"
-
+    # The items in one encoder call (per item calls cost more than the encoding), then a line
+    # break between items.
+    items = compact(document["items"])[1:-1].replace(_NEXT_ITEM, '},\n    {"id": ')
+    warnings = ",\n    ".join(map(compact, document["warnings"]))
     summary = json.dumps(document["summary"], indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
     return (
         "{\n"
         f'  "signature": {compact(document["signature"])},\n'
         f'  "summary": {summary},\n'
-        f'  "items": {items_block(document["items"])},\n'
-        f'  "warnings": {block(document["warnings"])}\n'
+        f'  "items": {block(items)},\n'
+        f'  "warnings": {block(warnings)}\n'
         "}\n"
     )
 
