@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from answerkey.corpus import AnswerRecord, CorpusItem, InputErrors, load_answers, load_corpus
+from answerkey.corpus import AnswerRecord, CorpusItem, CorpusItemSchema, InputErrors, load_answers, load_corpus
 from answerkey.errors import InputError
 
 
@@ -33,11 +33,12 @@ def test_yaml_corpus_fields_and_defaults(tmp_path):
     corpus = load_corpus(path)
     assert corpus.problems == []
     first, second = corpus.items
-    assert first.model_dump() == {
-        "id": "q1", "query": "What is her salary?", "answer": "((52000))", "max_answer": '((52000 "SMITH"))',
-        "category": "1", "tags": ["discourse"], "context": ["What is Mary Smith's job title"],
-        "epsilon": 0.001, "ordered": True,
-    }
+    assert first == CorpusItem(
+        id="q1", query="What is her salary?", answer="((52000))", max_answer='((52000 "SMITH"))',
+        category="1", tags=["discourse"], context=["What is Mary Smith's job title"],
+        epsilon=0.001, ordered=True,
+        written=frozenset({"id", "query", "context", "answer", "max_answer", "category", "tags", "epsilon", "ordered"}),
+    )
     assert (second.id, second.answer, second.category, second.tags, second.ordered) == ("q2", "3", "0", [], None)
     assert corpus.locators[0](("answer",)) == (4, 11)
 
@@ -202,7 +203,7 @@ def test_yaml_answers_reject_structures(tmp_path):
 
 def test_schemas_describe_the_files():
     """`answerkey schema corpus` / `answers` come from these models."""
-    corpus_schema = CorpusItem.model_json_schema()
+    corpus_schema = CorpusItemSchema.model_json_schema()
     assert corpus_schema["required"] == ["id"]
     assert corpus_schema["additionalProperties"] is False
     assert set(corpus_schema["properties"]) == {
@@ -223,8 +224,8 @@ def test_example_files_validate_against_the_printed_schemas():
     jsonschema = pytest.importorskip("jsonschema")
     example = Path(__file__).resolve().parent.parent / "examples" / "personnel"
     for item in yaml.safe_load((example / "corpus.yaml").read_text()):
-        jsonschema.validate(item, CorpusItem.model_json_schema())
+        jsonschema.validate(item, CorpusItemSchema.model_json_schema())
     for line in (example / "answers.jsonl").read_text().splitlines():
         jsonschema.validate(json.loads(line), AnswerRecord.model_json_schema())
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"id": "q", "answr": "1"}, CorpusItem.model_json_schema())
+        jsonschema.validate({"id": "q", "answr": "1"}, CorpusItemSchema.model_json_schema())

@@ -1,4 +1,4 @@
-"""Corpus and answers files: pydantic schemas and loaders, errors at ``FILE:LINE:COL``.
+"""Corpus and answers files: loaders, errors at ``FILE:LINE:COL``.
 
 A **corpus** is a YAML list of items or JSON Lines, one item each (``CorpusItem``): an id,
 the query, the canonical CAS answer (``OR`` alternatives allowed), an optional maximal
@@ -9,11 +9,17 @@ a discourse item (H89 S-7) and per-item ``epsilon`` / ``ordered`` overrides.
 (``AnswerRecord``), a YAML mapping id -> CAS text, or a directory of ``<id>.cas`` files.
 Formats are chosen by extension (a directory is a directory), or named explicitly.
 
+The pydantic models ``CorpusItemSchema`` and ``AnswerRecord`` are the file formats: they
+decide what is accepted and word every error. An item or record written in its plain form
+(strings as strings, lists of strings, a float epsilon: what the schema keeps unchanged) is
+read without them; anything else goes through them. Most files are plain throughout, and
+then pydantic is never imported (it takes about 0.1 s of every run).
+
 Loading checks the files' structure; the CAS text of canonical answers is parsed later,
 while scoring (see ``answerkey.scoring.check_corpus``), so that a large corpus is parsed
 once and in parallel.
 
->>> item = CorpusItem.model_validate({"id": 7, "answer": 52000, "category": 1})
+>>> item = CorpusItem.validate({"id": 7, "answer": 52000, "category": 1})
 >>> item.id, item.answer, item.category, item.scored
 ('7', '52000', '1', True)
 """
@@ -21,15 +27,14 @@ once and in parallel.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import math
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
-from pydantic_core import PydanticCustomError
+from typing import Any, NamedTuple
 
 from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
@@ -38,6 +43,7 @@ from answerkey.formats.files import load_yaml, read_jsonl, read_text, validation
 __all__ = [
     "CATEGORIES",
     "CorpusItem",
+    "CorpusItemSchema",
     "AnswerRecord",
     "Corpus",
     "SystemAnswer",
@@ -52,7 +58,15 @@ __all__ = [
 # H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
 # 3 non-local reference, X excluded from scoring.
 CATEGORIES = ("0", "1", "2", "3", "X")
-Category = Literal["0", "1", "2", "3", "X"]
+
+
+def __getattr__(name: str) -> Any:
+    # The schemas import pydantic: only when asked for (see the module docstring).
+    if name in ("CorpusItemSchema", "AnswerRecord"):
+        from answerkey import _corpus_schema
+
+        return getattr(_corpus_schema, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class InputErrors(InputError):
@@ -85,86 +99,109 @@ def _cas_text(value: Any) -> Any:
     return value
 
 
-# YAML and JSON numbers and booleans are accepted where CAS text is expected (see _cas_text).
-CasText = Annotated[
-    str, BeforeValidator(_cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})
-]
-ItemId = Annotated[str, Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})]
+@dataclass(slots=True)
+class CorpusItem:
+    """One valid corpus item (its fields as ``CorpusItemSchema`` describes them).
 
-
-def _category(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str):
-        return value.strip().upper()
-    return value
-
-
-class CorpusItem(BaseModel):
-    """One corpus item: a query and its canonical answer (one line of a JSONL corpus, or one
-    element of a YAML corpus list).
-
-    ``answer`` is required unless the item is in category ``X`` (listed, never scored). With
-    ``max_answer``, ``answer`` is the minimal answer: a system answer must hold every column of
-    the minimal answer and no column outside the maximal one. ``epsilon`` and ``ordered``
-    override the run's options for this item (``ordered`` unset: as the CAS text says).
+    ``written`` names the fields the file gives, which errors point at.
     """
 
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
-    id: ItemId = Field(description="Unique item id.")
-    query: str = Field("", description="The question, as asked.")
-    answer: CasText | None = Field(
-        None, description="Canonical CAS answer; may hold (A OR B) alternatives. Minimal answer with max_answer."
-    )
-    max_answer: CasText | None = Field(
-        None, description="Maximal CAS answer (ATIS 1991-92 min/max): no system column may fall outside it."
-    )
-    category: Annotated[
-        Category, BeforeValidator(_category),
-        WithJsonSchema({"enum": ["0", "1", "2", "3", "X", "x", 0, 1, 2, 3]}),
-    ] = Field(
-        "0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored)."
-    )
-    tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
-    context: list[str] = Field(
-        default_factory=list, description="Earlier queries a discourse item refers to (H89-2019 S-7), oldest first."
-    )
-    epsilon: float | None = Field(
-        None, ge=0, allow_inf_nan=False, description="Relative tolerance for reals on this item (overrides --epsilon)."
-    )
-    ordered: bool | None = Field(
-        None, description="Compare tuples in order (true) or as a set (false); unset: as the CAS text says."
-    )
-
-    @model_validator(mode="after")
-    def _answer_needed(self) -> CorpusItem:
-        if self.answer is None and self.category != "X":
-            raise PydanticCustomError(
-                "answer_required", "answer: required unless the item is in category X (excluded from scoring)"
-            )
-        if self.max_answer is not None and self.answer is None:
-            raise PydanticCustomError("minimal_required", "max_answer: needs the minimal answer in 'answer' too")
-        return self
+    id: str
+    query: str = ""
+    answer: str | None = None
+    max_answer: str | None = None
+    category: str = "0"
+    tags: list[str] = field(default_factory=list)
+    context: list[str] = field(default_factory=list)
+    epsilon: float | None = None
+    ordered: bool | None = None
+    written: frozenset[str] = frozenset()
 
     @property
     def scored(self) -> bool:
         """False for category X items, which are listed but not scored (H89-2019 section 5)."""
         return self.category != "X"
 
+    @classmethod
+    def validate(cls, value: object) -> CorpusItem:
+        """The item ``value`` (a mapping as read from YAML or JSON) describes; raises pydantic's
+        ``ValidationError`` when ``CorpusItemSchema`` rejects it."""
+        item = _plain_item(value)
+        if item is None:
+            from answerkey._corpus_schema import CorpusItemSchema
 
-class AnswerRecord(BaseModel):
-    """One system answer: one line of a JSONL answers file.
+            item = _schema_item(CorpusItemSchema.model_validate(value))
+        return item
 
-    ``answer`` is CAS text; ``NO_ANSWER`` or ``null`` means the system declined. Other keys
-    (latency, the SQL run, ...) are allowed and ignored. The YAML form of an answers file is a
-    mapping ``id: CAS text``; the directory form holds one ``<id>.cas`` file per answer.
-    """
 
-    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+_ITEM_FIELDS = frozenset(("id", "query", "answer", "max_answer", "category", "tags", "context", "epsilon", "ordered"))
+_NONE: list = []  # an unwritten list field: plain, and never kept (items get copies)
 
-    id: ItemId = Field(description="The corpus item id this answers.")
-    answer: CasText | None = Field(description="System CAS answer; null or NO_ANSWER when the system declined.")
+
+def _strings(value: object) -> bool:
+    return type(value) is list and (not value or set(map(type, value)) == _STR)
+
+
+_STR = {str}
+
+
+def _plain_id(value: object) -> bool:
+    # The schema measures an id's length, which fails on a lone surrogate (JSON allows the
+    # escape): such an id is the schema's to reject.
+    return type(value) is str and value != "" and (value.isascii() or not _SURROGATE.search(value))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _plain_item(value: object) -> CorpusItem | None:
+    """``value`` as an item when each field is in the form the schema keeps unchanged; None
+    when the schema must decide (a number for a string, ``x`` for ``X``, an error, ...).
+    ``tests/test_corpus_plain.py`` checks it against the schema."""
+    if type(value) is not dict or not value.keys() <= _ITEM_FIELDS:
+        return None
+    get = value.get
+    item_id, query, answer, max_answer = get("id"), get("query", ""), get("answer"), get("max_answer")
+    category, tags, context = get("category", "0"), get("tags", _NONE), get("context", _NONE)
+    epsilon, ordered = get("epsilon"), get("ordered")
+    plain = (
+        _plain_id(item_id) and type(query) is str
+        and type(category) is str and category in CATEGORIES
+        # No answer only for a category X item, and then no maximal answer.
+        and (type(answer) is str or answer is None and category == "X" and max_answer is None)
+        and (max_answer is None or type(max_answer) is str)
+        and _strings(tags) and _strings(context)
+        and (epsilon is None or type(epsilon) is float and 0 <= epsilon < math.inf)
+        and (ordered is None or type(ordered) is bool)
+    )
+    if not plain:
+        return None
+    return CorpusItem(item_id, query, answer, max_answer, category, list(tags), list(context), epsilon, ordered,
+                      frozenset(value))
+
+
+def _schema_item(model: Any) -> CorpusItem:
+    """A ``CorpusItemSchema`` instance as an item."""
+    return CorpusItem(model.id, model.query, model.answer, model.max_answer, model.category, model.tags,
+                      model.context, model.epsilon, model.ordered, frozenset(model.model_fields_set))
+
+
+class _Record(NamedTuple):
+    """A valid answer record (one JSONL line): the item id and the CAS text, None for null."""
+
+    id: str
+    answer: str | None
+
+
+def _plain_answer(value: object) -> _Record | None:
+    """``value`` as a record when it is in the form ``AnswerRecord`` keeps unchanged (other
+    keys are allowed and ignored); None when the schema must decide."""
+    if type(value) is not dict or "answer" not in value:
+        return None
+    item_id, text = value.get("id"), value["answer"]
+    if _plain_id(item_id) and (type(text) is str or text is None):
+        return _Record(item_id, text)
+    return None
 
 
 @dataclass
@@ -184,13 +221,12 @@ class Corpus:
 
     def error(self, index: int, message: str, field_name: str = "") -> InputError:
         """An error located at item ``index`` (at its field ``field_name`` when written)."""
-        written = field_name and field_name in self.items[index].model_fields_set
+        written = field_name and field_name in self.items[index].written
         line, column = self.locators[index]((field_name,) if written else ())
         return InputError(message, source=self.source, line=line, column=column)
 
 
-@dataclass(frozen=True)
-class SystemAnswer:
+class SystemAnswer(NamedTuple):
     """One system answer as given: its CAS text (None for ``null``) and where it came from.
 
     ``origin`` is ``FILE:LINE`` (``FILE`` for a ``.cas`` file); ``embedded`` is True when the
@@ -231,11 +267,17 @@ def _key_column(line_text: str, key: object) -> int:
     return index + 1 if index >= 0 else 1
 
 
-def _jsonl_entries(text: str, source: str, problems: list[InputError], model: type[BaseModel]):
-    """(value, locate) for each JSONL line, bad JSON going to ``problems``. A line that
-    ``model`` accepts as it stands comes back validated (pydantic reads it without building
-    Python values first); any other line comes back as its JSON value, to be validated and
-    reported at its place."""
+# json.loads without its wrapper (a third of its time on short lines). A line it would read
+# but this refuses (one starting with a blank) takes the careful path, with the same result.
+_decode = json.JSONDecoder().raw_decode
+
+
+def _jsonl_entries(
+    text: str, source: str, problems: list[InputError], read: Callable[[object, str], object | None]
+) -> Iterator[tuple[object, Callable]]:
+    """(value, locate) for each JSONL line, bad JSON going to ``problems``. ``read(value,
+    line)`` gives the line's record when the line is valid, and then the record comes back;
+    any other line comes back as its JSON value, to be validated and reported at its place."""
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -244,10 +286,15 @@ def _jsonl_entries(text: str, source: str, problems: list[InputError], model: ty
             return (line_number, _key_column(line_text, loc[0]) if loc else 1)
 
         try:
-            yield model.model_validate_json(line), locate
+            value, end = _decode(line)
+            if end != len(line) and not line[end:].isspace():
+                value = None
+        except (ValueError, RecursionError):
+            value = None
+        record = read(value, line)
+        if record is not None:
+            yield record, locate
             continue
-        except ValidationError:
-            pass
         for entry in read_jsonl(line, source=source):
             if entry.error is not None:
                 entry.error.line = number
@@ -269,8 +316,20 @@ def _read_corpus_yaml(text: str, source: str, problems: list[InputError]):
         yield value, (lambda loc, index=index: doc.locate((index, *loc)))
 
 
+def _corpus_line(value: object, line: str) -> CorpusItem | None:
+    item = _plain_item(value)
+    if item is None:
+        from answerkey._corpus_schema import CorpusItemSchema, ValidationError
+
+        try:  # pydantic reads the line itself: its JSON reading is the schema's
+            item = _schema_item(CorpusItemSchema.model_validate_json(line))
+        except ValidationError:
+            return None
+    return item
+
+
 def _read_corpus_jsonl(text: str, source: str, problems: list[InputError]):
-    yield from _jsonl_entries(text, source, problems, CorpusItem)
+    yield from _jsonl_entries(text, source, problems, _corpus_line)
 
 
 # Corpus format name -> reader yielding (raw or validated item, locate(loc) -> (line, column)).
@@ -317,9 +376,11 @@ def _validated_corpus(reader: Callable, text: str, source: str) -> Corpus:
                 f"a corpus item is a mapping, not a {type(value).__name__}", source=source, line=line, column=column
             ))
             continue
-        else:
+        elif (item := _plain_item(value)) is None:
+            from answerkey._corpus_schema import CorpusItemSchema, ValidationError
+
             try:
-                item = CorpusItem.model_validate(value)
+                item = _schema_item(CorpusItemSchema.model_validate(value))
             except ValidationError as error:
                 corpus.problems.extend(validation_errors(error, source=source, locate=locate))
                 continue
@@ -339,10 +400,23 @@ def _validated_corpus(reader: Callable, text: str, source: str) -> Corpus:
 # ---------------------------------------------------------------- answers
 
 
+def _answer_line(value: object, line: str) -> _Record | None:
+    record = _plain_answer(value)
+    if record is None:
+        from answerkey._corpus_schema import AnswerRecord, ValidationError
+
+        try:
+            model = AnswerRecord.model_validate_json(line)
+        except ValidationError:
+            return None
+        record = _Record(model.id, model.answer)
+    return record
+
+
 def _answers_jsonl(path: str, text: str | None, source: str, problems: list[InputError]):
-    for value, locate in _jsonl_entries(text, source, problems, AnswerRecord):
+    for value, locate in _jsonl_entries(text, source, problems, _answer_line):
         line = locate(())[0]
-        if isinstance(value, AnswerRecord):
+        if isinstance(value, _Record):
             record = value
         elif not isinstance(value, dict):
             problems.append(InputError(
@@ -350,11 +424,14 @@ def _answers_jsonl(path: str, text: str | None, source: str, problems: list[Inpu
             ))
             continue
         else:
+            from answerkey._corpus_schema import AnswerRecord, ValidationError
+
             try:
-                record = AnswerRecord.model_validate(value)
+                model = AnswerRecord.model_validate(value)
             except ValidationError as error:
                 problems.extend(validation_errors(error, source=source, locate=locate))
                 continue
+            record = _Record(model.id, model.answer)
         yield record.id, SystemAnswer(record.answer, f"{source}:{line}"), locate(("id",))
 
 

@@ -12,7 +12,7 @@ __all__ = ["schema", "SCHEMAS"]
 # Schema name -> "module:PydanticModel". Each file format registers here.
 SCHEMAS: dict[str, str] = {
     "sdmx-case": "answerkey.sdmx.schema:TestCase",
-    "corpus": "answerkey.corpus:CorpusItem",
+    "corpus": "answerkey.corpus:CorpusItemSchema",
     "answers": "answerkey.corpus:AnswerRecord",
     "score-report": "answerkey.report.score_report:ScoreReport",
     "steps-reference": "answerkey.steps.models:ReferenceCorpus",

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from answerkey._gc import gc_paused
 from answerkey.scoring import GroupSummary, ScoreRun
@@ -35,51 +33,14 @@ __all__ = [
     "write_workbook",
 ]
 
-_STRICT = ConfigDict(extra="forbid")
 
+def __getattr__(name: str) -> Any:
+    # The report's pydantic models, imported only when asked for (pydantic costs ~0.1 s).
+    if name in ("GroupFigures", "Summary", "ItemReport", "ScoreReport"):
+        from answerkey.report import _score_schema
 
-class GroupFigures(BaseModel):
-    """Counts and figures of a group of items."""
-
-    model_config = _STRICT
-    items: int = Field(ge=0, description="Items in the group, category X included.")
-    scored: int = Field(ge=0, description="Items scored (category X excluded).")
-    correct: int = Field(ge=0)
-    incorrect: int = Field(ge=0)
-    no_answer: int = Field(ge=0)
-    accuracy: float | None = Field(description="correct / scored; null when nothing is scored.")
-    weighted_error: float | None = Field(description="ATIS: 2 x %incorrect + %no_answer (percentage points).")
-    score: float | None = Field(description="ATIS: 100 - weighted_error.")
-    metrics: dict[str, float | None] = Field(description="Mean of each graded metric over the scored items.")
-
-
-class Summary(GroupFigures):
-    """The whole run, then per category and per tag."""
-
-    by_category: dict[str, GroupFigures]
-    by_tag: dict[str, GroupFigures]
-
-
-class ItemReport(BaseModel):
-    """One corpus item's verdict."""
-
-    model_config = _STRICT
-    id: str
-    verdict: Literal["correct", "incorrect", "no_answer", "excluded"]
-    reason: str
-    category: Literal["0", "1", "2", "3", "X"]
-    tags: list[str]
-    metrics: dict[str, float | None] = Field(description="Graded metric values (empty for category X).")
-
-
-class ScoreReport(BaseModel):
-    """The report of ``answerkey score`` (``--json`` / ``--yaml``)."""
-
-    model_config = _STRICT
-    signature: str = Field(description="Options that change verdicts, and the version.")
-    summary: Summary
-    items: list[ItemReport]
-    warnings: list[str]
+        return getattr(_score_schema, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _number(value: float | None) -> float | None:
