@@ -532,13 +532,16 @@ def score_corpus(
     *,
     jobs: int = 1,
     quiet: bool = True,
+    each: Callable[[ItemResult], object] | None = None,
 ) -> ScoreRun:
     """Score ``answers`` against ``corpus``: one verdict per item, summaries, warnings.
 
     Canonical answers are parsed here (in ``jobs`` processes, in batches); if any corpus item
     is invalid or its CAS text is unusable, ``InputErrors`` lists every such item and nothing
     is scored. Results are in corpus order whatever ``jobs`` is. ``quiet=False`` draws a
-    progress bar on a terminal for large corpora.
+    progress bar on a terminal for large corpora. ``each`` is called with each result as it
+    comes, in corpus order (``answerkey.report.score_report.ItemLines`` encodes the JSON
+    report's lines meanwhile).
     """
     from answerkey.corpus import InputErrors
     from answerkey.report.progress import progress
@@ -553,12 +556,15 @@ def score_corpus(
         if outcome.problem is not None:
             problems.append(_problem(corpus, task.index, *outcome.problem))
             continue
-        results.append(ItemResult(
+        result = ItemResult(
             id=item.id, verdict=outcome.verdict, reason=outcome.reason, category=item.category,
             tags=tuple(item.tags), metrics=outcome.metrics, query=item.query, canonical=item.answer,
             max_answer=item.max_answer, system=task.system if task.has_system else None,
             context=tuple(item.context),
-        ))
+        )
+        results.append(result)
+        if each is not None:
+            each(result)
     if problems:
         raise InputErrors(sorted(problems, key=lambda error: (error.line or 0, error.column or 0)))
     known = {item.id for item in corpus.items}

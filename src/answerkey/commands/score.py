@@ -85,7 +85,7 @@ def score(corpus, answers, json_path, yaml_path, xlsx_path, epsilon, scalars, st
     from answerkey.corpus import InputErrors, load_answers, load_corpus
     from answerkey.errors import InputError
     from answerkey.formats.files import atomic_write
-    from answerkey.report.score_report import summary_table, to_json, to_yaml
+    from answerkey.report.score_report import ItemLines, summary_table, to_json, to_yaml
     from answerkey.scoring import ScoreOptions, score_corpus
 
     if [json_path, yaml_path].count("-") > 1:
@@ -113,7 +113,10 @@ def score(corpus, answers, json_path, yaml_path, xlsx_path, epsilon, scalars, st
             raise stop(loaded_corpus.problems + errors.errors) from None
         except InputError as error:
             raise stop(loaded_corpus.problems + [error]) from None
-        run = score_corpus(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
+        # With workers scoring, this process encodes the JSON report's items as they come.
+        lines = ItemLines() if json_path and jobs > 1 else None
+        run = score_corpus(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet,
+                           each=lines.add if lines is not None else None)
     except InputErrors as errors:
         raise stop(errors.errors) from None
     except InputError as error:
@@ -127,7 +130,7 @@ def score(corpus, answers, json_path, yaml_path, xlsx_path, epsilon, scalars, st
 
             write_workbook(run, xlsx_path)
         if json_path:
-            atomic_write(json_path, to_json(run))
+            atomic_write(json_path, to_json(run, lines))
         if yaml_path:
             atomic_write(yaml_path, to_yaml(run))
     except OSError as error:

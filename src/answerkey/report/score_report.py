@@ -19,7 +19,7 @@ import math
 from typing import Any
 
 from answerkey._gc import gc_paused
-from answerkey.scoring import GroupSummary, ScoreRun
+from answerkey.scoring import GroupSummary, ItemResult, ScoreRun
 
 __all__ = [
     "GroupFigures",
@@ -28,6 +28,7 @@ __all__ = [
     "ScoreReport",
     "report_document",
     "to_json",
+    "ItemLines",
     "to_yaml",
     "summary_table",
     "write_workbook",
@@ -71,55 +72,102 @@ def _figures(group: GroupSummary) -> dict:
     }
 
 
-def report_document(run: ScoreRun) -> dict:
-    """The report as plain JSON-ready values, in the ``ScoreReport`` shape."""
+def _item_document(item: ItemResult) -> dict:
+    return {
+        "id": item.id,
+        "verdict": item.verdict,
+        "reason": item.reason,
+        "category": item.category,
+        "tags": list(item.tags),
+        "metrics": _numbers(item.metrics),
+    }
+
+
+def _summary_document(run: ScoreRun) -> dict:
     summary = _figures(run.summary)
     summary["by_category"] = {name: _figures(group) for name, group in run.by_category.items()}
     summary["by_tag"] = {name: _figures(group) for name, group in run.by_tag.items()}
+    return summary
+
+
+def report_document(run: ScoreRun) -> dict:
+    """The report as plain JSON-ready values, in the ``ScoreReport`` shape."""
     return {
         "signature": run.signature,
-        "summary": summary,
-        "items": [
-            {
-                "id": item.id,
-                "verdict": item.verdict,
-                "reason": item.reason,
-                "category": item.category,
-                "tags": list(item.tags),
-                "metrics": _numbers(item.metrics),
-            }
-            for item in run.items
-        ],
+        "summary": _summary_document(run),
+        "items": [_item_document(item) for item in run.items],
         "warnings": list(run.warnings),
     }
 
 
-def to_json(run: ScoreRun) -> str:
-    """The report as JSON text: indented, with one line per item and per warning."""
-    with gc_paused():  # see answerkey._gc
-        return _json_text(report_document(run))
-
+_compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
 
 # What the compact encoder writes between two items (each starts with its id). A quote inside
 # a JSON string is always escaped, so this text occurs nowhere else in the encoded list.
 _NEXT_ITEM = '}, {"id": '
 
 
-def _json_text(document: dict) -> str:
-    # json's indenting encoder is pure Python; items are written with the C encoder, one per line.
-    compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": ")).encode
+def _item_lines(items: list[ItemResult]) -> str:
+    # One encoder call for many items (per item calls cost more than the encoding), then a
+    # line break between items.
+    return _compact([_item_document(item) for item in items])[1:-1].replace(_NEXT_ITEM, '},\n    {"id": ')
 
+
+class ItemLines:
+    """The JSON report's item lines, encoded while a run is still being scored.
+
+    Give ``add`` to ``score_corpus`` (``each=``) and this to ``to_json``: with worker
+    processes scoring, this process mostly waits, and would otherwise encode every item after
+    they finish. The report is the same either way.
+    """
+
+    # Items encoded together: enough to amortise an encoder call, few enough to keep pace.
+    CHUNK = 256
+
+    def __init__(self) -> None:
+        self._waiting: list[ItemResult] = []
+        self._chunks: list[str] = []
+        self.count = 0
+
+    def add(self, item: ItemResult) -> None:
+        """Take the next item's result (in report order)."""
+        self._waiting.append(item)
+        self.count += 1
+        if len(self._waiting) == self.CHUNK:
+            self._encode()
+
+    def _encode(self) -> None:
+        if self._waiting:
+            with gc_paused():
+                self._chunks.append(_item_lines(self._waiting))
+            self._waiting = []
+
+    def text(self) -> str:
+        """Every item's line so far, joined as the report writes them."""
+        self._encode()
+        return ",\n    ".join(self._chunks)
+
+
+def to_json(run: ScoreRun, lines: ItemLines | None = None) -> str:
+    """The report as JSON text: indented, with one line per item and per warning. ``lines``
+    holds the items already encoded (see ``ItemLines``), one per item of ``run``."""
+    if lines is not None and lines.count != len(run.items):
+        raise ValueError(f"ItemLines holds {lines.count} items; the run has {len(run.items)}")
+    with gc_paused():  # see answerkey._gc
+        items = lines.text() if lines is not None else _item_lines(run.items)
+        return _json_text(run, items)
+
+
+def _json_text(run: ScoreRun, items: str) -> str:
+    # json's indenting encoder is pure Python: only the small summary goes through it.
     def block(lines: str) -> str:
         return f"[\n    {lines}\n  ]" if lines else "[]"
 
-    # The items in one encoder call (per item calls cost more than the encoding), then a line
-    # break between items.
-    items = compact(document["items"])[1:-1].replace(_NEXT_ITEM, '},\n    {"id": ')
-    warnings = ",\n    ".join(map(compact, document["warnings"]))
-    summary = json.dumps(document["summary"], indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+    warnings = ",\n    ".join(map(_compact, run.warnings))
+    summary = json.dumps(_summary_document(run), indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
     return (
         "{\n"
-        f'  "signature": {compact(document["signature"])},\n'
+        f'  "signature": {_compact(run.signature)},\n'
         f'  "summary": {summary},\n'
         f'  "items": {block(items)},\n'
         f'  "warnings": {block(warnings)}\n'
