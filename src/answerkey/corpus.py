@@ -135,23 +135,19 @@ class CorpusItem:
 
 
 _ITEM_FIELDS = frozenset(("id", "query", "answer", "max_answer", "category", "tags", "context", "epsilon", "ordered"))
-_NONE: list = []  # an unwritten list field: plain, and never kept (items get copies)
+_UNWRITTEN: list = []  # a list field the item does not give: plain, and never kept (items get copies)
+_STR = {str}
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _strings(value: object) -> bool:
     return type(value) is list and (not value or set(map(type, value)) == _STR)
 
 
-_STR = {str}
-
-
 def _plain_id(value: object) -> bool:
     # The schema measures an id's length, which fails on a lone surrogate (JSON allows the
     # escape): such an id is the schema's to reject.
     return type(value) is str and value != "" and (value.isascii() or not _SURROGATE.search(value))
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _plain_item(value: object) -> CorpusItem | None:
@@ -162,7 +158,7 @@ def _plain_item(value: object) -> CorpusItem | None:
         return None
     get = value.get
     item_id, query, answer, max_answer = get("id"), get("query", ""), get("answer"), get("max_answer")
-    category, tags, context = get("category", "0"), get("tags", _NONE), get("context", _NONE)
+    category, tags, context = get("category", "0"), get("tags", _UNWRITTEN), get("context", _UNWRITTEN)
     epsilon, ordered = get("epsilon"), get("ordered")
     plain = (
         _plain_id(item_id) and type(query) is str
