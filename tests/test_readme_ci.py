@@ -48,6 +48,7 @@ def test_core_module_docstring_examples_run():
         "answerkey", "answerkey.model", "answerkey.errors", "answerkey.grammar", "answerkey.render",
         "answerkey.comparator", "answerkey.comparator.values", "answerkey.formats.files",
         "answerkey.report.signature", "answerkey._gc", "answerkey.comparator.tuples",
+        "answerkey.corpus", "answerkey._corpus_schema", "answerkey.scoring", "answerkey.report.parallel",
     ]:
         result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, name
