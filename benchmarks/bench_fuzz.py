@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _table import Figure, print_table, write_json  # noqa: E402
 
-from answerkey.fuzz import PARSERS, _run_hypothesis, fuzz_parser, generate_answers, roundtrip  # noqa: E402
+from answerkey.testing.fuzz import PARSERS, _run_hypothesis, fuzz_parser, generate_answers, roundtrip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATTER = [sys.executable, str(ROOT / "examples" / "fuzz" / "rows_to_cas.py")]

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _table import Figure, best_of, print_table, write_json  # noqa: E402
 
 from answerkey import judge  # noqa: E402
-from answerkey.formats.sparql import XSD, read_sparql_results  # noqa: E402
-from answerkey.steps.models import ActualStep, ReferenceStep  # noqa: E402
-from answerkey.steps.evaluation import score_steps  # noqa: E402
+from answerkey.adapters.sparql import XSD, read_sparql_results  # noqa: E402
+from answerkey.steps.schema import ActualStep, ReferenceStep  # noqa: E402
+from answerkey.steps.run import score_steps  # noqa: E402
 
 SEED = 20261120
 ROWS, COLUMNS = 2000, 10

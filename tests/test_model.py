@@ -48,11 +48,11 @@ def test_value_of_maps_python_values():
 
 
 def test_answerkey_render_is_the_function_even_after_its_module_is_imported():
-    """`import answerkey.render` (done by every module that renders) keeps answerkey.render callable."""
+    """`import answerkey.grammar.render` (done by every module that renders) keeps answerkey.render callable."""
     import importlib
 
     import answerkey
 
-    importlib.import_module("answerkey.render")
-    importlib.import_module("answerkey.formats.rows")
+    importlib.import_module("answerkey.grammar.render")
+    importlib.import_module("answerkey.adapters.rows")
     assert answerkey.render(Relation.from_rows([[1]])) == "((1))"

@@ -45,10 +45,10 @@ def test_core_module_docstring_examples_run():
     import importlib
 
     for name in [
-        "answerkey", "answerkey.model", "answerkey.errors", "answerkey.grammar", "answerkey.render",
-        "answerkey.comparator", "answerkey.comparator.values", "answerkey.formats.files",
-        "answerkey.report.signature", "answerkey._gc", "answerkey.comparator.tuples",
-        "answerkey.corpus", "answerkey._corpus_schema", "answerkey.scoring", "answerkey.report.parallel",
+        "answerkey", "answerkey.model", "answerkey.errors", "answerkey.grammar", "answerkey.grammar.render",
+        "answerkey.comparator", "answerkey.comparator.values", "answerkey.files",
+        "answerkey.signature", "answerkey.gc_pause", "answerkey.comparator.tuples",
+        "answerkey.score.load", "answerkey.score.schema", "answerkey.score.run", "answerkey.parallel",
     ]:
         result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, name

@@ -12,7 +12,7 @@ from answerkey.errors import AnswerkeyError, InputError, ParseError
 
 # Bound eagerly: ``answerkey.render`` is also a submodule, and importing it (as any module that
 # renders does) would otherwise rebind the package attribute to the module, not the function.
-from answerkey.render import render
+from answerkey.grammar.render import render
 
 __all__ = [
     "__version__",

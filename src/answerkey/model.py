@@ -299,7 +299,7 @@ class Relation:
         return self._hash
 
     def __repr__(self) -> str:
-        from answerkey.render import render
+        from answerkey.grammar.render import render
 
         return f"Relation({render(self)})"
 

@@ -10,7 +10,7 @@ from answerkey import judge
 from answerkey.comparator.tuples import equivalent
 from answerkey.comparator.values import MatchRule
 from answerkey.model import Number, Relation, String
-from answerkey.strategies import relations
+from answerkey.testing.strategies import relations
 
 non_empty = relations(min_rows=1, max_rows=6, max_cols=3)
 pairs_of_relations = st.tuples(non_empty, relations(min_rows=1, max_rows=6, max_cols=4))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import NIL, Boolean, Date, Number, String
-from answerkey.strategies import values
+from answerkey.testing.strategies import values
 
 rules = st.builds(MatchRule, epsilon=st.just(0), strings=st.sampled_from(sorted(STRING_MODES)))
 small_values = values(failures=True) | st.sampled_from(

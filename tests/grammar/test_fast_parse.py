@@ -13,9 +13,9 @@ from lark import Lark
 
 import answerkey.grammar
 from answerkey import ParseError, parse, render
-from answerkey.grammar import _fast, parse_with_grammar
+from answerkey.grammar import fast, parse_with_grammar
 from answerkey.model import Alternatives, NoAnswer, Relation
-from answerkey.strategies import answers, cas_texts, invalid_cas_texts, mutated_texts, relations
+from answerkey.testing.strategies import answers, cas_texts, invalid_cas_texts, mutated_texts, relations
 
 GRAMMAR = Lark.open(str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic")
 TERMINALS = {terminal.name: terminal for terminal in GRAMMAR.terminals}
@@ -35,8 +35,8 @@ def shape(answer):
 
 def fast_shape(text):
     try:
-        return shape(_fast.parse(text))
-    except _fast.Defer:
+        return shape(fast.parse(text))
+    except fast.Defer:
         return None
 
 
@@ -58,14 +58,14 @@ def assert_agree(text):
 def test_atom_terminals_are_the_grammars():
     """The fast path classifies atoms with cas.lark's own terminal patterns and flags, in the
     basic lexer's priority order."""
-    for name, pattern, flags in _fast.ATOM_TERMINALS:
+    for name, pattern, flags in fast.ATOM_TERMINALS:
         terminal = TERMINALS[name]
         assert terminal.pattern.value == pattern, name
         assert terminal.pattern.flags == ({"i"} if flags & re.I else set()), name
-    priorities = [TERMINALS[name].priority for name, _, _ in _fast.ATOM_TERMINALS]
+    priorities = [TERMINALS[name].priority for name, _, _ in fast.ATOM_TERMINALS]
     assert priorities == sorted(priorities, reverse=True)
-    assert TERMINALS["STRING"].pattern.value == _fast.STRING_PATTERN
-    atom_names = {name for name, _, _ in _fast.ATOM_TERMINALS} | {"STRING"}
+    assert TERMINALS["STRING"].pattern.value == fast.STRING_PATTERN
+    atom_names = {name for name, _, _ in fast.ATOM_TERMINALS} | {"STRING"}
     assert set(TERMINALS) - atom_names == {"LPAR", "_RPAR", "COMMENT", "WHITESPACE"}
 
 
@@ -73,7 +73,7 @@ def test_gap_patterns_are_the_grammars():
     """The tokenizer skips exactly the grammar's WHITESPACE and COMMENT."""
     assert TERMINALS["WHITESPACE"].pattern.value == "[^\\S\x1c-\x1f]+"
     assert TERMINALS["COMMENT"].pattern.value == ";[^\n]*"
-    assert _fast._TOKEN.pattern.startswith(r"(?:[^\S\x1c-\x1f]++|;[^\n]*+)*+")
+    assert fast._TOKEN.pattern.startswith(r"(?:[^\S\x1c-\x1f]++|;[^\n]*+)*+")
 
 
 def test_str_split_whitespace_is_regex_whitespace():
@@ -249,7 +249,7 @@ def test_errors_come_from_the_grammar():
 
 def test_system_answer_alternatives_are_refused_with_the_grammars_message():
     """allow_alternatives=False: the fast path's alternatives go to the grammar for the error."""
-    assert isinstance(_fast.parse("(1 OR 2)"), Alternatives)
+    assert isinstance(fast.parse("(1 OR 2)"), Alternatives)
     with pytest.raises(ParseError) as caught:
         parse("(1 OR 2)", allow_alternatives=False)
     assert caught.value.column == 4
@@ -265,11 +265,11 @@ def test_max_chars_is_checked_before_either_path():
 def test_large_text_pauses_and_restores_the_garbage_collector(monkeypatch):
     """A large relation parses with the collector paused, and the collector is on again after,
     also when the text is invalid."""
-    from answerkey._gc import PAUSE_FROM_CHARS
+    from answerkey.gc_pause import PAUSE_FROM_CHARS
 
     seen = []
-    fast_parse = _fast.parse
-    monkeypatch.setattr(_fast, "parse", lambda text: seen.append(gc.isenabled()) or fast_parse(text))
+    fast_parse = fast.parse
+    monkeypatch.setattr(fast, "parse", lambda text: seen.append(gc.isenabled()) or fast_parse(text))
     rows = " ".join(f"({i} x{i % 7} {i}.5 true)" for i in range(5000))
     assert len(rows) > PAUSE_FROM_CHARS
     relation = parse(f"({rows})")
@@ -285,5 +285,5 @@ def test_large_text_pauses_and_restores_the_garbage_collector(monkeypatch):
 
 def test_resplit_when_a_string_holds_a_space():
     """A quoted string with a space is cut by the split; the text is read again, not deferred."""
-    relation = _fast.parse('(("New York" 1) ("Boston" 2))')
+    relation = fast.parse('(("New York" 1) ("Boston" 2))')
     assert [row[0].text for row in relation.rows] == ["New York", "Boston"]

@@ -87,7 +87,7 @@ def _describe_mapping(mapping: tuple[int, ...]) -> str:
 
 
 def _explain_relations(canonical: Relation, system, rule: MatchRule | None, scalars: str) -> list[str]:
-    from answerkey.render import render_value
+    from answerkey.grammar.render import render_value
 
     if rule is None or not isinstance(system, Relation) or not canonical.rows or not system.rows:
         return []
@@ -217,7 +217,7 @@ def judge(
 def judge_signature(*, epsilon: float = DEFAULT_EPSILON, scalars: str = "atis", strings: str = "exact") -> str:
     """The signature of verdicts made with these options, e.g.
     ``eps:0.0001|scalars:atis|strings:exact|v:0.1.0``."""
-    from answerkey.report.signature import make_signature
+    from answerkey.signature import make_signature
 
     described = MatchRule(epsilon=epsilon, strings=strings).describe()
     return make_signature(eps=described["eps"], scalars=scalars, strings=strings)

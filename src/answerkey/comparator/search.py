@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from operator import itemgetter
 
-from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
+from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
 from answerkey.comparator.values import MatchRule
 from answerkey.model import Number

@@ -28,7 +28,7 @@ from itertools import compress, count, repeat
 from math import ceil, inf, isfinite, log2, nan
 from operator import add, and_, attrgetter, eq, gt, le, lshift, mul, not_, or_, rshift, sub
 
-from answerkey._gc import PAUSE_FROM_CELLS, gc_paused
+from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator.values import _EXACT, MatchRule
 from answerkey.model import Number, Value
 

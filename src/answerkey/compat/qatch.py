@@ -14,7 +14,7 @@ like ``[["wales", "scotland"], ["england"]]`` or its query fails, and also when 
 query fails; ``tuple_order`` is None when the target is a query without ``ORDER BY`` (a
 target given as a table always gets it); identical SQL (after QATCH's cleaning) scores 1
 without running. Differences: a prediction may also be JSON text of a table; rows may differ
-in length; ``databases`` is a Spider-layout root (a path), a ``answerkey.sql.Databases``,
+in length; ``databases`` is a Spider-layout root (a path), a ``answerkey.adapters.sql.Databases``,
 or QATCH's ``MultipleDatabases`` (its ``db_path`` is used); the test dict is not modified.
 
 >>> evaluator = MetricEvaluator(databases=None, metrics=["cell_precision", "cell_recall"])
@@ -33,8 +33,8 @@ from typing import Any
 
 from answerkey.comparator.values import MatchRule
 from answerkey.metrics.table import TABLE_METRICS
-from answerkey.qatch import QATCH_METRICS, evaluate_test, has_order_by, is_table
-from answerkey.sql import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Databases
+from answerkey.qatch.run import QATCH_METRICS, evaluate_test, has_order_by, is_table
+from answerkey.adapters.sql import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Databases
 
 __all__ = ["MetricEvaluator"]
 
@@ -50,7 +50,7 @@ def _databases(databases: object, timeout: float, max_rows: int) -> Databases | 
     if isinstance(root, (str, os.PathLike)):
         return Databases(root, timeout=timeout, max_rows=max_rows)
     raise TypeError(
-        "databases must be None, a Spider-layout root path, an answerkey.sql.Databases or an "
+        "databases must be None, a Spider-layout root path, an answerkey.adapters.sql.Databases or an "
         f"object with a db_path, not {type(databases).__name__}"
     )
 
@@ -159,7 +159,7 @@ class MetricEvaluator:
             import pandas as pd
         except ImportError:
             raise ImportError("evaluate_with_df needs pandas: pip install 'answerkey[pandas]'") from None
-        from answerkey.report.progress import progress
+        from answerkey.progress import progress
 
         kind = str(task).upper()
         if kind not in ("QA", "SP"):

@@ -1,6 +1,6 @@
 """Parsing CAS text into the typed model with the Lark grammar in ``cas.lark``.
 
-``parse`` first tries a fast path (``_fast.py``: a whitespace split or one regular
+``parse`` first tries a fast path (``fast.py``: a whitespace split or one regular
 expression, the grammar's own terminal patterns, column slicing) that builds exactly what
 the grammar builds and defers to the grammar for anything else, including every error
 message; Lark is imported only then. ``parse_with_grammar`` is the grammar alone.
@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from answerkey._gc import PAUSE_FROM_CHARS, gc_paused
+from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import ParseError
-from answerkey.grammar import _fast
-from answerkey.grammar._atoms import (
+from answerkey.grammar import fast
+from answerkey.grammar.atoms import (
     DATE_SHAPE,
     MAX_EXPONENT,
     MAX_NUMBER_CHARS,
@@ -310,9 +310,9 @@ def parse(
     # The fast path answers valid text on its own and hands anything else (including every
     # error, for its message) to the grammar; tests check it agrees with the grammar.
     try:
-        with gc_paused(len(text) >= PAUSE_FROM_CHARS):  # see answerkey._gc
-            result = _fast.parse(text)
-    except _fast.Defer:
+        with gc_paused(len(text) >= PAUSE_FROM_CHARS):  # see answerkey.gc_pause
+            result = fast.parse(text)
+    except fast.Defer:
         result = None
     if result is not None and (allow_alternatives or not isinstance(result, Alternatives)):
         return result

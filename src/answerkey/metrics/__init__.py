@@ -24,7 +24,7 @@ report wants all of them for each item):
 
 from __future__ import annotations
 
-from answerkey.metrics._registry import METRICS, register
+from answerkey.metrics.registry import METRICS, register
 
 __all__ = ["METRICS", "register", "TABLE_METRICS", "TableMetric", "table_scores"]
 

@@ -47,8 +47,8 @@ from operator import ne
 from typing import Protocol, Union
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
-from answerkey.metrics._cells import checked_rows, closest_matches, keyed_table
-from answerkey.metrics._registry import register
+from answerkey.metrics.cells import checked_rows, closest_matches, keyed_table
+from answerkey.metrics.registry import register
 from answerkey.model import NIL, Relation, Value, value_of
 
 __all__ = [

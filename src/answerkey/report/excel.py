@@ -18,7 +18,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from answerkey.formats.files import atomic_path
+from answerkey.files import atomic_path
 
 __all__ = ["set_cell", "add_table", "new_workbook", "save_workbook", "FILLS"]
 

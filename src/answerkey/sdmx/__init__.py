@@ -12,7 +12,7 @@ ignored); the suite averages the cases' figures, overall and per tag.
 """
 
 from answerkey.sdmx.load import case_files, load_cases, load_selections
-from answerkey.sdmx.metrics import (
+from answerkey.sdmx.run import (
     SIGNATURE,
     CaseResult,
     DimensionResult,

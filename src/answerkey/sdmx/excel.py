@@ -12,7 +12,7 @@ from openpyxl.chart import BarChart, Reference, Series
 from openpyxl.styles import Font
 
 from answerkey.report.excel import add_table, new_workbook, save_workbook, set_cell
-from answerkey.sdmx.metrics import SuiteResult
+from answerkey.sdmx.run import SuiteResult
 from answerkey.sdmx.report import details_text, not_in_target_text
 
 __all__ = ["OVERVIEW_HEADERS", "STATISTICS_HEADERS", "build_workbook", "write_workbook"]

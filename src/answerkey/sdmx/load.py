@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from answerkey.errors import InputError
-from answerkey.formats.files import YamlDocument, load_yaml, read_jsonl, read_text, validation_errors
-from answerkey.sdmx.metrics import target_of
+from answerkey.files import YamlDocument, load_yaml, read_jsonl, read_text, validation_errors
+from answerkey.sdmx.run import target_of
 from answerkey.sdmx.schema import SelectionRecord, TestCase
 
 __all__ = ["load_cases", "load_selections", "case_files"]

@@ -3,7 +3,7 @@
 The per-dimension block is the methodology's "Details in Excel Cell" format, preceded by a
 ``DATASET / DIMENSION`` header line:
 
->>> from answerkey.sdmx.metrics import evaluate_case
+>>> from answerkey.sdmx.run import evaluate_case
 >>> key = ("IMF.RES:WEO", "INDICATOR")
 >>> result = evaluate_case({key: [("GDP", "gross domestic product")]},
 ...                        {key: [("GDP", "gross domestic product"), ("LP", "Population")]})
@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Iterable
 
-from answerkey.sdmx.metrics import CaseResult, DimensionResult, Summary, SuiteResult
+from answerkey.sdmx.run import CaseResult, DimensionResult, Summary, SuiteResult
 from answerkey.sdmx.terms import TermPair
 
 __all__ = [
@@ -148,7 +148,7 @@ def to_yaml(suite: SuiteResult) -> str:
 def summary_table(suite: SuiteResult) -> str:
     """A plain-text table of the suite figures, overall then per tag.
 
-    >>> from answerkey.sdmx.metrics import Summary, SuiteResult
+    >>> from answerkey.sdmx.run import Summary, SuiteResult
     >>> print(summary_table(SuiteResult((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
     tag    cases  macro recall  macro precision
     (all)      2          0.50                -

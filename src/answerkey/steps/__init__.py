@@ -10,8 +10,8 @@ macro aggregates. graphrag-eval users switch by changing one import::
 
 from answerkey.steps.aggregates import compute_aggregates
 from answerkey.steps.answers import AnswerJudge
-from answerkey.steps.evaluation import StepsScore, run_evaluation, score_steps, validate_reference, validate_responses
-from answerkey.steps.models import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response, Template
+from answerkey.steps.run import StepsScore, run_evaluation, score_steps, validate_reference, validate_responses
+from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response, Template
 
 __all__ = [
     "run_evaluation",

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from answerkey.errors import InputError
-from answerkey.formats.sparql import read_sparql_results
+from answerkey.adapters.sparql import read_sparql_results
 from answerkey.metrics.retrieval import recall_at_k
 
 if TYPE_CHECKING:
-    from answerkey.steps.models import ActualStep, ReferenceStep
+    from answerkey.steps.schema import ActualStep, ReferenceStep
 
 __all__ = [
     "Comparison",

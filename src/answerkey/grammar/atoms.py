@@ -1,0 +1,148 @@
+"""Building values from the text of one CAS atom token.
+
+Shared by the Lark callbacks and the fast path (``fast.py``) so that both build exactly
+the same values and reject exactly the same tokens. Nothing here imports Lark.
+
+>>> number_value("-3"), number_value("5.").is_real
+(Number(value=-3, is_real=False, text='-3'), True)
+>>> string_value('"04-JUL-89"')
+Date(value=datetime.date(1989, 7, 4))
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from answerkey.model import Date, Number, String
+
+__all__ = [
+    "BadAtom",
+    "MAX_NUMBER_CHARS",
+    "MAX_EXPONENT",
+    "MONTHS",
+    "TWO_DIGIT_YEAR_PIVOT",
+    "DATE_SHAPE",
+    "date_from_text",
+    "date_value",
+    "number_value",
+    "string_value",
+    "decode_string",
+]
+
+MAX_NUMBER_CHARS = 1000
+MAX_EXPONENT = 1_000_000
+
+MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"], start=1
+    )
+}
+# Two-digit years YY < 30 are 20YY, the rest 19YY (the spreadsheet convention). The 1989
+# personnel data's dates (births from the 1930s, hires to 1989) all read as the 1900s.
+TWO_DIGIT_YEAR_PIVOT = 30
+
+# Text with a date's shape is a date (or a bad date), whether quoted or bare.
+DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
+_HEX = {"u": 4, "U": 8}
+
+
+class BadAtom(Exception):
+    """A token the grammar lexes but whose value is invalid; ``offset`` is from the token start."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def date_from_text(text: str) -> _dt.date:
+    """The calendar date of a ``DD-MON-YY``, ``DD-MON-YYYY`` or ``YYYY-MM-DD`` spelling.
+
+    >>> date_from_text("04-JUL-89"), date_from_text("01-jan-2024"), date_from_text("1980-01-01")
+    (datetime.date(1989, 7, 4), datetime.date(2024, 1, 1), datetime.date(1980, 1, 1))
+    """
+    if text[4:5] == "-" and text[:4].isdigit():
+        year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+        if not 1 <= month <= 12:
+            raise ValueError(f"no month {month:02d} in date {text}")
+    else:
+        day, month_name, year_text = text[:2], text[3:6].upper(), text[7:]
+        if month_name not in MONTHS:
+            raise ValueError(
+                f"unknown month {text[3:6]!r} in date {text} (months are JAN, FEB, ..., DEC)"
+            )
+        month, day = MONTHS[month_name], int(day)
+        year = int(year_text)
+        if len(year_text) == 2:
+            year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
+    try:
+        return _dt.date(year, month, day)
+    except ValueError:
+        raise ValueError(f"no such date: {text}") from None
+
+
+def date_value(text: str) -> Date:
+    """The value of a bare DATE token."""
+    try:
+        return Date(date_from_text(text))
+    except ValueError as error:
+        raise BadAtom(str(error)) from None
+
+
+def number_value(text: str) -> Number:
+    """The value of a NUMBER token, within the length and exponent bounds."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise BadAtom(f"number longer than {MAX_NUMBER_CHARS} characters")
+    exponent = text.lower().partition("e")[2].lstrip("+-").lstrip("0")
+    if len(exponent) > 7 or (exponent and int(exponent) > MAX_EXPONENT):
+        raise BadAtom(f"number out of range (exponent beyond ±{MAX_EXPONENT})")
+    return Number.parse(text)
+
+
+def string_value(text: str) -> String | Date:
+    """The value of a STRING token (quotes included): a date if the body has a date's shape."""
+    body = text[1:-1]
+    if DATE_SHAPE.fullmatch(body):
+        try:
+            return Date(date_from_text(body))
+        except ValueError as error:
+            raise BadAtom(str(error), 1) from None
+    return String(decode_string(body))
+
+
+def decode_string(body: str) -> str:
+    """A string body with its backslash escapes decoded (``BadAtom`` for a bad escape;
+    its offset counts from the opening quote)."""
+    if "\\" not in body:
+        return body
+    out = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char != "\\":
+            out.append(char)
+            index += 1
+            continue
+        escape = body[index + 1]
+        if escape in _ESCAPES:
+            out.append(_ESCAPES[escape])
+            index += 2
+            continue
+        width = _HEX.get(escape)
+        digits = body[index + 2 : index + 2 + width] if width else ""
+        if not width or len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
+            shown = body[index : index + 2 + (width or 0)]
+            raise BadAtom(
+                f"invalid escape {shown!r} in string (use \\\", \\\\, \\n, \\t, \\r, \\uXXXX or \\UXXXXXXXX)",
+                index + 1,
+            )
+        code = int(digits, 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            raise BadAtom(f"escape {body[index:index + 2 + width]!r} is not a Unicode character", index + 1)
+        out.append(chr(code))
+        index += 2 + width
+    return "".join(out)

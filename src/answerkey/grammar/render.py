@@ -1,0 +1,89 @@
+"""Printing answers back as canonical CAS text, so that ``parse(render(a)) == a``.
+
+Canonical form: booleans ``true``/``false``; keywords ``NIL``, ``NO_ANSWER``, ``OR``,
+``ORDERED`` in capitals; numbers exactly as written; strings always double-quoted; dates in
+ISO ``YYYY-MM-DD``; one space between elements; tuples in the order written.
+
+>>> from answerkey.grammar import parse
+>>> render(parse("( ( 2341  smith )(5573 \\"JONES\\") ) ; two employees"))
+'((2341 "smith") (5573 "JONES"))'
+>>> render(parse("(yes OR No)"))
+'(true OR false)'
+"""
+
+from __future__ import annotations
+
+from answerkey.grammar.atoms import DATE_SHAPE
+from answerkey.model import (
+    Alternatives,
+    Answer,
+    Boolean,
+    Date,
+    Failure,
+    Nil,
+    NoAnswer,
+    Number,
+    Relation,
+    String,
+    Value,
+)
+
+__all__ = ["render", "render_value"]
+
+_ESCAPED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _quote(text: str) -> str:
+    parts = []
+    for char in text:
+        escaped = _ESCAPED.get(char)
+        if escaped is None and (char < " " or char == "\x7f" or "\ud800" <= char <= "\udfff"):
+            escaped = f"\\u{ord(char):04x}"
+        parts.append(escaped or char)
+    body = "".join(parts)
+    if DATE_SHAPE.fullmatch(body):
+        # A quoted date-shaped string reads as a date; escaping its first digit keeps it a string.
+        body = f"\\u{ord(body[0]):04x}" + body[1:]
+    return f'"{body}"'
+
+
+def render_value(value: Value) -> str:
+    """One value in canonical CAS spelling.
+
+    >>> render_value(String('say "hi"')), render_value(Number.parse("5."))
+    ('"say \\\\"hi\\\\""', '5.')
+    """
+    kind = type(value)
+    if kind is Number:
+        return value.text
+    if kind is String:
+        return _quote(value.text)
+    if kind is Boolean:
+        return "true" if value.value else "false"
+    if kind is Date:
+        return value.value.isoformat()
+    if kind is Nil:
+        return "NIL"
+    if kind is Failure:
+        return value.kind.value
+    raise TypeError(f"not a CAS value: {value!r}")
+
+
+def _render_relation(relation: Relation) -> str:
+    if relation.scalar:
+        return render_value(relation.rows[0][0])
+    tuples = " ".join("(" + " ".join(map(render_value, row)) + ")" for row in relation.rows)
+    if relation.ordered:
+        return f"(ORDERED {tuples})" if tuples else "(ORDERED)"
+    return f"({tuples})"
+
+
+def render(answer: Answer) -> str:
+    """The canonical CAS text of an answer."""
+    if isinstance(answer, Relation):
+        return _render_relation(answer)
+    if isinstance(answer, Alternatives):
+        return "(" + " OR ".join(_render_relation(option) for option in answer.options) + ")"
+    if isinstance(answer, NoAnswer):
+        return "NO_ANSWER"
+    raise TypeError(f"not an answer: {answer!r}")

@@ -1,0 +1,150 @@
+"""The corpus and answers file schemas (pydantic): what ``answerkey schema corpus`` and
+``answerkey schema answers`` print, and what explains an item that is not in its plain form.
+
+``answerkey.score.load`` loads files without these models when every item is written plainly
+(strings as strings, lists of strings, a float epsilon, ...), which is most files: pydantic
+and the models take about 0.1 s to import. It validates any other item here, so the
+schemas decide what is accepted and word every error. Import them from ``answerkey.score.load``.
+
+>>> item = CorpusItemSchema.model_validate({"id": 7, "answer": 52000, "category": 1})
+>>> item.id, item.answer, item.category
+('7', '52000', '1')
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
+
+from answerkey.score.load import _cas_text
+
+__all__ = ["CorpusItemSchema", "AnswerRecord", "ValidationError", "GroupFigures", "Summary", "ItemReport", "ScoreReport"]
+
+Category = Literal["0", "1", "2", "3", "X"]
+
+
+# YAML and JSON numbers and booleans are accepted where CAS text is expected (see _cas_text).
+CasText = Annotated[
+    str, BeforeValidator(_cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})
+]
+ItemId = Annotated[str, Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})]
+
+
+def _category(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip().upper()
+    return value
+
+
+class CorpusItemSchema(BaseModel):
+    """One corpus item: a query and its canonical answer (one line of a JSONL corpus, or one
+    element of a YAML corpus list).
+
+    ``answer`` is required unless the item is in category ``X`` (listed, never scored). With
+    ``max_answer``, ``answer`` is the minimal answer: a system answer must hold every column of
+    the minimal answer and no column outside the maximal one. ``epsilon`` and ``ordered``
+    override the run's options for this item (``ordered`` unset: as the CAS text says).
+    """
+
+    # Titled as the item it describes: loading gives an ``answerkey.score.load.CorpusItem``.
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, title="CorpusItem")
+
+    id: ItemId = Field(description="Unique item id.")
+    query: str = Field("", description="The question, as asked.")
+    answer: CasText | None = Field(
+        None, description="Canonical CAS answer; may hold (A OR B) alternatives. Minimal answer with max_answer."
+    )
+    max_answer: CasText | None = Field(
+        None, description="Maximal CAS answer (ATIS 1991-92 min/max): no system column may fall outside it."
+    )
+    category: Annotated[
+        Category, BeforeValidator(_category),
+        WithJsonSchema({"enum": ["0", "1", "2", "3", "X", "x", 0, 1, 2, 3]}),
+    ] = Field(
+        "0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored)."
+    )
+    tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
+    context: list[str] = Field(
+        default_factory=list, description="Earlier queries a discourse item refers to (H89-2019 S-7), oldest first."
+    )
+    epsilon: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="Relative tolerance for reals on this item (overrides --epsilon)."
+    )
+    ordered: bool | None = Field(
+        None, description="Compare tuples in order (true) or as a set (false); unset: as the CAS text says."
+    )
+
+    @model_validator(mode="after")
+    def _answer_needed(self) -> CorpusItemSchema:
+        if self.answer is None and self.category != "X":
+            raise PydanticCustomError(
+                "answer_required", "answer: required unless the item is in category X (excluded from scoring)"
+            )
+        if self.max_answer is not None and self.answer is None:
+            raise PydanticCustomError("minimal_required", "max_answer: needs the minimal answer in 'answer' too")
+        return self
+
+
+class AnswerRecord(BaseModel):
+    """One system answer: one line of a JSONL answers file.
+
+    ``answer`` is CAS text; ``NO_ANSWER`` or ``null`` means the system declined. Other keys
+    (latency, the SQL run, ...) are allowed and ignored. The YAML form of an answers file is a
+    mapping ``id: CAS text``; the directory form holds one ``<id>.cas`` file per answer.
+    """
+
+    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+
+    id: ItemId = Field(description="The corpus item id this answers.")
+    answer: CasText | None = Field(description="System CAS answer; null or NO_ANSWER when the system declined.")
+
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class GroupFigures(BaseModel):
+    """Counts and figures of a group of items."""
+
+    model_config = _STRICT
+    items: int = Field(ge=0, description="Items in the group, category X included.")
+    scored: int = Field(ge=0, description="Items scored (category X excluded).")
+    correct: int = Field(ge=0)
+    incorrect: int = Field(ge=0)
+    no_answer: int = Field(ge=0)
+    accuracy: float | None = Field(description="correct / scored; null when nothing is scored.")
+    weighted_error: float | None = Field(description="ATIS: 2 x %incorrect + %no_answer (percentage points).")
+    score: float | None = Field(description="ATIS: 100 - weighted_error.")
+    metrics: dict[str, float | None] = Field(description="Mean of each graded metric over the scored items.")
+
+
+class Summary(GroupFigures):
+    """The whole run, then per category and per tag."""
+
+    by_category: dict[str, GroupFigures]
+    by_tag: dict[str, GroupFigures]
+
+
+class ItemReport(BaseModel):
+    """One corpus item's verdict."""
+
+    model_config = _STRICT
+    id: str
+    verdict: Literal["correct", "incorrect", "no_answer", "excluded"]
+    reason: str
+    category: Literal["0", "1", "2", "3", "X"]
+    tags: list[str]
+    metrics: dict[str, float | None] = Field(description="Graded metric values (empty for category X).")
+
+
+class ScoreReport(BaseModel):
+    """The report of ``answerkey score`` (``--json`` / ``--yaml``)."""
+
+    model_config = _STRICT
+    signature: str = Field(description="Options that change verdicts, and the version.")
+    summary: Summary
+    items: list[ItemReport]
+    warnings: list[str]

@@ -1,0 +1,716 @@
+"""Hypothesis strategies for CAS values, relations, answers and texts (``answerkey[fuzz]``).
+
+The same strategies answerkey's own tests use. A property test of your own formatter (here
+the renderer stands in for it):
+
+>>> from hypothesis import given, settings
+>>> from answerkey import judge, parse, render
+>>> @settings(max_examples=20, database=None)
+... @given(relations())
+... def test_my_formatter_round_trips(relation):
+...     assert judge(relation, parse(render(relation)))
+>>> test_my_formatter_round_trips()
+
+- ``values()``, ``relations()``, ``answers()``, ``alternatives()``: typed model objects;
+- ``cas_texts()`` / ``cas_spellings(answer)``: valid CAS text in all the spellings the dialect
+  allows (whitespace, comments, keyword case, bare or quoted strings, escapes, date forms);
+- ``invalid_cas_texts()``: near misses that must be rejected with a ``ParseError``;
+- ``equivalent_pairs()`` / ``inequivalent_pairs()``: (canonical, system) answers that must
+  judge correct / incorrect with the default options.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import re
+from decimal import Decimal, localcontext
+
+from hypothesis import strategies as st
+
+from answerkey.grammar import DATE_SHAPE, MONTHS
+from answerkey.model import (
+    NIL,
+    NO_ANSWER,
+    Alternatives,
+    Answer,
+    Boolean,
+    Date,
+    Failure,
+    FailureKind,
+    Nil,
+    NoAnswer,
+    Number,
+    Relation,
+    String,
+    Value,
+    type_name,
+)
+
+__all__ = [
+    "VALUE_TYPES",
+    "DEFAULT_EPSILON",
+    "values",
+    "relations",
+    "answers",
+    "alternatives",
+    "integers",
+    "reals",
+    "strings",
+    "dates",
+    "cas_spellings",
+    "cas_texts",
+    "invalid_cas_texts",
+    "equivalent_pairs",
+    "inequivalent_pairs",
+    "mutated_texts",
+]
+
+VALUE_TYPES = ("boolean", "integer", "real", "string", "date")
+# The comparator's default; pairs are built for it (kept here so the module imports nothing heavy).
+DEFAULT_EPSILON = Decimal("0.0001")
+
+
+# --------------------------------------------------------------------------- values
+
+
+@functools.cache
+def integers() -> st.SearchStrategy[Number]:
+    """Integers, sometimes written with a leading ``+``."""
+    return st.builds(
+        lambda n, plus: Number.parse(("+" if plus and n >= 0 else "") + str(n)),
+        st.integers(min_value=-(10**12), max_value=10**12),
+        st.booleans(),
+    )
+
+
+def _plain_real(value: Decimal) -> Number:
+    text = format(value, "f")
+    return Number.parse(text if "." in text else text + ".")
+
+
+@functools.cache
+def reals() -> st.SearchStrategy[Number]:
+    """Reals written in the ways CAS allows: ``5.``, ``-2.50``, ``2.9999999999``, ``1.5e-7``."""
+    plain = st.decimals(
+        min_value=Decimal("-1e9"), max_value=Decimal("1e9"), allow_nan=False, allow_infinity=False, places=4
+    ).map(_plain_real)
+    scientific = st.builds(
+        lambda mantissa, exponent, letter: Number.parse(f"{mantissa}{letter}{exponent}"),
+        st.decimals(min_value=-10, max_value=10, allow_nan=False, allow_infinity=False, places=3),
+        st.integers(-30, 30),
+        st.sampled_from("eE"),
+    )
+    return st.one_of(plain, scientific)
+
+
+@functools.cache
+def strings() -> st.SearchStrategy[String]:
+    """Strings of any printable or control characters (never lone surrogates)."""
+    return st.text(st.characters(exclude_categories=("Cs",)), max_size=20).map(String)
+
+
+@functools.cache
+def dates() -> st.SearchStrategy[Date]:
+    """Calendar dates from 1000 to 2999 (every year CAS can spell)."""
+    return st.dates(min_value=_dt.date(1000, 1, 1), max_value=_dt.date(2999, 12, 31)).map(Date)
+
+
+_BY_TYPE = {
+    "boolean": functools.cache(lambda: st.booleans().map(Boolean)),
+    "integer": integers,
+    "real": reals,
+    "string": strings,
+    "date": dates,
+}
+
+
+def values(types: tuple[str, ...] = VALUE_TYPES, *, nil: bool = True, failures: bool = False) -> st.SearchStrategy[Value]:
+    """Single CAS values of the given ``types`` (see ``VALUE_TYPES``), optionally NIL."""
+    unknown = [name for name in types if name not in _BY_TYPE]
+    if unknown:
+        raise ValueError(f"unknown value types {unknown} (known: {', '.join(VALUE_TYPES)})")
+    return _values(tuple(types), nil, failures)
+
+
+@functools.cache  # building strategies is slow; composites call this for every draw
+def _values(types: tuple[str, ...], nil: bool, failures: bool) -> st.SearchStrategy[Value]:
+    choices = [_BY_TYPE[name]() for name in types]
+    if nil:
+        choices.append(st.just(NIL))
+    if failures:
+        choices.append(st.sampled_from([Failure(FailureKind.CONTINGENT), Failure(FailureKind.NECESSARY)]))
+    return st.one_of(choices)
+
+
+@functools.cache
+def _column_values(kind: str, nil: bool) -> st.SearchStrategy[Value]:
+    base = st.one_of(integers(), reals()) if kind in ("integer", "real") else _BY_TYPE[kind]()
+    return st.one_of(base, st.just(NIL)) if nil else base
+
+
+@st.composite
+def relations(
+    draw,
+    min_cols: int = 1,
+    max_cols: int = 4,
+    min_rows: int = 0,
+    max_rows: int = 8,
+    types: tuple[str, ...] = VALUE_TYPES,
+    nil: bool = True,
+    ordered: bool | None = False,
+) -> Relation:
+    """Relations with one type per column (integers and reals may share a number column).
+
+    ``ordered=None`` draws ordered and unordered relations.
+    """
+    if not set(types) <= set(VALUE_TYPES):
+        raise ValueError(f"unknown value types {sorted(set(types) - set(VALUE_TYPES))} (known: {', '.join(VALUE_TYPES)})")
+    width = draw(st.integers(min_cols, max_cols))
+    column_types = [draw(st.sampled_from(types)) for _ in range(width)]
+    column_strategies = [_column_values(kind, nil) for kind in column_types]
+    rows = draw(st.lists(st.tuples(*column_strategies), min_size=min_rows, max_size=max_rows))
+    is_ordered = draw(st.booleans()) if ordered is None else ordered
+    return Relation(rows, ordered=is_ordered)
+
+
+@st.composite
+def _scalar(draw) -> Relation:
+    return Relation([[draw(values(failures=True))]], scalar=True)
+
+
+def answers(max_cols: int = 4, max_rows: int = 6) -> st.SearchStrategy[Answer]:
+    """Any answer: scalars, relations (ordered or not), alternatives and NO_ANSWER."""
+    single = st.one_of(_scalar(), relations(max_cols=max_cols, max_rows=max_rows, ordered=None))
+    return st.one_of(
+        single,
+        st.lists(single, min_size=2, max_size=3).map(lambda options: Alternatives(tuple(options))),
+        st.just(NO_ANSWER),
+    )
+
+
+def alternatives() -> st.SearchStrategy[Alternatives]:
+    """Canonical answers with two or three OR alternatives."""
+    single = st.one_of(_scalar(), relations(max_rows=4))
+    return st.lists(single, min_size=2, max_size=3).map(lambda options: Alternatives(tuple(options)))
+
+
+def _boolean_values():
+    return values(("boolean",), nil=False)
+
+
+def _number_values():
+    return values(("integer", "real"), nil=False)
+
+
+def _string_values():
+    return values(("string",), nil=False)
+
+
+def _date_values():
+    return values(("date",), nil=False)
+
+
+# --------------------------------------------------------------------------- valid CAS text
+
+# Separators the grammar ignores: Unicode whitespace (not U+001C-U+001F) and ; comments.
+_GAPS = (" ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x85", "\u00a0", "\u2003", "\u3000",
+         " ; a comment\n", ";(OR) \"x\n", "\n;\n")
+_MONTHS = tuple(MONTHS)
+_KEYWORDS = {"true", "yes", "false", "no", "nil", "or", "ordered", "no_answer", "contingent-failure",
+             "necessary-failure"}
+# Bare words we emit: start with a letter (so never a number or date) and use no character
+# that the grammar treats specially.
+_SAFE_BARE = re.compile(r"[A-Za-z][A-Za-z0-9_.:/+*'!?<>=&%$#@^~|-]*")
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "/": "\\/"}
+
+
+_GAP = {True: st.sampled_from(_GAPS), False: st.sampled_from(("",) * 4 + _GAPS)}
+
+
+def _gap(draw, required: bool) -> str:
+    return draw(_GAP[required])
+
+
+def _any_case(draw, word: str) -> str:
+    mask = draw(st.integers(0, 2 ** len(word) - 1))
+    return "".join(c.upper() if mask >> i & 1 else c.lower() for i, c in enumerate(word))
+
+
+def _spell_number(draw, number: Number) -> str:
+    value = number.value
+    if not number.is_real:
+        sign = "-" if value < 0 else draw(st.sampled_from(["", "+"]))
+        zeros = draw(st.sampled_from(["", "", "0", "00"]))
+        return f"{sign}{zeros}{abs(value)}"
+    choice = draw(st.integers(0, 3))
+    if choice == 0:
+        return number.text
+    sign, digits, exponent = value.as_tuple()
+    mantissa = ("-" if sign else draw(st.sampled_from(["", "+"]))) + "".join(map(str, digits))
+    if choice == 1:  # scientific: 12345e-2
+        return f"{mantissa}{draw(st.sampled_from('eE'))}{exponent}"
+    plain = format(value, "f")
+    if "." not in plain:
+        plain += "."
+    if choice == 2:  # trailing zeros: 5. -> 5.000
+        return plain + "0" * draw(st.integers(0, 3))
+    if plain.lstrip("-").startswith("0.") and len(plain.lstrip("-")) > 2:  # the .5 extension
+        return plain.replace("0.", ".", 1)
+    return plain
+
+
+def _escape_char(draw, char: str) -> str:
+    must = char < " " or char == "\x7f" or char in '"\\'
+    if not must and draw(st.integers(0, 9)):
+        return char
+    code = ord(char)
+    options = [f"\\U{code:08x}", f"\\U{code:08X}"]
+    if code <= 0xFFFF:
+        options += [f"\\u{code:04x}", f"\\u{code:04X}"]
+    if char in _SHORT_ESCAPES:
+        options.append(_SHORT_ESCAPES[char])
+    return draw(st.sampled_from(options))
+
+
+def _spell_string(draw, text: str) -> str:
+    if (
+        _SAFE_BARE.fullmatch(text)
+        and text.lower() not in _KEYWORDS
+        and draw(st.booleans())
+    ):
+        return text
+    body = "".join(_escape_char(draw, char) for char in text)
+    if DATE_SHAPE.fullmatch(body):
+        body = f"\\u{ord(body[0]):04x}" + body[1:]  # a quoted date shape would read as a date
+    return f'"{body}"'
+
+
+def _spell_date(draw, date: _dt.date) -> str:
+    forms = ["iso", "long"] + (["short"] if 1930 <= date.year <= 2029 else [])
+    form = draw(st.sampled_from(forms))
+    if form == "iso":
+        text = date.isoformat()
+    else:
+        month = _any_case(draw, _MONTHS[date.month - 1])
+        year = f"{date.year:04d}" if form == "long" else f"{date.year % 100:02d}"
+        text = f"{date.day:02d}-{month}-{year}"
+    return f'"{text}"' if draw(st.booleans()) else text
+
+
+def _spell_boolean(draw, value: Boolean) -> str:
+    return _any_case(draw, draw(st.sampled_from(["true", "yes"] if value.value else ["false", "no"])))
+
+
+# Value type -> how to spell one value of it (valid spellings only).
+_SPELLERS = {
+    Number: _spell_number,
+    String: lambda draw, value: _spell_string(draw, value.text),
+    Date: lambda draw, value: _spell_date(draw, value.value),
+    Boolean: _spell_boolean,
+    Nil: lambda draw, value: _any_case(draw, "nil"),
+    Failure: lambda draw, value: _any_case(draw, value.kind.value),
+}
+
+
+def _spell_value(draw, value: Value) -> str:
+    return _SPELLERS[type(value)](draw, value)
+
+
+def _join_atoms(draw, atoms: list[str]) -> str:
+    out = []
+    for index, atom in enumerate(atoms):
+        if index:
+            out.append(_gap(draw, required=True))
+        out.append(atom)
+    return "".join(out)
+
+
+def _spell_relation(draw, relation: Relation) -> str:
+    if relation.scalar:
+        return _spell_value(draw, relation.rows[0][0])
+    parts = ["(", _gap(draw, False)]
+    if relation.ordered:
+        parts += [_any_case(draw, "ordered"), _gap(draw, False)]
+    for row in relation.rows:
+        atoms = [_spell_value(draw, value) for value in row]
+        parts += ["(", _gap(draw, False), _join_atoms(draw, atoms), _gap(draw, False), ")", _gap(draw, False)]
+    parts.append(")")
+    return "".join(parts)
+
+
+@st.composite
+def cas_spellings(draw, answer: Answer) -> str:
+    """CAS texts that all parse to ``answer``: varied whitespace and comments, keyword case,
+    bare or quoted strings with optional escapes, number and date spellings.
+
+    >>> from hypothesis import given, settings
+    >>> from answerkey import parse
+    >>> @settings(max_examples=10, database=None)
+    ... @given(answers().flatmap(lambda a: st.tuples(st.just(a), cas_spellings(a))))
+    ... def test_spellings_parse_back(pair):
+    ...     answer, text = pair
+    ...     assert parse(text) == answer
+    >>> test_spellings_parse_back()
+    """
+    if isinstance(answer, NoAnswer):
+        body = _any_case(draw, "no_answer")
+    elif isinstance(answer, Relation):
+        body = _spell_relation(draw, answer)
+    elif isinstance(answer, Alternatives):
+        parts = ["(", _gap(draw, False)]
+        for index, option in enumerate(answer.options):
+            if index:
+                parts += [_gap(draw, answer.options[index - 1].scalar), _any_case(draw, "or"),
+                          _gap(draw, option.scalar)]
+            parts.append(_spell_relation(draw, option))
+        parts += [_gap(draw, False), ")"]
+        body = "".join(parts)
+    else:
+        raise TypeError(f"not an answer: {answer!r}")
+    trailer = draw(st.sampled_from(["", "", "\n", " ; end", "\n; end\n"]))
+    return _gap(draw, False) + body + trailer
+
+
+def cas_texts(max_cols: int = 4, max_rows: int = 6) -> st.SearchStrategy[str]:
+    """Valid CAS texts of any answer, in varied spellings (see ``cas_spellings``)."""
+    return answers(max_cols=max_cols, max_rows=max_rows).flatmap(cas_spellings)
+
+
+# --------------------------------------------------------------------------- invalid CAS text
+
+
+def _render(answer: Answer) -> str:
+    from answerkey.grammar.render import render
+
+    return render(answer)
+
+
+def _structural_parens(text: str) -> list[int]:
+    """Indexes of the parentheses of rendered CAS text that are not inside strings."""
+    found, in_string, escaped = [], False, False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "()":
+            found.append(index)
+    return found
+
+
+def _nonempty_relation(min_rows: int = 1, min_cols: int = 1, **options) -> st.SearchStrategy[Relation]:
+    return relations(min_rows=min_rows, min_cols=min_cols, max_rows=4, max_cols=3, **options)
+
+
+def _dropped_paren(draw) -> str:
+    text = _render(draw(_nonempty_relation()))
+    index = draw(st.sampled_from(_structural_parens(text)))
+    return text[:index] + text[index + 1 :]
+
+
+def _extra_paren(draw) -> str:
+    text = _render(draw(_nonempty_relation()))
+    index = draw(st.sampled_from(_structural_parens(text) + [0, len(text)]))
+    return text[:index] + draw(st.sampled_from("()")) + text[index:]
+
+
+def _unterminated_string(draw) -> str:
+    prefix = _render(draw(_nonempty_relation()))[:-2]
+    from answerkey.grammar.render import render_value
+
+    body = render_value(String(draw(st.text(max_size=5))))[:-1]
+    return prefix + " " + body + draw(st.sampled_from(["", "\n\")", "\n"]))
+
+
+def _raw_control_in_string(draw) -> str:
+    char = draw(st.sampled_from([chr(c) for c in range(32)] + ["\x7f"]))
+    return f'(("ab{char}cd"))'
+
+
+def _quote_in_word(draw) -> str:
+    word = draw(st.sampled_from(['ab"c', 'x"', '12"3"', 'true"']))
+    return draw(st.sampled_from([word, f"(({word}))", f"((1 {word}))"]))
+
+
+def _mixed_arity(draw) -> str:
+    relation = draw(_nonempty_relation(min_rows=2))
+    rows = [list(row) for row in relation.rows]
+    index = draw(st.integers(0, len(rows) - 1))
+    if relation.arity > 1 and draw(st.booleans()):
+        del rows[index][draw(st.integers(0, relation.arity - 1))]
+    else:
+        rows[index].append(NIL)
+    from answerkey.grammar.render import render_value
+
+    return "(" + " ".join("(" + " ".join(map(render_value, row)) + ")" for row in rows) + ")"
+
+
+def _mixed_types(draw) -> str:
+    first, second = draw(st.sampled_from([
+        ("1", '"one"'), ('"a"', "2"), ("true", "1"), ("2020-01-01", '"x"'), ("1.5", "false"),
+        ("contingent-failure", "3"), ("04-JUL-89", "12"),
+    ]))
+    return draw(st.sampled_from([f"(({first}) ({second}))", f"((1 {first}) (NIL {second}))"]))
+
+
+def _bad_date(draw) -> str:
+    month = draw(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=3).filter(lambda m: m not in _MONTHS))
+    token = draw(st.sampled_from([
+        f"01-{month}-89", f"15-{month.lower()}-1999", "31-FEB-2001", "00-JAN-99", "32-DEC-1980",
+        "2001-13-01", "2001-02-30", "1999-00-10", "29-FEB-1900",
+    ]))
+    return draw(st.sampled_from([token, f'"{token}"', f"(({token}))", f'((1 "{token}"))']))
+
+
+def _control_character(draw) -> str:
+    text = _render(draw(_nonempty_relation()))
+    char = draw(st.sampled_from([chr(c) for c in range(9)] + [chr(c) for c in range(14, 32)] + ["\x7f"]))
+    index = draw(st.integers(0, len(text)))
+    return text[:index] + char + text[index:]
+
+
+def _misplaced_keyword(draw) -> str:
+    return draw(st.sampled_from([
+        "(1 OR)", "(OR 1)", "1 OR 2", "((1) OR)", "(() OR)", "((1 OR 2))", "((NO_ANSWER))", "(NO_ANSWER OR 1)",
+        "((ORDERED 1))", "(1 ORDERED)", "((1) ORDERED)", "(ORDERED ORDERED)", "ORDERED", "OR", "(OR)",
+        "(1 OR (2 OR 3))",
+    ]))
+
+
+def _empty_tuple(draw) -> str:
+    return draw(st.sampled_from(["(())", "((1) ())", "(() (1))", "(ORDERED ())"]))
+
+
+def _two_answers(draw) -> str:
+    return draw(st.sampled_from(["1 2", "((1)) ((2))", "NO_ANSWER NO_ANSWER", "() ()", "true false", ")("]))
+
+
+def _nothing(draw) -> str:
+    return draw(st.sampled_from(["", " ", "\n\t", "; only a comment", "; comment\n  ; another\n"]))
+
+
+def _bad_escape(draw) -> str:
+    escape = draw(st.sampled_from(["\\q", "\\u12", "\\ud800", "\\UFFFFFFFF", "\\u", "\\x41", "\\b", "\\f"]))
+    return draw(st.sampled_from([f'"{escape}"', f'(("a{escape}b"))']))
+
+
+def _oversized_number(draw) -> str:
+    digits = "1" * draw(st.integers(1001, 1100))
+    return draw(st.sampled_from([digits, f"(({digits}))", "1e1000001", "((1.5E-9999999))"]))
+
+
+def _deep_nesting(draw) -> str:
+    depth = draw(st.integers(3, 5000))
+    return draw(st.sampled_from(["(" * depth, "(" * depth + "1" + ")" * depth, ")" * depth]))
+
+
+# Each mutation builds a text that is invalid by construction (no check against the parser).
+_MUTATIONS = {
+    "dropped parenthesis": _dropped_paren,
+    "extra parenthesis": _extra_paren,
+    "unterminated string": _unterminated_string,
+    "control character in a string": _raw_control_in_string,
+    "quote inside a word": _quote_in_word,
+    "mixed arity": _mixed_arity,
+    "mixed column types": _mixed_types,
+    "bad date": _bad_date,
+    "control character": _control_character,
+    "misplaced keyword": _misplaced_keyword,
+    "empty tuple": _empty_tuple,
+    "two answers": _two_answers,
+    "no answer at all": _nothing,
+    "bad escape": _bad_escape,
+    "oversized number": _oversized_number,
+    "deep nesting": _deep_nesting,
+}
+
+
+@st.composite
+def invalid_cas_texts(draw, kinds: tuple[str, ...] | None = None) -> str:
+    """Near-miss CAS texts that ``parse`` must reject with a ``ParseError``: dropped or extra
+    parentheses, broken strings, mixed arity or types, bad months and days, control
+    characters, misplaced keywords, bad escapes, oversized numbers, deep nesting.
+
+    ``kinds`` restricts the mutations (names as in ``INVALID_KINDS``).
+    """
+    name = draw(st.sampled_from(kinds or tuple(_MUTATIONS)))
+    return _MUTATIONS[name](draw)
+
+
+INVALID_KINDS = tuple(_MUTATIONS)
+__all__.append("INVALID_KINDS")
+
+
+_INTERESTING = '()";\\ \n\t\r\x00\x1c\x7f\u00a0\ufeff0123456789.-+eE:abcORNILtrue{}[],\'&*!|>-#'
+
+
+@st.composite
+def mutated_texts(draw, texts: st.SearchStrategy[str], alphabet: str = _INTERESTING, max_edits: int = 4) -> str:
+    """``texts`` after a few random edits: characters deleted, inserted, duplicated or cut.
+
+    For fuzzing parsers with inputs close to valid ones.
+    """
+    text = draw(texts)
+    for _ in range(draw(st.integers(0, max_edits))):
+        edit = draw(st.integers(0, 3))
+        index = draw(st.integers(0, len(text)))
+        if edit == 0 and text:
+            end = draw(st.integers(index, min(len(text), index + 8)))
+            text = text[:index] + text[end:]
+        elif edit == 1:
+            text = text[:index] + draw(st.text(st.sampled_from(alphabet), min_size=1, max_size=3)) + text[index:]
+        elif edit == 2:
+            end = draw(st.integers(index, min(len(text), index + 12)))
+            text = text[:end] + text[index:end] + text[end:]
+        else:
+            text = text[:index]
+    return text
+
+
+# --------------------------------------------------------------------------- pairs for the comparator
+
+
+def _nudge(draw, value: Value, epsilon: Decimal) -> Value:
+    """A value the epsilon rule matches to ``value``: reals move by at most |c|*epsilon."""
+    if type(value) is not Number or not epsilon:
+        return value
+    if not value.is_real:
+        if draw(st.integers(0, 9)) == 0:
+            return Number.of(Decimal(value.value) + Decimal("0.0"))  # 5 as the real 5.0
+        return value
+    step = draw(st.integers(-1000, 1000))
+    with localcontext() as context:
+        context.prec = 200
+        moved = value.value + abs(value.value) * epsilon * step / 1000
+    return Number.of(moved)
+
+
+def _equivalent_relation(draw, canonical: Relation, epsilon: Decimal) -> Relation:
+    if not canonical.rows:
+        return Relation((), ordered=draw(st.booleans()))
+    if canonical.scalar:
+        value = _nudge(draw, canonical.rows[0][0], epsilon)
+        shape = draw(st.integers(0, 2))
+        if shape == 0:
+            return Relation([[value]], scalar=True)
+        return Relation([[value]] * shape)
+    # Identical canonical tuples get identical system tuples: an ordered comparison collapses
+    # runs of identical tuples, so nudging each copy differently would change the answer.
+    nudged: dict = {}
+    for row in canonical.rows:
+        if row not in nudged:
+            nudged[row] = [_nudge(draw, value, epsilon) for value in row]
+    rows = [nudged[row] for row in canonical.rows]
+    if not canonical.ordered:
+        extra = draw(st.lists(st.sampled_from(canonical.rows), max_size=3))
+        rows += [[_nudge(draw, value, epsilon) for value in row] for row in extra]
+        rows = draw(st.permutations(rows))
+    width = draw(st.integers(0, 2))
+    for _ in range(width):
+        column = draw(st.lists(_column_values(draw(st.sampled_from(VALUE_TYPES)), True),
+                               min_size=len(rows), max_size=len(rows)))
+        rows = [row + [cell] for row, cell in zip(rows, column)]
+    order = draw(st.permutations(range(len(rows[0]))))
+    return Relation([[row[i] for i in order] for row in rows])
+
+
+EQUIVALENT_KINDS = ("relation", "ordered", "scalar", "alternatives")
+INEQUIVALENT_KINDS = ("missing tuple", "dropped column", "real beyond epsilon", "other string", "empty system",
+                      "empty canonical", "no answer")
+__all__ += ["EQUIVALENT_KINDS", "INEQUIVALENT_KINDS"]
+
+
+@st.composite
+def equivalent_pairs(
+    draw, max_cols: int = 3, max_rows: int = 5, kinds: tuple[str, ...] = EQUIVALENT_KINDS, nudge: bool = True
+) -> tuple[Answer, Relation]:
+    """(canonical, system) answers that ``judge`` must call correct: the system answer has
+    its rows and columns shuffled, duplicate rows and extra columns added and reals moved
+    within the default epsilon; scalars may come back as one-value relations; a canonical
+    ``(A OR B)`` is answered by one of its alternatives. ``nudge=False`` keeps numbers as
+    they are; ``kinds`` picks from ``EQUIVALENT_KINDS``.
+    """
+    epsilon = DEFAULT_EPSILON if nudge else Decimal(0)
+    kind = draw(st.sampled_from(kinds))
+    if kind == "alternatives":
+        canonical = draw(alternatives())
+        chosen = draw(st.sampled_from(canonical.options))
+        return canonical, _equivalent_relation(draw, chosen, epsilon)
+    if kind == "scalar":
+        canonical = Relation([[draw(values(failures=True))]], scalar=True)
+    else:
+        canonical = draw(relations(max_cols=max_cols, max_rows=max_rows, ordered=kind == "ordered"))
+    return canonical, _equivalent_relation(draw, canonical, epsilon)
+
+
+def _fresh(canonical_type: str | None, taken: list[Value], rule) -> Value | None:
+    """A value of the column's type that matches none of ``taken``."""
+    if canonical_type == "boolean" or canonical_type == "failure":
+        return None
+    for attempt in range(1, 1000):
+        if canonical_type in (None, "string"):
+            candidate: Value = String(f"fresh-{attempt}")
+        elif canonical_type == "number":
+            candidate = Number.of(10**15 * attempt + 7)
+        else:
+            candidate = Date(_dt.date(2999, 12, 31) - _dt.timedelta(days=attempt))
+        if not any(rule.match(candidate, value) for value in taken):
+            return candidate
+    return None
+
+
+@st.composite
+def inequivalent_pairs(
+    draw, max_cols: int = 3, max_rows: int = 5, kinds: tuple[str, ...] = INEQUIVALENT_KINDS
+) -> tuple[Answer, Answer]:
+    """(canonical, system) answers that ``judge`` must call incorrect: a canonical tuple the
+    system answer lacks, a column dropped, a real moved beyond epsilon, a different string,
+    an empty answer for a non-empty one (and the reverse), or ``NO_ANSWER``.
+    """
+    from answerkey.comparator.values import MatchRule
+
+    rule = MatchRule(epsilon=DEFAULT_EPSILON)
+    epsilon = DEFAULT_EPSILON
+    kind = draw(st.sampled_from(kinds))
+    canonical = draw(relations(min_rows=1, max_cols=max_cols, max_rows=max_rows))
+    if kind == "no answer":
+        return canonical, NO_ANSWER
+    if kind == "empty system":
+        return canonical, Relation(())
+    if kind == "empty canonical":
+        return Relation(()), _equivalent_relation(draw, canonical, epsilon)
+    if kind == "real beyond epsilon":
+        value = draw(reals().filter(lambda number: number.value != 0))
+        step = draw(st.integers(1001, 10**6))
+        with localcontext() as context:
+            context.prec = 200
+            moved = value.value + abs(value.value) * epsilon * step / 1000 * draw(st.sampled_from([1, -1]))
+        return Relation([[value]], scalar=True), Relation([[Number.of(moved)]], scalar=True)
+    if kind == "other string":
+        text = draw(st.text(max_size=10))
+        other = draw(st.text(max_size=10).filter(lambda t: t != text))
+        return Relation([[String(text)]], scalar=True), Relation([[String(other)]], scalar=True)
+    if kind == "missing tuple":
+        system = _equivalent_relation(draw, canonical, epsilon)
+        taken = [value for row in system.rows for value in row]
+        for column in draw(st.permutations(range(canonical.arity))):
+            types = {type_name(value) for value in canonical.columns[column]} - {None}
+            fresh = _fresh(next(iter(types), None), taken, rule)
+            if fresh is not None:
+                row = list(draw(st.sampled_from(canonical.rows)))
+                row[column] = fresh
+                return Relation(list(canonical.rows) + [row]), system
+    # "dropped column", and the fallback for an all-boolean relation.
+    dropped = draw(st.integers(0, canonical.arity - 1))
+    rows = [row[:dropped] + row[dropped + 1 :] for row in canonical.rows]
+    return canonical, Relation(rows if canonical.arity > 1 else ())
+
+
+def _failure_values():
+    return st.sampled_from([Failure(FailureKind.CONTINGENT), Failure(FailureKind.NECESSARY)])

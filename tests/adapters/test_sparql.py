@@ -1,0 +1,319 @@
+"""SPARQL results JSON ⇄ the typed model (answerkey.adapters.sparql)."""
+
+import datetime as dt
+import json
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from answerkey import judge
+from answerkey.errors import InputError
+from answerkey.adapters.sparql import (
+    XSD,
+    _rdf_term_text,
+    read_sparql_results,
+    relation_from_sparql_results,
+    sparql_results_from_relation,
+    term_value,
+)
+from answerkey.model import NIL, Boolean, Date, Number, Relation, String
+from answerkey.testing.strategies import relations
+
+
+def lit(value, datatype=None):
+    term = {"type": "literal", "value": value}
+    if datatype:
+        term["datatype"] = XSD + datatype
+    return term
+
+
+def select(variables, rows):
+    return {"head": {"vars": variables}, "results": {"bindings": [
+        {name: term for name, term in zip(variables, row) if term is not None} for row in rows
+    ]}}
+
+
+# Term typing table: module docstring of answerkey.adapters.sparql (issue #6, "Values are typed").
+TERMS = [
+    (lit("42", "integer"), Number(42, False, "42")),
+    (lit(" 042 ", "int"), Number(42, False, "042")),
+    (lit("-7", "long"), Number(-7, False, "-7")),
+    (lit("3", "nonNegativeInteger"), Number(3, False, "3")),
+    (lit("2.50", "decimal"), Number(Decimal("2.50"), True, "2.50")),
+    (lit("35", "decimal"), Number(Decimal("35"), True, "35.")),
+    (lit("1.0E3", "double"), Number(Decimal("1000"), True, "1.0E3")),
+    (lit("0.00976", "float"), Number(Decimal("0.00976"), True, "0.00976")),
+    (lit("true", "boolean"), Boolean(True)),
+    (lit("0", "boolean"), Boolean(False)),
+    (lit("2024-02-29", "date"), Date(dt.date(2024, 2, 29))),
+    (lit("2024-01-01T12:00:00+01:00", "dateTime"), String("2024-01-01T11:00:00Z")),
+    (lit("2024-01-01T12:00:00", "dateTime"), String("2024-01-01T12:00:00")),
+    (lit("OSLO T1"), String("OSLO T1")),
+    ({"type": "literal", "value": "chat", "xml:lang": "fr"}, String("chat")),
+    ({"type": "typed-literal", "value": "5", "datatype": XSD + "integer"}, Number(5, False, "5")),
+    (lit("P1D", "duration"), String("P1D")),
+    # Ill-typed literals keep their text.
+    (lit("abc", "integer"), String("abc")),
+    (lit("NaN", "double"), String("NaN")),
+    (lit("1_000", "decimal"), String("1_000")),
+    (lit("2024-02-30", "date"), String("2024-02-30")),
+    (lit("yes", "boolean"), String("yes")),
+    (lit("9" * 5000, "integer"), String("9" * 5000)),
+    (lit("0001-01-01T00:00:00+01:00", "dateTime"), String("0001-01-01T00:00:00+01:00")),
+    # URIs and blank nodes can never equal a literal.
+    ({"type": "uri", "value": "urn:uuid:1"}, String("<urn:uuid:1>")),
+    ({"type": "bnode", "value": "b0"}, String("_:b0")),
+    (lit("<urn:uuid:1>"), String("\\<urn:uuid:1>")),
+    (lit("_:b0"), String("\\_:b0")),
+    (lit("\\<x>"), String("\\\\<x>")),
+    (lit("a <b> c"), String("a <b> c")),
+]
+
+
+@pytest.mark.parametrize("term, expected", TERMS, ids=[json.dumps(t) for t, _ in TERMS])
+def test_term_typing(term, expected):
+    """Each kind of RDF term becomes the documented typed value."""
+    assert term_value(term) == expected
+
+
+def test_typed_values_compare_by_value():
+    """xsd:long 8 equals xsd:integer 8; typed decimals "35" and "35.0" are equal numbers."""
+    assert term_value(lit("8", "long")) == term_value(lit("8", "integer"))
+    assert term_value(lit("35", "decimal")) == term_value(lit("35.0", "decimal"))
+    assert term_value(lit("8", "integer")) != term_value(lit("8"))
+
+
+def test_select_result_to_relation_with_unbound_and_projection():
+    """Bindings become tuples in head order; unbound variables become NIL; variables project."""
+    results = select(["s", "n"], [[{"type": "uri", "value": "u:1"}, lit("1", "integer")], [{"type": "uri", "value": "u:2"}, None]])
+    relation = relation_from_sparql_results(json.dumps(results))
+    assert relation.rows == ((String("<u:1>"), Number(1, False, "1")), (String("<u:2>"), NIL))
+    projected = relation_from_sparql_results(results, ["n"], ordered=True)
+    assert projected.rows == ((Number(1, False, "1"),), (NIL,)) and projected.ordered
+
+
+def test_head_without_vars_uses_bound_variables_in_first_seen_order():
+    """Without head.vars the variables are those bound anywhere, first seen first."""
+    results = {"head": {}, "results": {"bindings": [{"b": lit("1")}, {"a": lit("2"), "b": lit("3")}]}}
+    parsed = read_sparql_results(results)
+    assert parsed.variables == ("b", "a")
+    assert parsed.rows == [(String("1"), NIL), (String("3"), String("2"))]
+
+
+def test_mixed_column_is_kept_as_rdf_terms():
+    """A column mixing numbers and URIs is compared as N-Triples-like term text."""
+    results = select(["x"], [[lit("35", "integer")], [{"type": "uri", "value": "u:1"}], [lit("35")]])
+    relation = relation_from_sparql_results(results)
+    assert [row[0] for row in relation.rows] == [
+        String(f'"35"^^<{XSD}integer>'), String("<u:1>"), String("35"),
+    ]
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_ask_result_is_a_bool(value):
+    """An ASK result reads as its boolean and writes back as one."""
+    assert relation_from_sparql_results(json.dumps({"head": {}, "boolean": value})) is value
+    assert sparql_results_from_relation(value) == {"head": {}, "boolean": value}
+
+
+def test_empty_result():
+    """No bindings: an empty relation, whatever the variables."""
+    relation = relation_from_sparql_results(select(["a", "b"], []))
+    assert relation == Relation(()) and len(relation) == 0
+
+
+BAD = [
+    ("@prefix cim: <x> .\n<a> <b> <c> .", "1:1: not SPARQL results JSON (a DESCRIBE or CONSTRUCT result?): Expecting value"),
+    ('{"head": {"vars": ["a"]}', "1:25: not SPARQL results JSON: Expecting ',' delimiter"),
+    ("[1, 2]", "SPARQL results JSON must be an object, not an array"),
+    ('{"head": {}}', 'SPARQL results JSON needs "results": {"bindings": [...]} or "boolean"'),
+    ('{"boolean": "yes"}', '"boolean" must be true or false, not a string'),
+    ('{"head": {"vars": ["a", "a"]}, "results": {"bindings": []}}', '"head"."vars" names a variable twice'),
+    ('{"head": {"vars": "a"}, "results": {"bindings": []}}', '"head"."vars" must be a list of variable names'),
+    ('{"head": {"vars": ["a"]}, "results": {"bindings": [3]}}', "binding 1 must be an object, not a number"),
+    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "iri", "value": "x"}}]}}',
+     "binding 1, variable 'a': unknown term type 'iri' (expected uri, literal, typed-literal or bnode)"),
+    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "uri", "value": 5}}]}}',
+     "binding 1, variable 'a': a term's \"value\" must be a string, not a number"),
+    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": "x"}]}}',
+     "binding 1, variable 'a': a term must be an object, not a string"),
+    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": ["uri"], "value": "x"}}]}}',
+     "binding 1, variable 'a': a term's \"type\" must be a string, not an array"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD)
+def test_bad_input_raises_located_input_error(text, message):
+    """Anything but SPARQL results JSON is an InputError with a clear message."""
+    with pytest.raises(InputError) as raised:
+        relation_from_sparql_results(text, source="out.json")
+    separator = "" if message[0].isdigit() else " "
+    assert str(raised.value) == f"out.json:{separator}{message}"
+
+
+def test_missing_variable_is_named():
+    """Projecting on a variable the result lacks names it."""
+    with pytest.raises(InputError, match="no variable z in the SPARQL results"):
+        relation_from_sparql_results(select(["a"], []), ["a", "z"])
+
+
+def test_writer_types_and_names():
+    """The writer gives typed literals, URIs, blank nodes, and leaves NIL unbound."""
+    relation = Relation([
+        (Number(1, False, "1"), Number(Decimal("2.5"), True, "2.5"), Boolean(True), Date(dt.date(2020, 1, 2)),
+         String("<urn:x>"), String("_:b1"), String("\\<lit>"), NIL),
+    ])
+    names = ["i", "r", "b", "d", "u", "n", "l", "nil"]
+    written = sparql_results_from_relation(relation, names)
+    assert written["head"] == {"vars": names}
+    assert written["results"]["bindings"] == [{
+        "i": lit("1", "integer"), "r": lit("2.5", "decimal"), "b": lit("true", "boolean"),
+        "d": lit("2020-01-02", "date"), "u": {"type": "uri", "value": "urn:x"},
+        "n": {"type": "bnode", "value": "b1"}, "l": lit("<lit>"),
+    }]
+    assert relation_from_sparql_results(written, names) == relation
+
+
+def test_writer_rejects_wrong_names():
+    """Variable names must match the arity and be distinct."""
+    relation = Relation.from_rows([[1, 2]])
+    with pytest.raises(ValueError, match="1 variable names for a relation of arity 2"):
+        sparql_results_from_relation(relation, ["a"])
+    with pytest.raises(ValueError, match="distinct"):
+        sparql_results_from_relation(relation, ["a", "a"])
+    assert sparql_results_from_relation(relation)["head"]["vars"] == ["x1", "x2"]
+
+
+@given(relations(max_rows=6))
+def test_round_trip(relation):
+    """Writing a relation and reading it back gives an equal relation (every string included)."""
+    written = json.dumps(sparql_results_from_relation(relation))
+    back = relation_from_sparql_results(written, ordered=relation.ordered)
+    assert back == relation
+    assert judge(relation, back).correct
+
+
+@given(relations(max_rows=6, types=("string",), nil=False))
+def test_uris_never_equal_literals(relation):
+    """Reading each string once as a URI and once as a literal never gives equal values."""
+    for row in relation.rows:
+        for value in row:
+            assert term_value({"type": "uri", "value": value.text}) != term_value(lit(value.text))
+            assert term_value({"type": "bnode", "value": value.text}) != term_value(lit(value.text))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(
+        st.sampled_from(["head", "vars", "results", "bindings", "boolean", "type", "value", "datatype", "x"]),
+        children, max_size=4),
+    max_leaves=20,
+)
+term_shapes = st.fixed_dictionaries({"type": st.sampled_from(["uri", "literal", "bnode", "typed-literal", "x"]),
+                                     "value": st.text(max_size=8) | st.integers()},
+                                    optional={"datatype": st.sampled_from([XSD + "integer", XSD + "decimal", XSD + "date",
+                                                                          XSD + "boolean", XSD + "dateTime", "urn:x"])})
+
+
+@given(json_values)
+def test_any_json_is_read_or_rejected_cleanly(document):
+    """Whatever JSON arrives, the reader returns a result or raises InputError, nothing else."""
+    try:
+        relation_from_sparql_results(json.dumps(document))
+    except InputError:
+        pass
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), term_shapes | json_values, max_size=2), max_size=4))
+def test_any_bindings_are_read_or_rejected_cleanly(bindings):
+    """Malformed or unusual terms give a relation or an InputError naming the binding."""
+    try:
+        relation = relation_from_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
+    except InputError as error:
+        assert error.message.startswith("binding ")
+    else:
+        assert len(relation) == len(bindings) or relation.arity == 0
+
+
+TEXTS = ["7", "+7", " 7 ", "-0", "1" * 4500, "2.50", " 2.5", "5.x", "1e3", ".5", "5.", "x", "", "2021-02-29",
+         "2021-02-28", "2021-02-28T10:00:00+01:00", "true", "0", "<a>", "_:b", "\\<a>", "\u0661"]
+DATATYPES = [XSD + "integer", XSD + "int", XSD + "decimal", XSD + "double", XSD + "date", XSD + "boolean",
+             XSD + "dateTime", "urn:x", ""]
+well_formed_terms = st.fixed_dictionaries(
+    {"type": st.sampled_from(["uri", "literal", "typed-literal", "bnode"]),
+     "value": st.sampled_from(TEXTS) | st.text(max_size=4)},
+    optional={"datatype": st.sampled_from(DATATYPES)},
+)
+
+
+def term_by_term(bindings, variables):
+    """The reading the module docstring describes, one term at a time: the oracle."""
+    columns = []
+    for name in variables:
+        terms = [binding.get(name) for binding in bindings]
+        column = [NIL if term is None else term_value(term) for term in terms]
+        if len({type(value) for value in column if value is not NIL}) > 1:
+            column = [NIL if term is None else _rdf_term_text(term) for term in terms]
+        columns.append(column)
+    return list(zip(*columns))
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), well_formed_terms, max_size=2), max_size=6),
+       st.booleans())
+def test_columns_read_at_once_equal_term_by_term_reading(bindings, same_shape):
+    """Whole columns are typed with C-level maps when their terms share a kind and datatype;
+    the result is the one reading each term alone gives, whatever the mix."""
+    if same_shape and bindings:  # make whole columns uniform, which takes the fast path
+        first = {name: term for binding in bindings for name, term in binding.items()}
+        bindings = [{name: {**term, "value": binding.get(name, term)["value"]} for name, term in first.items()}
+                    for binding in bindings]
+    results = read_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
+    expected = term_by_term(bindings, ["a", "b"])
+    assert results.rows == expected
+    assert [[type(value) for value in row] for row in results.rows] == [[type(value) for value in row] for row in expected]
+
+
+@pytest.mark.parametrize("datatype", DATATYPES)
+def test_uniform_columns_of_every_datatype_equal_term_by_term_reading(datatype):
+    for text in TEXTS:
+        bindings = [{"a": {"type": "literal", "value": text, "datatype": datatype}}] * 2
+        assert read_sparql_results({"head": {"vars": ["a"]}, "results": {"bindings": bindings}}).rows == \
+            term_by_term(bindings, ["a"]), text
+
+
+def test_uniform_integer_column_beyond_the_digit_limit_stays_text():
+    big = "9" * 5000
+    rows = relation_from_sparql_results({"head": {"vars": ["n"]}, "results": {"bindings": [
+        {"n": {"type": "literal", "value": big, "datatype": XSD + "integer"}},
+        {"n": {"type": "literal", "value": "5", "datatype": XSD + "integer"}}]}}).rows
+    assert rows == ((String(f'"{big}"^^<{XSD}integer>'),), (String(f'"5"^^<{XSD}integer>'),))
+
+
+def test_large_results_are_read_with_the_collector_paused_and_restored(monkeypatch):
+    import gc
+
+    from answerkey.adapters import sparql
+
+    seen = []
+    read = sparql._read
+    monkeypatch.setattr(sparql, "_read", lambda *args: seen.append(gc.isenabled()) or read(*args))
+    small = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": []}})
+    text = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": [
+        {"s": {"type": "uri", "value": f"urn:x:{i}"}} for i in range(2000)]}})
+    assert relation_from_sparql_results(small).arity == 0
+    assert relation_from_sparql_results(text).arity == 1
+    assert seen == [True, False]
+    assert gc.isenabled()
+    with pytest.raises(InputError, match="not SPARQL results JSON"):
+        relation_from_sparql_results(text[:-2])
+    assert gc.isenabled()
+
+
+def test_writer_keeps_huge_exponents_short():
+    """A real like 1e999999 is written with its exponent (xsd:double), not a million digits."""
+    relation = Relation([[Number.parse("1e999999")], [Number.parse("-0.000001")]])
+    bindings = sparql_results_from_relation(relation)["results"]["bindings"]
+    assert bindings == [{"x1": lit("1E+999999", "double")}, {"x1": lit("-0.000001", "decimal")}]
+    assert relation_from_sparql_results(sparql_results_from_relation(relation)) == relation
