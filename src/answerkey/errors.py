@@ -1,8 +1,37 @@
-"""The documented error types. Bad input raises one of these, never anything else."""
+"""The documented error types, and the wording of every problem shown to a user.
+
+Bad input raises ``InputError`` (CAS text: ``ParseError``), never anything else; several at
+once are ``InputErrors``. A problem that does not stop a run is a ``RunWarning``. The helpers
+below word messages the same way everywhere: positions as ``FILE:LINE:COL`` (1-based, from
+``line_column``), counts with ``plural``, JSON/YAML kinds with ``kind_of`` (never Python type
+names), misspelt names with ``did_you_mean``.
+
+>>> str(InputError("duplicate id 'q1'", source="corpus.yaml", line=4, column=3))
+"corpus.yaml:4:3: duplicate id 'q1'"
+>>> plural(1, "error"), plural(3, "error"), kind_of([1]), did_you_mean("anwser", ["answer", "query"])
+('1 error', '3 errors', 'a list', " (did you mean 'answer'?)")
+"""
 
 from __future__ import annotations
 
-__all__ = ["AnswerkeyError", "InputError", "ParseError"]
+import datetime as _dt
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+__all__ = [
+    "AnswerkeyError",
+    "InputError",
+    "InputErrors",
+    "ParseError",
+    "RunWarning",
+    "line_column",
+    "plural",
+    "kind_of",
+    "did_you_mean",
+]
 
 
 class AnswerkeyError(Exception):
@@ -12,8 +41,8 @@ class AnswerkeyError(Exception):
 class InputError(AnswerkeyError, ValueError):
     """Bad input at a place in a file: prints as ``FILE:LINE:COL: message`` like a compiler.
 
-    >>> str(InputError("duplicate id 'q1'", source="corpus.yaml", line=4, column=3))
-    "corpus.yaml:4:3: duplicate id 'q1'"
+    >>> InputError("no such file", source="a.yaml").location
+    'a.yaml'
     """
 
     def __init__(
@@ -46,12 +75,42 @@ class InputError(AnswerkeyError, ValueError):
                 parts.append(str(self.column))
         return ":".join(parts)
 
+    def sort_key(self) -> tuple[str, int, int]:
+        """Orders errors as they appear: by file, line, column."""
+        return (self.source or "", self.line or 0, self.column or 0)
+
     def __str__(self) -> str:
         return f"{self.location}: {self.message}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only constructors do not pickle by default; --jobs sends errors between processes.
         return (_rebuild, (type(self), self.message, dict(self.__dict__)))
+
+
+class InputErrors(InputError):
+    """Several located input errors found in one pass; ``errors`` lists them in file order.
+
+    ``str`` prints one per line; ``message`` counts them.
+
+    >>> errors = InputErrors([InputError("b", source="f", line=2), InputError("a", source="f", line=1)])
+    >>> errors.message, [error.message for error in errors.errors]
+    ('2 errors in input', ['a', 'b'])
+    """
+
+    def __init__(self, errors: Iterable[InputError]) -> None:
+        found: list[InputError] = []
+        for error in errors:
+            found.extend(error.errors if isinstance(error, InputErrors) else [error])
+        # Files in the order they were read, each in line order.
+        files = {error.source or "": index for index, error in reversed(list(enumerate(found)))}
+        found.sort(key=lambda error: (files[error.source or ""], error.line or 0, error.column or 0))
+        first = found[0] if found else InputError("no errors")
+        super().__init__(f"{plural(len(found), 'error')} in input", source=first.source, line=first.line,
+                         column=first.column)
+        self.errors = found
+
+    def __str__(self) -> str:
+        return "\n".join(str(error) for error in self.errors)
 
 
 class ParseError(InputError):
@@ -82,8 +141,77 @@ class ParseError(InputError):
         return f"{text}\n{self.context}" if self.context else text
 
 
-def _rebuild(cls, message, state):
+def _rebuild(cls: type, message: str, state: dict[str, Any]) -> InputError:
     error = cls.__new__(cls)
     Exception.__init__(error, message)
     error.__dict__.update(state)
     return error
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    """A problem that did not stop a run, e.g. an answer for an id the corpus does not have.
+
+    ``kind`` groups warnings of one cause, so that a display can show the first few of each
+    and count the rest; reports keep every one. ``str`` is the message.
+    """
+
+    message: str
+    kind: str = ""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of character ``offset`` in ``text``.
+
+    >>> line_column("ab\\ncd", 4)
+    (2, 2)
+    """
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun, singular or plural, with thousands separated.
+
+    >>> plural(1, "item"), plural(2, "item"), plural(50000, "warning"), plural(2, "query", "queries")
+    ('1 item', '2 items', '50,000 warnings', '2 queries')
+    """
+    return f"{count:,} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+_KINDS: dict[type, str] = {
+    dict: "a mapping",
+    list: "a list",
+    tuple: "a list",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    Decimal: "a number",
+    bool: "a boolean",
+    _dt.date: "a date",
+    _dt.datetime: "a date and time",
+}
+
+
+def kind_of(value: object) -> str:
+    """What a JSON or YAML value is called in messages (never a Python type name).
+
+    >>> kind_of(None), kind_of({}), kind_of(2.5), kind_of(True), kind_of("x")
+    ('null', 'a mapping', 'a number', 'a boolean', 'a string')
+    """
+    if value is None:
+        return "null"
+    for kind in type(value).__mro__:
+        if kind in _KINDS:
+            return _KINDS[kind]
+    return f"a {type(value).__name__}"
+
+
+def did_you_mean(word: str, known: Sequence[str] | Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or ``""`` when none is close."""
+    close = difflib.get_close_matches(str(word), list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -14,11 +14,11 @@ True
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from enum import Enum
-from typing import Union
+from typing import Any, Union
 
 __all__ = [
     "Boolean",
@@ -184,6 +184,11 @@ def value_of(obj: object) -> Value:
     raise TypeError(f"no CAS value for {type(obj).__name__}: {obj!r}")
 
 
+# The CAS text of an answer, for reprs: set by ``answerkey.grammar.render`` when it is
+# imported (it builds on this module, which therefore cannot import it).
+CAS_RENDERER: Callable[[Any], str] | None = None
+
+
 class Relation:
     """A set of equal-arity tuples of values (a list when ``ordered``).
 
@@ -230,15 +235,22 @@ class Relation:
         self._init(rows, arity, ordered, scalar)
 
     @classmethod
-    def _trusted(
-        cls, rows: tuple[tuple[Value, ...], ...], arity: int, ordered: bool, scalar: bool
+    def checked(
+        cls, rows: tuple[tuple[Value, ...], ...], arity: int, *, ordered: bool = False, scalar: bool = False
     ) -> Relation:
-        """Build without validation: for callers that have already checked arity and types."""
+        """A relation of ``rows`` built without validating them again: for readers that have
+        already checked that every row is a tuple of ``arity`` values and that each column
+        holds one type (and nil). The parsers and adapters build every relation this way;
+        anything else should call ``Relation(rows)``, which checks.
+
+        >>> Relation.checked(((Number.of(1),),), 1) == Relation.from_rows([[1]])
+        True
+        """
         relation = cls.__new__(cls)
         relation._init(rows, arity, ordered, scalar)
         return relation
 
-    def _init(self, rows, arity, ordered, scalar) -> None:
+    def _init(self, rows: tuple[tuple[Value, ...], ...], arity: int, ordered: bool, scalar: bool) -> None:
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "arity", arity)
         object.__setattr__(self, "ordered", ordered)
@@ -299,9 +311,9 @@ class Relation:
         return self._hash
 
     def __repr__(self) -> str:
-        from answerkey.grammar.render import render
-
-        return f"Relation({render(self)})"
+        if CAS_RENDERER is not None:
+            return f"Relation({CAS_RENDERER(self)})"
+        return f"Relation({self.rows!r}, ordered={self.ordered}, scalar={self.scalar})"
 
 
 @dataclass(frozen=True, slots=True)

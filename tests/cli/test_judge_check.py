@@ -74,7 +74,11 @@ def test_judge_options(run, files):
     assert run("judge", "--scalars", "h89", files("t2.cas", "true"), loophole).exit_code == 0
     assert run("judge", "--strings", "fold", files("a.cas", '"ABC"'), files("b.cas", '"abc"')).exit_code == 0
     bad = run("judge", "--epsilon", "-1", canonical, system)
-    assert bad.exit_code == 2 and "must be a number >= 0" in bad.stderr
+    assert bad.exit_code == 2 and "must be a finite number >= 0, not '-1'" in bad.stderr
+    for value in ("inf", "1e400", "nan"):
+        bad = run("judge", "--epsilon", value, canonical, system)
+        assert bad.exit_code == 2 and bad.stderr.splitlines()[-1] == (
+            f"Error: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r}")
 
 
 def test_judge_json_and_explain(run, files):
@@ -86,6 +90,16 @@ def test_judge_json_and_explain(run, files):
         "verdict": "incorrect", "correct": False, "reason": "the scalar does not match", "mapping": None,
         "alternative": None, "signature": f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}",
     }
+    explained = json.loads(run("judge", "--json", "--explain", files("c3.cas", "((1 53200.0))"),
+                               files("s3.cas", "((53190.9 1))")).stdout)
+    assert explained["explanation"] == [{
+        "alternative": None,
+        "closest_mapping": [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}],
+        "missing": ["(1 53200.0)"], "extra": ["(1 53190.9)"],
+        "out_of_tolerance": [{"canonical": "53200.0", "system": "53190.9", "difference": "9.1", "allowed": "5.32"}],
+    }]
+    correct = json.loads(run("judge", "--json", files("c4.cas", "((1 2))"), files("s4.cas", "((2 1))")).stdout)
+    assert correct["mapping"] == [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}]
     explained = run("judge", "--explain", files("c2.cas", "53200.0"), files("s2.cas", "53190.9"))
     assert "53190.9 for 53200.0: off by 9.1, more than 5.32" in explained.stdout
 

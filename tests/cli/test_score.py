@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from answerkey.cli import cli
-from answerkey.score.report import ScoreReport
+from answerkey.score.schema import ScoreReport
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "personnel"
@@ -59,17 +59,21 @@ def test_fail_under(threshold, code):
     result = score(CORPUS, ANSWERS, "--metrics", "none", "--fail-under", threshold)
     assert result.exit_code == code
     if code:
-        assert result.stderr.endswith(f"accuracy 0.6522 is under --fail-under {float(threshold)}\n")
+        assert result.stderr.endswith(f"accuracy 0.6522 is under --fail-under {float(threshold):g}\n")
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--fail-under", "80"], "accuracy is a fraction between 0 and 1 (0.8 for 80%)"),
+        (["--fail-under", "80"], "must be a finite number >= 0 and <= 1, not '80'"),
+        (["--epsilon", "inf"], "must be a finite number >= 0, not 'inf'"),
+        (["--epsilon", "1e400"], "must be a finite number >= 0, not '1e400'"),
+        (["--epsilon", "nan"], "must be a finite number >= 0, not 'nan'"),
         (["--metrics", "bleu"], "unknown metric 'bleu'"),
         (["--jobs", "0"], "0 is not in the range x>=1"),
         (["--json", "-", "--yaml", "-"], "only one of --json and --yaml can write to standard output"),
-        (["--xlsx", "-"], "--xlsx needs a file name, not '-'"),
+        (["--xlsx", "-"], "--xlsx needs a file name: a workbook cannot go to standard output"),
+        (["--json", "examples/personnel/answers.jsonl"], "this is the input ANSWERS; refusing to overwrite it"),
     ],
 )
 def test_usage_trouble(args, message):
@@ -155,7 +159,7 @@ def test_excel_workbook_cell_by_cell(tmp_path):
     out = tmp_path / "report.xlsx"
     assert score(corpus, answers, "--xlsx", str(out), "--metrics", "none").exit_code == 0
     workbook = openpyxl.load_workbook(out)
-    assert workbook.sheetnames == ["Overview", "Statistics"]
+    assert workbook.sheetnames == ["Overview", "Statistics", "Warnings"]
     overview = workbook["Overview"]
     rows = [[cell.value for cell in row] for row in overview.iter_rows()]
     assert rows == [
@@ -209,7 +213,7 @@ def test_bad_corpus_lists_every_item_and_writes_nothing(tmp_path):
     assert result.stderr.splitlines() == [
         f"{corpus}:1:19: item 'a': answer: unexpected end of input; expected ')' or a value (at 1:4 of the answer text)",
         f"{corpus}:2:3: answer: required unless the item is in category X (excluded from scoring)",
-        "2 errors in input; nothing scored",
+        "2 errors in input",
     ]
     assert out.read_text() == "good"
 
@@ -220,7 +224,7 @@ def test_failed_write_keeps_the_old_report(tmp_path):
     out.write_text("good")
     result = score(CORPUS, ANSWERS, "--xlsx", str(tmp_path / "missing" / "r.xlsx"), "--json", str(out))
     assert result.exit_code == 2
-    assert "cannot write" in result.stderr
+    assert result.stderr == f"--xlsx {tmp_path / 'missing' / 'r.xlsx'}: no such directory {tmp_path / 'missing'}\n"
     assert out.read_text() == "good"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report.json"]
 
@@ -257,7 +261,10 @@ def test_schema_command(name, key):
     """`answerkey schema corpus|answers|score-report` print JSON Schemas."""
     result = CliRunner().invoke(cli, ["schema", name], catch_exceptions=False)
     assert result.exit_code == 0
-    assert key in json.loads(result.stdout)["properties"]
+    schema = json.loads(result.stdout)
+    assert schema["$id"] == f"urn:answerkey:schema:{name}"
+    described = schema["$defs"][schema["items"]["$ref"].split("/")[-1]] if "items" in schema else schema
+    assert key in described["properties"]
 
 
 def test_corpus_from_stdin():
@@ -318,6 +325,6 @@ def test_corpus_and_answers_problems_in_one_run(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         f"{corpus}:1:3: answer: required unless the item is in category X (excluded from scoring)",
-        f"{answers}:1:1: answer: Field required",
-        "2 errors in input; nothing scored",
+        f"{answers}:1:1: answer: missing; this field is required",
+        "2 errors in input",
     ]

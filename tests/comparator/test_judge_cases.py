@@ -100,9 +100,10 @@ def test_verdict_reports_mapping():
     verdict = judge('((2341 "SMITH"))', '(("TAI" "SMITH" 45 2341))')
     assert verdict.mapping == (3, 1)
     assert bool(verdict) is True
-    assert verdict.to_dict() == {
+    document = verdict.document()
+    assert {key: document[key] for key in ("verdict", "correct", "reason", "mapping", "alternative")} == {
         "verdict": "correct", "correct": True, "reason": "the tuples match as sets",
-        "mapping": [3, 1], "alternative": None,
+        "mapping": [{"canonical": 1, "system": 4}, {"canonical": 2, "system": 2}], "alternative": None,
     }
 
 
@@ -155,8 +156,9 @@ def test_signature():
     """The signature lists every verdict-changing option and the version."""
     from answerkey import __version__
 
-    assert judge_signature() == f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}"
-    assert judge_signature(epsilon=0, scalars="h89", strings="fold").startswith("eps:0|scalars:h89|strings:fold|")
+    assert str(judge_signature()) == f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}"
+    assert judge_signature().format() == f"epsilon:0.0001|scalars:atis|strings:exact|version:{__version__}"
+    assert str(judge_signature(epsilon=0, scalars="h89", strings="fold")).startswith("eps:0|scalars:h89|strings:fold|")
 
 
 def test_accepts_parsed_answers():

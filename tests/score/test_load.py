@@ -40,7 +40,7 @@ def test_yaml_corpus_fields_and_defaults(tmp_path):
         written=frozenset({"id", "query", "context", "answer", "max_answer", "category", "tags", "epsilon", "ordered"}),
     )
     assert (second.id, second.answer, second.category, second.tags, second.ordered) == ("q2", "3", "0", [], None)
-    assert corpus.locators[0](("answer",)) == (4, 11)
+    assert corpus.locate(0, "answer") == (4, 11)
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_jsonl_corpus_with_numeric_id(tmp_path):
     path = write(tmp_path, "c.jsonl", '{"id": 7, "answer": "((1))", "category": 0}\n\n{"id": "x", "category": "x"}\n')
     corpus = load_corpus(path)
     assert [(item.id, item.category, item.scored) for item in corpus.items] == [("7", "0", True), ("x", "X", False)]
-    assert corpus.locators[1](()) == (3, 1)
+    assert corpus.locate(1) == (3, 1)
 
 
 def test_every_bad_item_is_listed_with_its_place(tmp_path):
@@ -90,11 +90,11 @@ def test_every_bad_item_is_listed_with_its_place(tmp_path):
     assert [item.id for item in corpus.items] == ["q1"]
     assert [str(problem) for problem in corpus.problems] == [
         f"{path}:3:3: answer: required unless the item is in category X (excluded from scoring)",
-        f"{path}:6:13: category: Input should be '0', '1', '2', '3' or 'X'",
+        f"{path}:6:13: category: should be '0', '1', '2', '3' or 'X'",
         f"{path}:7:7: duplicate id 'q1' (first on line 1)",
-        f"{path}:9:3: a corpus item is a mapping, not a str",
-        f"{path}:12:12: epsilon: Input should be greater than or equal to 0",
-        f"{path}:13:9: tags: Input should be a valid list",
+        f"{path}:9:3: a corpus item is a mapping, not a string",
+        f"{path}:12:12: epsilon: should be greater than or equal to 0",
+        f"{path}:13:9: tags: should be a list, not a string",
     ]
 
 
@@ -103,7 +103,7 @@ def test_jsonl_errors_point_at_the_key(tmp_path):
     path = write(tmp_path, "c.jsonl", '{"id": "q1", "answer": "1", "tagz": []}\n{"id": "q2", "answer": \n')
     corpus = load_corpus(path)
     assert [str(problem) for problem in corpus.problems] == [
-        f"{path}:1:29: tagz: Extra inputs are not permitted",
+        f"{path}:1:29: tagz: unknown field (did you mean 'tags'?)",
         f"{path}:2:24: invalid JSON: Expecting value",
     ]
 
@@ -111,8 +111,8 @@ def test_jsonl_errors_point_at_the_key(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("", "the corpus has no items"),
-        ("id: q1\n", "a corpus is a list of items, not a dict"),
+        ("", "the corpus has no items (an empty input is refused)"),
+        ("id: q1\n", "a corpus is a list of items, not a mapping"),
         ("- [unclosed\n", "while parsing a flow sequence expected ',' or ']', but got '<stream end>'"),
     ],
 )
@@ -161,9 +161,9 @@ def test_answers_directory(tmp_path):
     with pytest.raises(InputErrors) as caught:
         load_answers(str(directory))
     assert [str(error) for error in caught.value.errors] == [
-        f"{directory / name}: not a <id>.cas file: an answers directory holds only <id>.cas files "
-        "(hidden ones are skipped)"
-        for name in ("more", "notes.txt")
+        f"{directory / 'more'}: not a <id>.cas file (a directory)",
+        f"{directory / 'notes.txt'}: not a <id>.cas file: an answers directory holds only <id>.cas files "
+        "(hidden ones are skipped)",
     ]
     (directory / "notes.txt").unlink()
     (directory / "more").rmdir()
@@ -186,10 +186,10 @@ def test_answer_file_problems_are_all_raised(tmp_path):
         load_answers(path)
     assert [str(error) for error in caught.value.errors] == [
         f"{path}:2:2: a second answer for id 'q1' (first at {path}:1)",
-        f"{path}:3:1: id: Field required",
-        f"{path}:4:1: answer: Field required",
+        f"{path}:3:1: id: missing; this field is required",
+        f"{path}:4:1: answer: missing; this field is required",
         f"{path}:5:1: invalid JSON: Expecting value",
-        f"{path}:6:1: an answer record is a JSON object, not list",
+        f"{path}:6:1: an answer record is a mapping, not a list",
     ]
 
 

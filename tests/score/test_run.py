@@ -79,7 +79,22 @@ def test_every_verdict_kind(files):
 
 def test_unknown_ids_are_warnings(files):
     """An answer whose id is not in the corpus is reported, never silently dropped."""
-    assert run(files).warnings == [f"{files[1]}:11: answer for id 'stranger', which is not in the corpus"]
+    warnings = run(files).warnings
+    assert [(str(warning), warning.kind) for warning in warnings] == [
+        (f"{files[1]}:11: answer for id 'stranger', which is not in the corpus", "unknown-id")
+    ]
+
+
+def test_ids_that_differ_only_in_case_are_pointed_out(tmp_path):
+    """Answers keyed Q1 for a corpus keyed q1: one warning each, and one saying what likely went wrong."""
+    corpus = tmp_path / "c.yaml"
+    corpus.write_text("".join(f"- {{id: q{index}, answer: 1}}\n" for index in range(3)))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(f'{{"id": "Q{index}", "answer": "1"}}\n' for index in range(3)))
+    warnings = score_corpus(load_corpus(str(corpus)), load_answers(str(answers))).warnings
+    assert [warning.kind for warning in warnings] == ["unknown-id"] * 3 + ["unknown-id-case"]
+    assert str(warnings[-1]) == ("3 answer ids of 3 not in the corpus match a corpus id but for case (e.g. 'Q0'); "
+                                 "ids are compared exactly")
 
 
 def test_summary_figures(files):
@@ -114,7 +129,8 @@ def test_per_category_and_tag(files):
 def test_run_options_change_verdicts_and_signature(files):
     """The run's epsilon applies where an item has none; the signature records run options."""
     strict = run(files, epsilon=0)
-    assert strict.signature.startswith("eps:0|scalars:atis|strings:exact|v:")
+    assert str(strict.signature).startswith("eps:0|scalars:atis|strings:exact|v:")
+    assert strict.signature.fields["epsilon"] == "0"
     loose = {item.id: item.verdict for item in strict.items}["loose"]
     assert loose == "correct"  # the item's own epsilon 0.1 wins over the run's 0
 
@@ -177,7 +193,19 @@ def test_registered_table_metrics_on_scalars_and_relations():
     if not names:
         pytest.skip("no relation metrics registered")
     values = item_metrics(parse("5"), parse("((5))"), MatchRule(), names)
-    assert values == dict.fromkeys(names, 1.0)
+    assert {name: value for name, value in values.items() if name != "tuple_order"} == dict.fromkeys(
+        [name for name in names if name != "tuple_order"], 1.0)
+    assert math.isnan(values["tuple_order"])  # a scalar is not ordered: order does not apply
+
+
+def test_tuple_order_applies_only_to_ordered_canonical_answers():
+    """An unordered answer has no order to score (NaN, null in reports, out of the means);
+    an ordered one gets QATCH's tuple order, 0.0 when the system declined."""
+    rule = MatchRule()
+    assert math.isnan(item_metrics(parse("((1) (2))"), parse("((2) (1))"), rule, ["tuple_order"])["tuple_order"])
+    assert item_metrics(parse("(ORDERED (1) (2))"), parse("((2) (1))"), rule, ["tuple_order"]) == {"tuple_order": 0.0}
+    assert item_metrics(parse("(ORDERED (1) (2))"), None, rule, ["tuple_order"]) == {"tuple_order": 0.0}
+    assert math.isnan(item_metrics(parse("((1) (2))"), None, rule, ["tuple_order"])["tuple_order"])
 
 
 def test_bad_corpus_items_stop_the_run(tmp_path):
@@ -205,7 +233,7 @@ def test_bad_corpus_items_stop_the_run(tmp_path):
     assert [str(error) for error in caught.value.errors] == [
         f"{corpus}:4:11: item 'bad-cas': answer: tuple 2 has 2 values; the relation's tuples have 1 "
         "(at 1:6 of the answer text)",
-        f"{corpus}:7:12: epsilon: Input should be a valid number, unable to parse string as a number",
+        f"{corpus}:7:12: epsilon: should be a number, not a string",
         f"{corpus}:10:15: item 'bad-max': max_answer: does not contain the minimal answer "
         "(no columns of it give the minimal answer's tuples)",
         f"{corpus}:13:11: item 'x': answer: unexpected end of input; expected '(' or ')' or ORDERED or a value (at 1:3 of the answer text)",
@@ -256,7 +284,9 @@ def test_shared_table_scores_equal_each_metric(canonical, system):
     rule = MatchRule()
     target, prediction = parse(canonical), parse(system)
     expected = {name: function(target, prediction, rule=rule) for name, function in functions.items()}
-    assert item_metrics(target, prediction, rule, tuple(functions)) == expected
+    if not target.ordered:
+        expected["tuple_order"] = math.nan
+    assert str(item_metrics(target, prediction, rule, tuple(functions))) == str(expected)
 
 
 def test_check_corpus_lists_problems_without_answers(tmp_path):

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from answerkey.errors import InputError
+from answerkey.grammar.atoms import NUMBER_SHAPE, BadAtom, number_value
 from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name
 from answerkey.grammar.render import render_value
 
@@ -50,11 +51,6 @@ __all__ = [
     "write_csv",
 ]
 
-# The same bounds as CAS numbers (answerkey.grammar): longer texts and wilder exponents are errors.
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 1_000_000
-
-_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
@@ -64,12 +60,11 @@ class _CellError(ValueError):
 
 
 def _number(text: str) -> Number:
-    if len(text) > MAX_NUMBER_CHARS:
-        raise _CellError(f"number longer than {MAX_NUMBER_CHARS} characters")
-    number = Number.parse(text)
-    if number.is_real and number.value and abs(number.value.adjusted()) > MAX_EXPONENT:
-        raise _CellError(f"number out of range (exponent beyond ±{MAX_EXPONENT})")
-    return number
+    # The same bounds as CAS numbers: longer texts and wilder exponents are errors.
+    try:
+        return number_value(text)
+    except BadAtom as error:
+        raise _CellError(error.message) from None
 
 
 def _iso_date(text: str) -> _dt.date | None:
@@ -109,7 +104,7 @@ def _relation(rows: list[list[Value]], source: str | None, where: Callable[[int]
                     f"row {index + 1}, column {column + 1}: a {kind} in a column of {column_types[column]}s",
                     source=source, **where(index),
                 )
-    return Relation._trusted(tuple(tuple(row) for row in rows), arity, False, False)
+    return Relation.checked(tuple(tuple(row) for row in rows), arity)
 
 
 # --------------------------------------------------------------------------- JSON rows
@@ -234,7 +229,7 @@ _BOOLEANS = {"true": True, "false": False}
 def _csv_column(cells: list[str]) -> Callable[[str], Value]:
     """How the non-empty cells of one CSV column are read: the narrowest type that fits all."""
     filled = [cell for cell in cells if cell]
-    if filled and all(_NUMBER.fullmatch(cell) for cell in filled):
+    if filled and all(NUMBER_SHAPE.fullmatch(cell) for cell in filled):
         return _number
     if filled and all(cell.lower() in _BOOLEANS for cell in filled):
         return lambda cell: Boolean(_BOOLEANS[cell.lower()])

@@ -41,6 +41,7 @@ from typing import Any
 
 from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
+from answerkey.grammar.atoms import NUMBER_SHAPE
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
 
 __all__ = [
@@ -65,7 +66,6 @@ _INTEGER_TYPES = {
 }
 _REAL_TYPES = {XSD + "decimal", XSD + "double", XSD + "float"}
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
-_REAL_TEXT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DATETIME_TEXT = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?"
@@ -110,7 +110,7 @@ class SparqlResults:
         else:
             rows = [tuple(row[i] for i in indexes) for row in self.rows]
         # Column types were made uniform while reading, so the rows are valid as they are.
-        return Relation._trusted(tuple(rows), len(indexes), ordered, False)
+        return Relation.checked(tuple(rows), len(indexes), ordered=ordered)
 
 
 def _literal_text(text: str) -> String:
@@ -124,7 +124,7 @@ def _real(text: str) -> Value | None:
     if dot and whole.isdigit() and fraction.isdigit() and text.isascii():  # the usual 123.45, quickly
         return Number(Decimal(text), True, text)
     stripped = text.strip()
-    if not _REAL_TEXT.fullmatch(stripped):
+    if not NUMBER_SHAPE.fullmatch(stripped):
         return None
     try:
         value = Decimal(stripped)

@@ -1,33 +1,40 @@
 """The ``answerkey`` command line: a root group whose subcommands load on first use.
 
-Exit codes follow ``cmp``/``diff``: 0 correct (or success), 1 incorrect (or a threshold not
-met), 2 trouble (bad input, bad usage, interruption).
+Each command module does four things: read its options, call the library, write the reports
+(``answerkey.report.write_reports``), choose the exit status. Exit statuses follow
+``cmp``/``diff``: 0 correct (or success), 1 incorrect (or a threshold not met), 2 trouble
+(bad input or usage, an output that cannot be written), 130 interrupted. Bad input is printed
+as ``FILE:LINE:COL: message`` on standard error, never as a traceback: the root group turns
+``InputError`` (and ``InputErrors``, every one listed) into exit status 2 for all commands.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import click
 
 from answerkey._version import __version__
+from answerkey.errors import InputError, InputErrors
 
-__all__ = ["cli", "main", "Trouble", "COMMANDS"]
+__all__ = ["cli", "main", "Trouble", "COMMANDS", "EXIT_INTERRUPTED"]
 
-# Subcommand name -> "module:attribute". One registry: `--help`, the docs and the tests list
-# commands from here, and a command's module is imported only when it runs.
-COMMANDS: dict[str, str] = {
-    "judge": "answerkey.cli.judge:judge",
-    "check": "answerkey.cli.check:check",
-    "schema": "answerkey.cli.schema:schema",
-    "sdmx": "answerkey.cli.sdmx:sdmx",
-    "score": "answerkey.cli.score:score",
-    "steps": "answerkey.cli.steps:steps",
-    "fuzz": "answerkey.cli.fuzz:fuzz",
-    "qatch": "answerkey.cli.qatch:qatch",
+EXIT_INTERRUPTED = 130
+
+# Subcommand name -> ("module:attribute", one-line help for `answerkey --help`). One registry:
+# the help, the docs and the tests list commands from here, and a command's module is
+# imported only when it runs.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "judge": ("answerkey.cli.judge:judge", "Judge one system answer against a canonical answer (exit 0/1)."),
+    "check": ("answerkey.cli.check:check", "Validate CAS answer files."),
+    "score": ("answerkey.cli.score:score", "Score a system's answers against a corpus: accuracy, ATIS figures."),
+    "qatch": ("answerkey.cli.qatch:qatch", "QATCH's graded table metrics over a tests file (QA or SQL)."),
+    "sdmx": ("answerkey.cli.sdmx:sdmx", "Term precision and recall of SDMX data queries."),
+    "steps": ("answerkey.cli.steps:steps", "Score an agent's steps against reference steps (graphrag-eval)."),
+    "fuzz": ("answerkey.cli.fuzz:fuzz", "Fuzz answer formatters, and answerkey's own parsers."),
+    "schema": ("answerkey.cli.schema:schema", "Print the JSON Schema of an input or report format."),
 }
-# Registered but left out of `answerkey --help` (still runnable and documented).
-HIDDEN_COMMANDS: set[str] = set()
 
 
 class Trouble(click.ClickException):
@@ -35,7 +42,7 @@ class Trouble(click.ClickException):
 
     exit_code = 2
 
-    def show(self, file=None) -> None:
+    def show(self, file: Any = None) -> None:
         # Compiler-style "FILE:LINE:COL: message", without click's "Error: " prefix.
         click.echo(self.format_message(), err=True)
 
@@ -47,20 +54,32 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.commands:
             return self.commands[name]
-        target = COMMANDS.get(name)
-        if target is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None
-        module_name, attribute = target.split(":")
-        command = getattr(importlib.import_module(module_name), attribute)
-        if name in HIDDEN_COMMANDS:
-            command.hidden = True
+        module_name, attribute = entry[0].split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        command.short_help = entry[1]
         return command
 
-    def invoke(self, ctx: click.Context):
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # From the registry: `answerkey --help` imports no command module and cuts no line.
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except InputErrors as errors:
+            for error in errors.errors:
+                click.echo(str(error), err=True)
+            raise Trouble(errors.message) from None
+        except InputError as error:
+            raise Trouble(str(error)) from None
         except KeyboardInterrupt:
-            raise Trouble("interrupted") from None
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except BrokenPipeError:
             raise click.exceptions.Exit(2) from None
 
@@ -82,9 +101,10 @@ def cli() -> None:
     Examples:
       answerkey judge canonical.cas system.cas
       echo '((53198.8))' | answerkey judge --explain examples/paper/salary.cas -
-      answerkey check answers/*.cas
+      answerkey score corpus.yaml answers.jsonl --json report.json --xlsx report.xlsx
 
-    Exit status: 0 correct / success, 1 incorrect / threshold not met, 2 trouble.
+    Every command takes --help. Exit status: 0 correct / success, 1 incorrect / threshold
+    not met, 2 trouble (bad input, shown as FILE:LINE:COL: message), 130 interrupted.
     """
 
 

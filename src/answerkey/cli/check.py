@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
+
+from answerkey.cli.judge import max_chars_option, read_answer
+from answerkey.cli.options import quiet_option
+from answerkey.errors import InputError, plural
+from answerkey.files import source_name
+from answerkey.grammar import strict_violation
+from answerkey.report import json_text
 
 __all__ = ["check"]
 
@@ -11,8 +20,12 @@ __all__ = ["check"]
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--system", "as_system", is_flag=True, help="Check as system answers: OR alternatives are errors.")
 @click.option("--strict", is_flag=True, help="Also reject the extensions .5 and exponents (1989/ATIS CAS only).")
-@click.option("--quiet", "-q", is_flag=True, help="Print nothing for valid files.")
-def check(files, as_system, strict, quiet):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document: each file with ok, or its error's line, column and message.")
+@max_chars_option
+@quiet_option
+def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, max_chars: int,
+          quiet: bool) -> None:
     """Validate CAS answer FILES (- reads stdin).
 
     Prints "FILE: ok" for each valid file and "FILE:LINE:COL: message" on stderr for each
@@ -22,56 +35,32 @@ def check(files, as_system, strict, quiet):
     Examples:
       answerkey check canonical/*.cas
       answerkey check --system --quiet answers/*.cas
+      answerkey check --json answers/*.cas > checked.json
 
     Exit status: 0 all valid, 2 any file invalid or unreadable.
     """
-    from answerkey.errors import InputError
-    from answerkey.files import read_text
-    from answerkey.grammar import parse
-
+    results: list[dict[str, Any]] = []
     bad = 0
     for path in files:
-        source = "<stdin>" if path == "-" else path
+        source = source_name(path)
         try:
-            text = read_text(path)
-            answer = parse(text, source=source, allow_alternatives=not as_system)
-            if strict:
-                _check_strict(answer, text, source)
+            text, answer = read_answer(path, canonical=not as_system, max_chars=max_chars)
+            violation = strict_violation(text, answer, source=source) if strict else None
+            if violation is not None:
+                raise violation
         except InputError as error:
             error.source = source
-            click.echo(str(error), err=True)
             bad += 1
+            results.append({"file": source, "ok": False, "line": error.line, "column": error.column,
+                            "message": error.message})
+            if not as_json:
+                click.echo(str(error), err=True)
             continue
-        if not quiet:
+        results.append({"file": source, "ok": True, "line": None, "column": None, "message": None})
+        if not quiet and not as_json:
             click.echo(f"{source}: ok")
+    if as_json:
+        click.echo(json_text({"files": results, "valid": len(files) - bad, "invalid": bad}), nl=False)
+    elif bad and not quiet and len(files) > 1:
+        click.echo(f"{plural(bad, 'file')} of {len(files):,} invalid", err=True)
     raise click.exceptions.Exit(2 if bad else 0)
-
-
-def _check_strict(answer, text: str, source: str) -> None:
-    """Reject numbers written as .5 or with an exponent (answerkey extensions)."""
-    from answerkey.errors import InputError
-    from answerkey.model import Alternatives, Number, Relation
-
-    options = answer.options if isinstance(answer, Alternatives) else (answer,)
-    for option in options:
-        if not isinstance(option, Relation):
-            continue
-        for row in option.rows:
-            for value in row:
-                if isinstance(value, Number) and (
-                    "e" in value.text.lower() or value.text.lstrip("+-").startswith(".")
-                ):
-                    index = _find_token(text, value.text)
-                    line = text.count("\n", 0, index) + 1
-                    column = index - (text.rfind("\n", 0, index) + 1) + 1
-                    raise InputError(
-                        f"{value.text} uses an extension (leading '.' or exponent) not in the 1989/ATIS CAS",
-                        source=source, line=line, column=column,
-                    )
-
-
-def _find_token(text: str, token: str) -> int:
-    import re
-
-    match = re.search(r"(?<![^\s()])" + re.escape(token) + r"(?![^\s();])", text)
-    return match.start() if match else 0

@@ -78,7 +78,7 @@ def generate(count, seed, format_name, output):
     """
     _need_hypothesis()
     from answerkey.cli import Trouble
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.testing.fuzz import generate_answers
 
     texts = generate_answers(count, seed=seed, format=format_name)

@@ -2,50 +2,35 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from answerkey.comparator.values import DEFAULT_EPSILON, STRING_MODES
+from answerkey.cli import Trouble
+from answerkey.cli.options import epsilon_option, quiet_option, scalars_option, strings_option
+from answerkey.comparator import judge as judge_answers
+from answerkey.files import read_text, source_name
+from answerkey.grammar import parse
+from answerkey.limits import CLI_MAX_CAS_CHARS
+from answerkey.model import Answer
+from answerkey.report import json_text
 
-__all__ = ["judge", "epsilon_option", "scalars_option", "strings_option", "load_answer"]
+__all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
-
-def _check_epsilon(ctx, param, value):
-    if value is not None and not (value >= 0):
-        raise click.BadParameter("must be a number >= 0")
-    return value
-
-
-epsilon_option = click.option(
-    "--epsilon", "-e", type=float, default=DEFAULT_EPSILON, show_default=True, callback=_check_epsilon,
-    help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact.",
-)
-scalars_option = click.option(
-    "--scalars", type=click.Choice(["atis", "h89"]), default="atis", show_default=True,
-    help="atis: a canonical scalar matches only a scalar or a one-value relation. "
-    "h89: it is a one-column relation, extra columns allowed (the 1989 reading).",
-)
-strings_option = click.option(
-    "--strings", type=click.Choice(sorted(STRING_MODES)), default="exact", show_default=True,
-    help="String comparison: exact, trim (surrounding whitespace ignored), "
-    "fold (trimmed, Unicode NFC, case-folded).",
+max_chars_option = click.option(
+    "--max-chars", type=click.IntRange(min=1), default=CLI_MAX_CAS_CHARS, show_default=True, metavar="N",
+    help="Refuse an answer file longer than N characters.",
 )
 
 
-def load_answer(path: str, *, canonical: bool):
-    """Read and parse one CAS file; errors become ``Trouble`` with ``FILE:LINE:COL: message``."""
-    from answerkey.cli import Trouble
-    from answerkey.errors import InputError
-    from answerkey.files import read_text
-    from answerkey.grammar import parse
+def read_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHARS) -> tuple[str, Answer]:
+    """Read and parse one CAS file (``-``: standard input): its text and its answer. Errors
+    are ``InputError`` (the CLI prints ``FILE:LINE:COL: message`` with a caret)."""
+    text = read_text(path, max_bytes=4 * max_chars)
+    return text, parse(text, source=source_name(path), allow_alternatives=canonical, max_chars=max_chars)
 
-    source = "<stdin>" if path == "-" else path
-    try:
-        return parse(read_text(path), source=source, allow_alternatives=canonical)
-    except InputError as error:
-        error.source = source
-        raise Trouble(str(error)) from None
+
+def load_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHARS) -> Answer:
+    """The answer of one CAS file (see ``read_answer``)."""
+    return read_answer(path, canonical=canonical, max_chars=max_chars)[1]
 
 
 @click.command()
@@ -55,37 +40,36 @@ def load_answer(path: str, *, canonical: bool):
 @scalars_option
 @strings_option
 @click.option("--explain", is_flag=True, help="Print the mapping used, or what is missing, extra or out of tolerance.")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as a JSON object.")
-def judge(canonical, system, epsilon, scalars, strings, explain, as_json):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the verdict as JSON (columns numbered from 1; with --explain, the explanation's fields).")
+@max_chars_option
+@quiet_option
+def judge(canonical: str, system: str, epsilon: float, scalars: str, strings: str, explain: bool, as_json: bool,
+          max_chars: int, quiet: bool) -> None:
     """Judge the SYSTEM answer against the CANONICAL answer (CAS files; - reads stdin).
 
     Prints "correct" or "incorrect". A system answer may carry extra columns in any order;
-    tuples are compared as sets; reals match within a relative EPSILON.
+    tuples are compared as sets; reals match within a relative EPSILON. Columns are
+    numbered from 1, as in the 1989 paper.
 
     \b
     Examples:
       answerkey judge canonical.cas system.cas
       echo '((53198.8))' | answerkey judge --explain examples/paper/salary.cas -
-      answerkey judge --json --epsilon 0 canonical.cas system.cas
+      answerkey judge --json --explain --epsilon 0 canonical.cas system.cas
 
     Exit status: 0 correct, 1 incorrect, 2 trouble (unreadable or invalid CAS, shown as
-    FILE:LINE:COL: message).
+    FILE:LINE:COL: message). With -q nothing is printed but errors.
     """
-    from answerkey.cli import Trouble
-    from answerkey.comparator import judge as run_judge
-    from answerkey.comparator import judge_signature
-
     if canonical == "-" and system == "-":
-        raise Trouble("only one of CANONICAL and SYSTEM can be read from stdin")
-    canonical_answer = load_answer(canonical, canonical=True)
-    system_answer = load_answer(system, canonical=False)
-    verdict = run_judge(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
-    if as_json:
-        document = verdict.to_dict()
-        document["signature"] = judge_signature(epsilon=epsilon, scalars=scalars, strings=strings)
-        if explain:
-            document["explanation"] = verdict.explain()
-        click.echo(json.dumps(document, indent=2))
+        raise Trouble("only one of CANONICAL and SYSTEM can be read from standard input")
+    canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
+    system_answer = load_answer(system, canonical=False, max_chars=max_chars)
+    verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
+    if quiet:
+        pass
+    elif as_json:
+        click.echo(json_text(verdict.document(explain=explain)), nl=False)
     elif explain:
         click.echo(verdict.explain())
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from answerkey.cli.judge import epsilon_option, strings_option
+from answerkey.cli.options import epsilon_option, strings_option
 
 __all__ = ["qatch"]
 
@@ -74,7 +74,7 @@ def qatch(tests, task, root, target_col, prediction_col, metrics, epsilon, strin
     """
     from answerkey.cli import Trouble
     from answerkey.errors import InputError
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.qatch.load import InputErrors, QatchOptions, load_tests, needs_databases, run_tests
     from answerkey.qatch.report import summary_table, to_json, write_workbook
 

@@ -1,39 +1,169 @@
-"""``answerkey schema NAME``: print the JSON Schema of an input or report file format."""
+"""``answerkey schema NAME``: the JSON Schema of every input and report format.
+
+Each schema describes a whole file (``$schema`` and ``$id`` included): a JSON or YAML
+document, or, for formats read as records, a list of them (one per line in JSON Lines).
+``json_schema(name)`` gives the same from Python; the tests validate the reports against them.
+
+>>> json_schema("judge-report")["properties"]["verdict"]["enum"]
+['correct', 'incorrect']
+"""
 
 from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import click
+from pydantic import BaseModel, Field
 
-__all__ = ["schema", "SCHEMAS"]
+__all__ = ["schema", "SCHEMAS", "json_schema", "VerdictReport", "CheckReport", "FuzzAnswer"]
 
-# Schema name -> "module:PydanticModel". Each file format registers here.
-SCHEMAS: dict[str, str] = {
-    "sdmx-case": "answerkey.sdmx.schema:TestCase",
-    "corpus": "answerkey.score.load:CorpusItemSchema",
-    "answers": "answerkey.score.load:AnswerRecord",
-    "score-report": "answerkey.score.report:ScoreReport",
-    "steps-reference": "answerkey.steps.schema:ReferenceCorpus",
-    "qatch-report": "answerkey.qatch.report:QatchReport",
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class MappedColumn(BaseModel):
+    """Canonical column ``canonical`` was matched to system column ``system`` (from 1)."""
+
+    canonical: int = Field(ge=1)
+    system: int = Field(ge=1)
+
+
+class OutOfTolerance(BaseModel):
+    """A system number that differs from its canonical number by more than epsilon allows."""
+
+    canonical: str
+    system: str
+    difference: str
+    allowed: str
+
+
+class ExplanationReport(BaseModel):
+    """Why an answer is incorrect, for the closest mapping of its columns."""
+
+    alternative: int | None = Field(description="The OR alternative explained (from 1), or null.")
+    closest_mapping: list[MappedColumn]
+    missing: list[str] = Field(description="Canonical tuples missing from the system answer, as CAS.")
+    extra: list[str] = Field(description="System tuples not in the canonical answer, as CAS.")
+    out_of_tolerance: list[OutOfTolerance]
+
+
+class VerdictReport(BaseModel):
+    """The output of ``answerkey judge --json``."""
+
+    verdict: Literal["correct", "incorrect"]
+    correct: bool
+    reason: str
+    mapping: list[MappedColumn] | None = Field(description="Columns matched, numbered from 1; null if none.")
+    alternative: int | None = Field(description="The OR alternative that matched (from 1), or null.")
+    signature: str
+    explanation: list[ExplanationReport] | None = Field(None, description="With --explain.")
+
+
+class CheckedFile(BaseModel):
+    """One file checked by ``answerkey check``."""
+
+    file: str
+    ok: bool
+    line: int | None
+    column: int | None
+    message: str | None
+
+
+class CheckReport(BaseModel):
+    """The output of ``answerkey check --json``."""
+
+    files: list[CheckedFile]
+    valid: int = Field(ge=0)
+    invalid: int = Field(ge=0)
+
+
+class FuzzAnswer(BaseModel):
+    """One answer written by ``answerkey fuzz generate`` to a .jsonl file."""
+
+    id: str
+    format: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class SchemaEntry:
+    """A file format: the pydantic model (``module:Model``), whether the model describes the
+    whole file or each of its records, and what the file is."""
+
+    model: str
+    shape: Literal["document", "records", "one-or-more"]
+    description: str
+
+
+# Schema name -> entry. Every input and report format registers here.
+SCHEMAS: dict[str, SchemaEntry] = {
+    "corpus": SchemaEntry("answerkey.score.schema:CorpusItemSchema", "records",
+                          "A corpus for answerkey score: a YAML or JSON list of items, or JSON Lines."),
+    "answers": SchemaEntry("answerkey.score.schema:AnswerRecord", "records",
+                           "A system's answers for answerkey score: records in JSON Lines or a JSON/YAML list "
+                           "(or a mapping id: CAS text)."),
+    "score-report": SchemaEntry("answerkey.score.schema:ScoreReport", "document",
+                                "The report of answerkey score (--json, --yaml)."),
+    "judge-report": SchemaEntry("answerkey.cli.schema:VerdictReport", "document",
+                                "The output of answerkey judge --json."),
+    "check-report": SchemaEntry("answerkey.cli.schema:CheckReport", "document",
+                                "The output of answerkey check --json."),
+    "fuzz-answers": SchemaEntry("answerkey.cli.schema:FuzzAnswer", "records",
+                                "Answers written by answerkey fuzz generate to a .jsonl file."),
+    "qatch-tests": SchemaEntry("answerkey.qatch.schema:QatchTestRow", "records",
+                               "A tests file for answerkey qatch: JSON Lines, a JSON or YAML list, or CSV rows."),
+    "qatch-report": SchemaEntry("answerkey.qatch.schema:QatchReport", "document",
+                                "The report of answerkey qatch (--json, --yaml)."),
+    "sdmx-case": SchemaEntry("answerkey.sdmx.schema:TestCase", "one-or-more",
+                             "SDMX test cases: one case or a list of them per YAML file."),
+    "sdmx-selections": SchemaEntry("answerkey.sdmx.schema:SelectionRecord", "one-or-more",
+                                   "A system's SDMX selections: JSON Lines or a JSON/YAML list of records."),
+    "sdmx-report": SchemaEntry("answerkey.sdmx.schema:SdmxReport", "document",
+                               "The report of answerkey sdmx (--json, --yaml)."),
+    "steps-reference": SchemaEntry("answerkey.steps.schema:ReferenceCorpus", "document",
+                                   "A graphrag-eval reference corpus: templates -> questions -> reference_steps."),
+    "steps-responses": SchemaEntry("answerkey.steps.schema:ResponsesFile", "document",
+                                   "An agent's responses: an object keyed by question id, a JSON list, or JSON Lines."),
+    "steps-results": SchemaEntry("answerkey.steps.schema:ResultsReport", "document",
+                                 "The report of answerkey steps evaluate (--json, --yaml)."),
+    "steps-aggregates": SchemaEntry("answerkey.steps.schema:AggregatesReport", "document",
+                                    "The report of answerkey steps aggregate (--json, --yaml)."),
 }
 
 
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of the whole file format ``name`` (a ``SCHEMAS`` key)."""
+    entry = SCHEMAS[name]
+    module_name, attribute = entry.model.split(":")
+    model = getattr(importlib.import_module(module_name), attribute)
+    described: dict[str, Any] = model.model_json_schema()
+    definitions = described.pop("$defs", {})
+    head: dict[str, Any] = {"$schema": DIALECT, "$id": f"urn:answerkey:schema:{name}", "title": name,
+                            "description": entry.description}
+    if entry.shape == "document":
+        body = {**described, **head}
+    else:
+        item_name = described.get("title", attribute)
+        definitions[item_name] = described
+        item = {"$ref": f"#/$defs/{item_name}"}
+        records: dict[str, Any] = {"type": "array", "items": item}
+        body = {**head, **(records if entry.shape == "records" else {"anyOf": [item, records]})}
+    if definitions:
+        body["$defs"] = definitions
+    return body
+
+
 @click.command()
-@click.argument("name", type=click.Choice(sorted(SCHEMAS)) if SCHEMAS else str)
+@click.argument("name", type=click.Choice(sorted(SCHEMAS)))
 def schema(name: str) -> None:
-    """Print the JSON Schema of the file format NAME.
+    """Print the JSON Schema of the file format NAME (the whole file: records formats are a
+    list of records, one per line in JSON Lines).
 
     \b
-    Example:
+    Examples:
       answerkey schema corpus > corpus.schema.json
+      answerkey schema score-report
     """
-    from answerkey.cli import Trouble
-
-    target = SCHEMAS.get(name)
-    if target is None:
-        raise Trouble(f"no schema named {name!r}; known: {', '.join(sorted(SCHEMAS)) or 'none'}")
-    module_name, attribute = target.split(":")
-    model = getattr(importlib.import_module(module_name), attribute)
-    click.echo(json.dumps(model.model_json_schema(), indent=2, sort_keys=True))
+    click.echo(json.dumps(json_schema(name), indent=2, sort_keys=True))

@@ -96,14 +96,14 @@ def _write_xlsx(suite, path) -> None:
 
 
 def _write_json(suite, path) -> None:
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.sdmx.report import to_json
 
     atomic_write(path, to_json(suite))
 
 
 def _write_yaml(suite, path) -> None:
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.sdmx.report import to_yaml
 
     atomic_write(path, to_yaml(suite))

@@ -9,10 +9,10 @@ __all__ = ["steps"]
 
 def _signature(epsilon: float, answers: bool) -> str:
     from answerkey.comparator.values import MatchRule
-    from answerkey.signature import make_signature
+    from answerkey.signature import Signature
 
-    eps = MatchRule(epsilon=epsilon).describe()["eps"]
-    return make_signature(eps=eps, scalars="atis", strings="exact", answers="llm" if answers else "off")
+    eps = MatchRule(epsilon=epsilon).describe()["epsilon"]
+    return str(Signature.of(epsilon=eps, scalars="atis", strings="exact", answers="llm" if answers else "off"))
 
 
 @click.group()
@@ -55,7 +55,7 @@ def evaluate(reference: str, responses: str, output: str, xlsx: str | None, epsi
     """
     from answerkey.cli import Trouble
     from answerkey.errors import InputError
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.progress import progress
     from answerkey.steps.aggregates import compute_aggregates
     from answerkey.steps.answers import AnswerJudge
@@ -123,7 +123,7 @@ def aggregate(results: str, output: str, xlsx: str | None) -> None:
     """
     from answerkey.cli import Trouble
     from answerkey.errors import InputError
-    from answerkey.files import atomic_write
+    from answerkey.files import write_output as atomic_write
     from answerkey.steps.aggregates import compute_aggregates
     from answerkey.steps.load import dump_results, read_results
 

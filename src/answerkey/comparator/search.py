@@ -328,7 +328,7 @@ class _TolerantSides:
         canonical, system = self._numbers("canonical", i), self._numbers("system", j)
         if not canonical or not system:
             return bool(canonical) == bool(system)
-        reach = max(abs(min(canonical)), abs(max(canonical))) * self.rule._epsilon
+        reach = max(abs(min(canonical)), abs(max(canonical))) * self.rule.exact_epsilon
         return abs(min(system) - min(canonical)) <= reach and abs(max(system) - max(canonical)) <= reach
 
     def search_order(self, options: list[list[int]]) -> list[int]:

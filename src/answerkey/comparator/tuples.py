@@ -29,7 +29,7 @@ from math import ceil, inf, isfinite, log2, nan
 from operator import add, and_, attrgetter, eq, gt, le, lshift, mul, not_, or_, rshift, sub
 
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
-from answerkey.comparator.values import _EXACT, MatchRule
+from answerkey.comparator.values import EXACT, MatchRule
 from answerkey.model import Number, Value
 
 __all__ = ["TupleIndex", "coded", "column_has_reals", "tolerant_columns", "missing", "equivalent"]
@@ -109,16 +109,16 @@ class TupleIndex:
             self.groups[group_key] = ([pair[0] for pair in numbers], [pair[1] for pair in numbers], others)
 
     def _window(self, value: Decimal) -> tuple[Decimal, Decimal] | None:
-        epsilon = self.rule._epsilon
+        epsilon = self.rule.exact_epsilon
         if self.side == "system":
             # needle is canonical c: system s within |c| * epsilon
-            reach = _EXACT.multiply(value.copy_abs(), epsilon)
+            reach = EXACT.multiply(value.copy_abs(), epsilon)
         else:
             # needle is system s: canonical c with |s - c| <= |c| eps, so |c| <= |s| / (1 - eps)
             if epsilon >= 1:
                 return None
-            reach = _EXACT.divide(_EXACT.multiply(value.copy_abs(), epsilon), 1 - epsilon)
-        return _EXACT.subtract(value, reach), _EXACT.add(value, reach)
+            reach = EXACT.divide(EXACT.multiply(value.copy_abs(), epsilon), 1 - epsilon)
+        return EXACT.subtract(value, reach), EXACT.add(value, reach)
 
     def _matches(self, needle: Row, candidate: Row) -> bool:
         match = self.rule.match
@@ -315,14 +315,14 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     decides those. ``columns``, when the caller has them, are the two sides transposed."""
     c_columns, s_columns = columns or (list(zip(*canonical)), list(zip(*system)))
     exact = [c for c in range(len(c_columns)) if c not in tolerant]
-    reach = _proof_reach(rule._epsilon)
+    reach = _proof_reach(rule.exact_epsilon)
     palette: dict = {}
     c_side = _Side.build(c_columns, tolerant, exact, rule, palette) if reach else None
     s_side = _Side.build(s_columns, tolerant, exact, rule, palette) if c_side else None
     if s_side is None:
         return canonical, system
     cover = _Cover(c_side, s_side, reach, len(canonical), len(system))
-    cover.by_key(float(rule._epsilon), len(tolerant) > 1)
+    cover.by_key(float(rule.exact_epsilon), len(tolerant) > 1)
     # Tuples that shared a key with others, or whose values crowd one cell, are tried against
     # the tuples of the other side nearest in their first tolerant value: the uncovered ones,
     # then (crowded values match several, maybe covered, tuples) all of them.

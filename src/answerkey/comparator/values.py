@@ -11,14 +11,14 @@ False
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from operator import attrgetter
 
 from answerkey.model import Date, Number, String, Value
 
-__all__ = ["MatchRule", "STRING_MODES", "DEFAULT_EPSILON"]
+__all__ = ["MatchRule", "STRING_MODES", "DEFAULT_EPSILON", "EXACT", "format_epsilon"]
 
 DEFAULT_EPSILON = 0.0001
 
@@ -26,7 +26,7 @@ _text = attrgetter("text")
 _value = attrgetter("value")
 
 # Exact arithmetic for the epsilon test: with binary floats, |1.1 - 1.0| <= 1.0 * 0.1 is False.
-_EXACT = Context(prec=5000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+EXACT = Context(prec=5000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
 
 
 def _normalise_exact(text: str) -> str:
@@ -69,19 +69,21 @@ class MatchRule:
 
     epsilon: float | str | Decimal = DEFAULT_EPSILON
     strings: str = "exact"
-    _epsilon: Decimal = field(init=False, repr=False, compare=False)
-    _normalise: object = field(init=False, repr=False, compare=False)
+    exact_epsilon: Decimal = field(init=False, repr=False, compare=False)
+    """``epsilon`` as an exact decimal (``0.0001``, not the float's binary expansion)."""
+    normalise: Callable[[str], str] = field(init=False, repr=False, compare=False)
+    """The ``strings`` normaliser: strings match when their normalised texts are equal."""
 
     def __post_init__(self) -> None:
         if self.strings not in STRING_MODES:
             raise ValueError(f"strings must be one of {', '.join(STRING_MODES)}, not {self.strings!r}")
-        object.__setattr__(self, "_epsilon", _to_decimal(self.epsilon))
-        object.__setattr__(self, "_normalise", STRING_MODES[self.strings])
+        object.__setattr__(self, "exact_epsilon", _to_decimal(self.epsilon))
+        object.__setattr__(self, "normalise", STRING_MODES[self.strings])
 
     @property
     def tolerant(self) -> bool:
         """True when reals are matched within a tolerance rather than exactly."""
-        return self._epsilon != 0
+        return self.exact_epsilon != 0
 
     def match(self, canonical: Value, system: Value) -> bool:
         """True iff ``system`` matches ``canonical`` under this rule."""
@@ -92,14 +94,14 @@ class MatchRule:
                 return canonical.value == system.value
             return self.numbers_close(canonical.value, system.value)
         if type(canonical) is String:
-            normalise = self._normalise
-            return normalise(canonical.text) == normalise(system.text)
+            normalise = self.normalise
+            return normalise(canonical.text) == normalise(system.text)  # type: ignore[union-attr]
         return canonical == system
 
     def numbers_close(self, canonical: int | Decimal, system: int | Decimal) -> bool:
         """The epsilon test on two numeric values, exactly."""
-        difference = _EXACT.subtract(Decimal(system), Decimal(canonical)).copy_abs()
-        allowed = _EXACT.multiply(Decimal(canonical).copy_abs(), self._epsilon)
+        difference = EXACT.subtract(Decimal(system), Decimal(canonical)).copy_abs()
+        allowed = EXACT.multiply(Decimal(canonical).copy_abs(), self.exact_epsilon)
         return difference <= allowed
 
     def key(self, value: Value) -> object:
@@ -111,7 +113,7 @@ class MatchRule:
         if kind is Number or kind is Date:
             return value.value
         if kind is String:
-            return self._normalise(value.text)
+            return self.normalise(value.text)
         return value
 
     def keys(self, values: Iterable[Value]) -> list:
@@ -124,16 +126,25 @@ class MatchRule:
         kinds = set(map(type, values))
         if kinds == {String}:
             texts = map(_text, values)
-            return list(texts if self.strings == "exact" else map(self._normalise, texts))
+            return list(texts if self.strings == "exact" else map(self.normalise, texts))
         if kinds == {Number} or kinds == {Date}:
             return list(map(_value, values))
         return list(map(self.key, values))
 
     def describe(self) -> dict[str, str]:
-        """The options of this rule as they appear in a signature."""
-        return {"eps": _format_epsilon(self._epsilon), "strings": self.strings}
+        """The options of this rule as they appear in a signature.
+
+        >>> MatchRule(epsilon=1e-4).describe()
+        {'epsilon': '0.0001', 'strings': 'exact'}
+        """
+        return {"epsilon": format_epsilon(self.exact_epsilon), "strings": self.strings}
 
 
-def _format_epsilon(epsilon: Decimal) -> str:
-    text = format(epsilon.normalize(), "f")
-    return text
+def format_epsilon(epsilon: Decimal | float) -> str:
+    """An epsilon as a signature shows it: plain decimal notation, no trailing zeros.
+
+    >>> format_epsilon(Decimal("1E-4")), format_epsilon(0.5)
+    ('0.0001', '0.5')
+    """
+    value = epsilon if isinstance(epsilon, Decimal) else _to_decimal(epsilon)
+    return format(value.normalize(), "f")

@@ -23,7 +23,8 @@ import re
 from typing import TYPE_CHECKING
 
 from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
-from answerkey.errors import ParseError
+from answerkey.errors import ParseError, line_column
+from answerkey.limits import MAX_CAS_CHARS
 from answerkey.grammar import fast
 from answerkey.grammar.atoms import (
     DATE_SHAPE,
@@ -46,6 +47,7 @@ from answerkey.model import (
     Failure,
     FailureKind,
     Relation,
+    Number,
     String,
     type_name,
 )
@@ -54,12 +56,10 @@ if TYPE_CHECKING:
     from lark import Lark, Token
 
 __all__ = [
-    "parse", "parse_with_grammar", "MAX_CAS_CHARS", "MAX_NUMBER_CHARS", "MAX_EXPONENT", "MONTHS",
-    "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE",
+    "parse", "parse_with_grammar", "strict_violation", "MAX_CAS_CHARS", "MAX_NUMBER_CHARS", "MAX_EXPONENT",
+    "MONTHS", "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE",
 ]
 
-# Untrusted input is bounded: a longer text is rejected before parsing.
-MAX_CAS_CHARS = 256 * 1024 * 1024
 
 _TERMINAL_NAMES = {
     "LPAR": "'('",
@@ -92,7 +92,7 @@ class _Builder:
         return children[0]
 
     def scalar(self, children):
-        return Relation._trusted(((children[0],),), 1, False, True)
+        return Relation.checked(((children[0],),), 1, scalar=True)
 
     def no_answer(self, children):
         return NO_ANSWER
@@ -110,7 +110,7 @@ class _Builder:
     @staticmethod
     def _relation(lpar: Token, tuples: list, ordered: bool) -> Relation:
         if not tuples:
-            return Relation._trusted((), 0, ordered, False)
+            return Relation.checked((), 0, ordered=ordered)
         arity = len(tuples[0][0])
         column_types: list[str | None] = [None] * arity
         for number, (values, start) in enumerate(tuples, start=1):
@@ -132,7 +132,7 @@ class _Builder:
                         f"tuple {number}, column {column + 1}: a {kind} in a column of {expected}s",
                         start,
                     )
-        return Relation._trusted(tuple(values for values, _ in tuples), arity, ordered, False)
+        return Relation.checked(tuple(values for values, _ in tuples), arity, ordered=ordered)
 
     def tuple(self, children):
         return tuple(children[1:]), children[0]
@@ -206,12 +206,6 @@ def _get_parser() -> Lark:
     return _parser
 
 
-def _line_and_column(text: str, index: int) -> tuple[int, int]:
-    line = text.count("\n", 0, index) + 1
-    column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return line, column
-
-
 def _context(text: str, index: int) -> str:
     """The line holding ``index`` with a caret under it; long lines are cut around it."""
     start = text.rfind("\n", 0, index) + 1
@@ -230,7 +224,7 @@ def _context(text: str, index: int) -> str:
 
 
 def _error_at(text: str, index: int, message: str, **details) -> ParseError:
-    line, column = _line_and_column(text, index)
+    line, column = line_column(text, index)
     return ParseError(message, line=line, column=column, context=_context(text, index), **details)
 
 
@@ -366,3 +360,33 @@ def parse_with_grammar(text: str, *, source: str | None = None, allow_alternativ
         raise ParseError(f"cannot parse: {error}", line=1, column=1, source=source) from None
     except RecursionError:
         raise ParseError("answer nested too deeply", line=1, column=1, source=source) from None
+
+
+_EXTENSION_NUMBER = re.compile(r"(?<![^\s()])[+-]?(?:[0-9]*\.[0-9]*[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+)(?![^\s();])")
+
+
+def strict_violation(text: str, answer: Answer, *, source: str | None = None) -> ParseError | None:
+    """The first use in ``text`` (which parses as ``answer``) of a number extension outside
+    the 1989/ATIS CAS, a leading ``.`` or an exponent, as an error at its place; None if the
+    text keeps to the dialect (``answerkey check --strict``).
+
+    >>> print(strict_violation("((1 .5))", parse("((1 .5))")))
+    <input>:1:5: .5 uses an extension (leading '.' or exponent) not in the 1989/ATIS CAS
+    ((1 .5))
+        ^
+    """
+    options = answer.options if isinstance(answer, Alternatives) else (answer,)
+    if not any(
+        isinstance(value, Number) and ("e" in value.text.lower() or value.text.lstrip("+-").startswith("."))
+        for option in options if isinstance(option, Relation) for row in option.rows for value in row
+    ):
+        return None
+    # Comments and strings may hold the same characters: find a number token outside them.
+    for match in _EXTENSION_NUMBER.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start:match.start()]
+        if ";" in before or before.count('"') % 2:
+            continue
+        return _error_at(text, match.start(), f"{match.group()} uses an extension (leading '.' or exponent) "
+                         "not in the 1989/ATIS CAS", found=match.group(), source=source)
+    return None

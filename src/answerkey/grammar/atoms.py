@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from answerkey.limits import MAX_EXPONENT, MAX_NUMBER_CHARS
 from answerkey.model import Date, Number, String
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "MONTHS",
     "TWO_DIGIT_YEAR_PIVOT",
     "DATE_SHAPE",
+    "NUMBER_SHAPE",
     "date_from_text",
     "date_value",
     "number_value",
@@ -30,8 +32,6 @@ __all__ = [
     "decode_string",
 ]
 
-MAX_NUMBER_CHARS = 1000
-MAX_EXPONENT = 1_000_000
 
 MONTHS = {
     name: number
@@ -42,6 +42,10 @@ MONTHS = {
 # Two-digit years YY < 30 are 20YY, the rest 19YY (the spreadsheet convention). The 1989
 # personnel data's dates (births from the 1930s, hires to 1989) all read as the 1900s.
 TWO_DIGIT_YEAR_PIVOT = 30
+
+# A number as CAS writes it (the grammar's NUMBER terminal, without its lookahead); other
+# readers (CSV cells, SPARQL literals) accept numbers by the same pattern.
+NUMBER_SHAPE = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 # Text with a date's shape is a date (or a bad date), whether quoted or bare.
 DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")

@@ -221,7 +221,7 @@ def _whole_relation(tokens: list[str], split: bool) -> Relation | None:
     table: dict = {}
     values = [_column_values(column, split, table) for column in columns]
     _check_types(values)
-    return Relation._trusted(tuple(zip(*values)), len(values), start == 2, False)
+    return Relation.checked(tuple(zip(*values)), len(values), ordered=start == 2)
 
 
 def _column_values(column: list[str], split: bool, table: dict) -> list:
@@ -284,7 +284,7 @@ class _Reader:
         if type(value) not in _VALUE_TYPES and value is not NIL:
             raise Defer
         self.position += 1
-        return Relation._trusted(((value,),), 1, False, True)
+        return Relation.checked(((value,),), 1, scalar=True)
 
     def _alternatives(self) -> Alternatives:
         self.position += 1  # "("
@@ -322,12 +322,12 @@ class _Reader:
             raise Defer from None
         self.position = position + 1
         if not rows:
-            return Relation._trusted((), 0, ordered, False)
+            return Relation.checked((), 0, ordered=ordered)
         arity = len(rows[0])
         if any(len(row) != arity for row in rows):
             raise Defer
         _check_types(list(zip(*rows)))
-        return Relation._trusted(tuple(rows), arity, ordered, False)
+        return Relation.checked(tuple(rows), arity, ordered=ordered)
 
 
 def _columns(tokens: list[str], start: int) -> list[list[str]] | None:

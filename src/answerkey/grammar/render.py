@@ -13,6 +13,7 @@ ISO ``YYYY-MM-DD``; one space between elements; tuples in the order written.
 
 from __future__ import annotations
 
+from answerkey import model
 from answerkey.grammar.atoms import DATE_SHAPE
 from answerkey.model import (
     Alternatives,
@@ -87,3 +88,6 @@ def render(answer: Answer) -> str:
     if isinstance(answer, NoAnswer):
         return "NO_ANSWER"
     raise TypeError(f"not an answer: {answer!r}")
+
+
+model.CAS_RENDERER = render

@@ -20,7 +20,7 @@ from answerkey.errors import InputError
 from answerkey.files import load_yaml, read_jsonl, read_text
 from answerkey.metrics.table import TABLE_METRICS
 from answerkey.qatch.run import MAX_TABLE_CHARS, TASKS, TestOutcome, evaluate_test, is_table
-from answerkey.signature import make_signature
+from answerkey.signature import Signature
 from answerkey.adapters.sql import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Databases
 
 __all__ = [
@@ -84,8 +84,8 @@ class QatchOptions:
     def signature(self) -> str:
         """E.g. ``task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|v:0.1.0``."""
         described = self.rule.describe()
-        return make_signature(
-            task=self.task, eps=described["eps"], strings=described["strings"],
+        return Signature.of(
+            task=self.task, epsilon=described["epsilon"], strings=described["strings"],
             timeout=f"{self.timeout:g}", max_rows=self.max_rows,
         )
 

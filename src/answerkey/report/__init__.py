@@ -1,0 +1,183 @@
+"""Reports of any run: one protocol, one writer for ``--json``, ``--yaml`` and ``--xlsx``.
+
+Every evaluation (``score``, ``qatch``, ``sdmx``, ``steps``, a single ``judge``) returns a
+result that is a ``Result``: its ``signature``, its ``warnings``, a ``document()`` for JSON
+and YAML (plain values; it holds ``signature`` and ``warnings`` too), a ``summary_table()``
+for the terminal and a ``workbook()`` (``answerkey.report.workbook``). ``write_reports``
+writes any of them to the paths a command was given, the same way for every command.
+
+>>> print(text_table(["metric", "mean"], [["cell_recall", "0.826"], ["tuple_order", "-"]]))
+metric        mean
+cell_recall  0.826
+tuple_order      -
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from answerkey.errors import RunWarning
+from answerkey.files import check_outputs, write_output
+from answerkey.report.workbook import Workbook
+from answerkey.signature import Signature
+
+__all__ = [
+    "Result",
+    "ReportPaths",
+    "REPORT_FORMATS",
+    "write_reports",
+    "json_text",
+    "yaml_text",
+    "text_table",
+    "figure",
+]
+
+REPORT_FORMATS = ("json", "yaml", "xlsx")
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What every run returns, and every report is written from."""
+
+    @property
+    def signature(self) -> Signature:
+        """The options that produced the result, and the version."""
+        ...
+
+    @property
+    def warnings(self) -> Sequence[RunWarning]:
+        """Problems that did not stop the run."""
+        ...
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report: plain values, with ``signature`` and ``warnings``."""
+        ...
+
+    def summary_table(self) -> str:
+        """The figures as a plain-text table."""
+        ...
+
+    def workbook(self) -> Workbook:
+        """The Excel report's sheets."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where a command writes its reports (``-``: standard output; None: not written)."""
+
+    json: str | None = None
+    yaml: str | None = None
+    xlsx: str | None = None
+
+    @property
+    def to_stdout(self) -> bool:
+        """True when a report goes to standard output (then nothing else is printed there)."""
+        return "-" in (self.json, self.yaml)
+
+    def outputs(self) -> dict[str, tuple[str | None, str]]:
+        """Option name -> (path, format), as ``answerkey.files.check_outputs`` takes them."""
+        return {f"--{name}": (getattr(self, name), name) for name in REPORT_FORMATS}
+
+    def check(self, inputs: Mapping[str, str | None] | None = None) -> list[RunWarning]:
+        """Refuse bad report paths before a run (``OutputError``); warnings for odd names."""
+        return check_outputs(self.outputs(), inputs)
+
+
+class _Encoder(json.JSONEncoder):
+    def __init__(self) -> None:
+        super().__init__(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+_compact = _Encoder().encode
+
+
+def _json_lines(value: Any, indent: str) -> str:
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        members = ",\n".join(f"{inner}{_compact(str(key))}: {_json_lines(item, inner)}" for key, item in value.items())
+        return "{\n" + members + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        inner = indent + "  "
+        return "[\n" + ",\n".join(inner + _compact(item) for item in value) + "\n" + indent + "]"
+    return _compact(value)
+
+
+def json_text(document: Any) -> str:
+    """``document`` as JSON text: objects indented, each element of a list on one line of
+    its own (so a report of thousands of items reads, and diffs, line by line).
+
+    >>> print(json_text({"summary": {"items": 2}, "items": [{"id": "q1"}, {"id": "q2"}]}))
+    {
+      "summary": {
+        "items": 2
+      },
+      "items": [
+        {"id": "q1"},
+        {"id": "q2"}
+      ]
+    }
+    """
+    return _json_lines(document, "") + "\n"
+
+
+def yaml_text(document: Any, *, comment: str = "") -> str:
+    """``document`` as YAML (safe, keys in document order, text with line breaks as literal
+    blocks); ``comment`` becomes a leading ``#`` line."""
+    import yaml
+
+    base: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class Dumper(base):  # type: ignore[misc, valid-type]
+        """Multi-line text (SPARQL results, explanations) as literal blocks."""
+
+    def represent_text(dumper: Any, text: str) -> Any:
+        style = "|" if "\n" in text and "\r" not in text and not text.endswith((" ", "\t")) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+    Dumper.add_representer(str, represent_text)
+    text = yaml.dump(document, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+    return (f"# {comment}\n" if comment else "") + text
+
+
+def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) -> None:
+    """Write ``result`` to each path of ``paths`` (JSON, YAML, workbook). Raises
+    ``answerkey.files.OutputError`` naming the path that cannot be written."""
+    if paths.xlsx:
+        from answerkey.report.excel import write_workbook
+
+        write_workbook(result.workbook(), paths.xlsx, warnings=result.warnings, signature=str(result.signature),
+                       quiet=quiet)
+    if paths.json or paths.yaml:
+        document = result.document()
+        if paths.json:
+            write_output(paths.json, json_text(document))
+        if paths.yaml:
+            write_output(paths.yaml, yaml_text(document))
+
+
+def figure(value: float | None, digits: int = 3) -> str:
+    """A figure with ``digits`` decimals, ``-`` when it is undefined (None or NaN).
+
+    >>> figure(2 / 3), figure(None), figure(float("nan"), 2)
+    ('0.667', '-', '-')
+    """
+    if value is None or value != value:
+        return "-"
+    return f"{value:.{digits}f}"
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:
+    """A plain-text table; ``align`` has an ``l`` or ``r`` per column (default: the first
+    column left-aligned, the others right-aligned)."""
+    cells = [[str(cell) for cell in header], *([str(cell) for cell in row] for row in rows)]
+    widths = [max(len(row[index]) for row in cells if index < len(row)) for index in range(len(header))]
+    align = align or "l" + "r" * (len(header) - 1)
+    lines = []
+    for row in cells:
+        parts = [cell.ljust(width) if side == "l" else cell.rjust(width) for cell, width, side in zip(row, widths, align)]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)

@@ -1,90 +1,191 @@
-"""Writing Excel workbooks where text from input stays text.
+"""Writing a ``Workbook`` (``answerkey.report.workbook``) as an .xlsx file with openpyxl.
 
-openpyxl turns any string that starts with ``=`` into a formula; a spreadsheet program may
-treat ``+``, ``-`` and ``@`` the same way. Every string goes through ``set_cell`` and is
-stored as a plain string cell. Import this module only when a workbook is wanted: openpyxl
-is slow to import.
+Text from the input stays text: openpyxl turns a string that starts with ``=`` into a
+formula, and a spreadsheet program may treat ``+``, ``-`` and ``@`` the same way, so every
+string is stored as a plain string cell. Characters XML cannot hold become U+FFFD; a carriage
+return is written as a character reference so that it reads back as itself, not as a line
+feed. Sheets are written row by row (openpyxl's write-only mode), with a progress line on a
+terminal for large workbooks. Import this module only when a workbook is wanted: openpyxl is
+slow to import.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
-from collections.abc import Iterable, Sequence
+import re
+import zipfile
+from collections.abc import Sequence
+from typing import Any
 
-from openpyxl import Workbook
-from openpyxl.cell.cell import Cell
+from openpyxl import Workbook as OpenpyxlWorkbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.chart import BarChart, Reference, Series
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
 
-from answerkey.files import atomic_path
+from answerkey.files import output_stream
+from answerkey.progress import progress
+from answerkey.report.workbook import FORMATS, Sheet, Workbook
 
-__all__ = ["set_cell", "add_table", "new_workbook", "save_workbook", "FILLS"]
+__all__ = ["write_workbook", "cell_text"]
 
-# Characters Excel rejects in a cell (XML 1.0 forbids them); replaced by U+FFFD.
-_ILLEGAL = {c: "\ufffd" for c in range(32) if c not in (9, 10, 13)}
+# Characters XML 1.0 forbids (all C0 controls but tab, line feed and carriage return, and
+# lone surrogates), replaced by U+FFFD.
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _MAX_CELL_CHARS = 32767
-
-FILLS = {
-    "correct": PatternFill("solid", fgColor="C6EFCE"),
-    "incorrect": PatternFill("solid", fgColor="FFC7CE"),
-    "no_answer": PatternFill("solid", fgColor="FFEB9C"),
-}
 _HEADER_FONT = Font(bold=True)
 _WRAP = Alignment(wrap_text=True, vertical="top")
+_TOP = Alignment(vertical="top")
 
 
-def set_cell(cell: Cell, value: object) -> None:
-    """Put ``value`` in ``cell``: numbers as numbers, None and NaN as empty, anything else as
-    text that is never read as a formula."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        cell.value = None
-        return
-    if isinstance(value, (bool, int, float)):
-        cell.value = value
-        return
-    text = str(value).translate(_ILLEGAL)
+def cell_text(value: object) -> str:
+    """``value`` as the text of a cell: characters XML cannot hold replaced, cut to Excel's
+    32,767 characters.
+
+    >>> cell_text("a\\x00b"), len(cell_text("x" * 40000))
+    ('a\\ufffdb', 32767)
+    """
+    text = _ILLEGAL.sub("\ufffd", str(value))
     if len(text) > _MAX_CELL_CHARS:
         text = text[: _MAX_CELL_CHARS - 1] + "…"
-    cell.value = text
-    cell.data_type = "s"  # after assignment: openpyxl has just guessed "f" for "=..."
+    return text
 
 
-def add_table(
-    sheet: Worksheet,
-    headers: Sequence[str],
-    rows: Iterable[Sequence[object]],
+class _Writer:
+    def __init__(self, *, quiet: bool, label: str) -> None:
+        self.book = OpenpyxlWorkbook(write_only=True)
+        self.quiet = quiet
+        self.label = label
+        self.carriage_returns = False
+        self.fills: dict[str, PatternFill] = {}
+
+    def cell(self, sheet: Any, value: object, number_format: str | None = None, wrap: bool = False,
+             colour: str | None = None) -> WriteOnlyCell:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            cell = WriteOnlyCell(sheet, value=None)
+        elif isinstance(value, (bool, int, float)):
+            cell = WriteOnlyCell(sheet, value=value)
+            if number_format is not None and number_format != "@":
+                cell.number_format = number_format
+        else:
+            text = cell_text(value)
+            if "\r" in text:
+                self.carriage_returns = True
+            cell = WriteOnlyCell(sheet, value=text)
+            cell.data_type = "s"  # after the value: openpyxl has just guessed "f" for "=..."
+        if wrap:
+            cell.alignment = _WRAP
+        if colour is not None:
+            fill = self.fills.get(colour)
+            if fill is None:
+                fill = self.fills[colour] = PatternFill("solid", fgColor=colour)
+            cell.fill = fill
+        return cell
+
+    def table(self, spec: Sheet, notes: Sequence[tuple[str, object]] = ()) -> None:
+        sheet = self.book.create_sheet(spec.name)
+        for index, column in enumerate(spec.columns, start=1):
+            sheet.column_dimensions[get_column_letter(index)].width = column.width
+        sheet.freeze_panes = "A2"
+        header = []
+        for column in spec.columns:
+            cell = self.cell(sheet, column.header)
+            cell.font = _HEADER_FONT
+            header.append(cell)
+        sheet.append(header)
+        formats = [FORMATS[column.format] for column in spec.columns]
+        rows = spec.rows
+        shown = progress(rows, total=len(rows), label=f"writing {self.label}: {spec.name}", quiet=self.quiet)
+        for row in shown:
+            sheet.append([
+                self.cell(sheet, value, formats[index] if index < len(formats) else None,
+                          spec.columns[index].wrap if index < len(spec.columns) else False,
+                          _colour(spec, index, value))
+                for index, value in enumerate(row)
+            ])
+        last_row = len(rows) + 1
+        sheet.auto_filter.ref = f"A1:{get_column_letter(max(1, len(spec.columns)))}{last_row}"
+        all_notes = [*spec.notes, *notes]
+        if all_notes:
+            sheet.append([])
+            for label, value in all_notes:
+                label_cell = self.cell(sheet, label)
+                label_cell.font = _HEADER_FONT
+                sheet.append([label_cell, self.cell(sheet, value)])
+        anchor_row = last_row + len(all_notes) + 3
+        for chart_spec in spec.charts:
+            sheet.add_chart(_chart(sheet, chart_spec), f"A{anchor_row}")
+            anchor_row += max(16, 2 * (chart_spec.last - chart_spec.first + 1) + 4)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        buffer = io.BytesIO()
+        self.book.save(buffer)
+        data = buffer.getvalue()
+        if self.carriage_returns:
+            data = _keep_carriage_returns(data)
+        with output_stream(path) as stream:
+            stream.write(data)
+
+
+def _colour(spec: Sheet, index: int, value: object) -> str | None:
+    if index >= len(spec.columns):
+        return None
+    colours = spec.columns[index].colours
+    return colours.get(value) if colours and isinstance(value, str) else None
+
+
+def _chart(sheet: Any, spec: Any) -> BarChart:
+    chart = BarChart()
+    chart.type = "bar" if spec.horizontal else "col"
+    chart.title = spec.title
+    chart.y_axis.title = spec.axis_title
+    chart.y_axis.scaling.min = 0
+    chart.y_axis.scaling.max = 1
+    first, last = spec.first + 2, spec.last + 2  # the header is row 1
+    for column in spec.values:
+        values = Reference(sheet, min_col=column + 1, min_row=first, max_row=last)
+        chart.series.append(Series(values, title=None))
+    chart.set_categories(Reference(sheet, min_col=spec.labels + 1, min_row=first, max_row=last))
+    if len(spec.values) == 1:
+        chart.legend = None
+    chart.height = max(7.5, 0.6 * (spec.last - spec.first + 1) + 3)
+    chart.width = 18
+    return chart
+
+
+def _keep_carriage_returns(data: bytes) -> bytes:
+    """The workbook with each raw carriage return in sheet text as ``&#13;``: XML readers turn
+    a raw one into a line feed, a character reference they keep."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            content = source.read(info)
+            if info.filename.startswith("xl/worksheets/") or info.filename == "xl/sharedStrings.xml":
+                content = content.replace(b"\r", b"&#13;")
+            target.writestr(info, content)
+    return out.getvalue()
+
+
+def write_workbook(
+    workbook: Workbook,
+    path: str | os.PathLike[str],
     *,
-    widths: Sequence[int] | None = None,
-    wrap: bool = False,
+    warnings: Sequence[object] = (),
+    signature: str = "",
+    quiet: bool = False,
 ) -> None:
-    """Fill ``sheet`` with a header row (bold, frozen, with an autofilter) and ``rows``."""
-    for column, header in enumerate(headers, start=1):
-        cell = sheet.cell(row=1, column=column)
-        set_cell(cell, header)
-        cell.font = _HEADER_FONT
-    row_count = 1
-    for row_count, row in enumerate(rows, start=2):
-        for column, value in enumerate(row, start=1):
-            cell = sheet.cell(row=row_count, column=column)
-            set_cell(cell, value)
-            if wrap:
-                cell.alignment = _WRAP
-    sheet.freeze_panes = "A2"
-    sheet.auto_filter.ref = f"A1:{get_column_letter(len(headers))}{max(row_count, 1)}"
-    for column, width in enumerate(widths or [], start=1):
-        sheet.column_dimensions[get_column_letter(column)].width = width
+    """Write ``workbook`` to ``path`` (atomically, see ``answerkey.files.output_stream``):
+    ``Overview``, ``Statistics`` (the signature below its table), ``Warnings``, then the task
+    sheets."""
+    from answerkey.report.workbook import Column
 
-
-def new_workbook() -> Workbook:
-    """An empty workbook (its default sheet removed)."""
-    workbook = Workbook()
-    workbook.remove(workbook.active)
-    return workbook
-
-
-def save_workbook(workbook: Workbook, path: str | os.PathLike) -> None:
-    """Save atomically: the old file stays until the new one is complete."""
-    with atomic_path(path) as temporary:
-        workbook.save(temporary)
+    writer = _Writer(quiet=quiet, label=os.fspath(path))
+    writer.table(workbook.overview)
+    writer.table(workbook.statistics, notes=[("signature", signature)] if signature else [])
+    writer.table(Sheet("Warnings", [Column("warning", 120, "text")], [[str(warning)] for warning in warnings]))
+    for sheet in workbook.task_sheets:
+        writer.table(sheet)
+    writer.save(path)

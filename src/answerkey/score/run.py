@@ -1,6 +1,7 @@
 """Scoring one system's answers against a corpus: verdicts, ATIS figures, graded metrics.
 
-``score_corpus`` computes everything once into a ``ScoreRun``; reports read it.
+``score_corpus`` computes everything once into a ``ScoreRun``, the result its reports are
+written from (``answerkey.score.report``).
 
 Each scored item gets a verdict: ``correct``, ``incorrect`` or ``no_answer`` (no answer in
 the answers file, ``null`` or ``NO_ANSWER``). A system answer that does not parse is
@@ -12,27 +13,19 @@ Figures, over the scored items of a group (all, one category, one tag):
 - ``accuracy`` = correct / scored (a fraction, None when nothing is scored);
 - ATIS: ``weighted_error`` = 2 x %incorrect + %no_answer and ``score`` = 100 - weighted_error
   (in percentage points, so the score runs from -100 to 100);
-- the mean of each graded metric (``answerkey.metrics``) over the scored items.
+- the mean of each graded metric (``answerkey.metrics``) over the scored items where it is
+  defined.
 
 Graded metrics compare the canonical relation with the system relation (a scalar is a
 one-tuple relation). With ``OR`` alternatives an item takes, for each metric, the best value
 over the alternatives; a min/max item is measured against its minimal answer; a missing,
-``NO_ANSWER`` or unparseable system answer scores 0.0 on every metric.
-
-Min/max answers (ATIS 1991-92): a system answer S is correct against minimal answer M and
-maximal answer X iff (1) ``judge(M, S)`` is correct: S holds columns mapping onto every column
-of M, and (2) when S has tuples, some injective mapping g of S's columns onto X's columns
-makes X projected onto g equivalent to S (X is the canonical side: reals within epsilon of
-X's values; in order when X is ordered). (2) says every system column is a column of the
-maximal answer, with its values tuple by tuple; M is checked to be a projection of X when
-the corpus is read.
+``NO_ANSWER`` or unparseable system answer scores 0.0 on every metric. ``tuple_order``
+applies only where the canonical answer is ordered (as QATCH computes it only for queries
+with ``ORDER BY``): elsewhere it is undefined (NaN, ``null`` in reports) and left out of means.
 
 >>> from answerkey.grammar import parse
->>> minimal, maximal = parse('((4322) (5267))'), parse('((4322 "SMITH" 45) (5267 "JONES" 44))')
->>> judge_min_max(minimal, maximal, parse('((5267 "JONES") (4322 "SMITH"))')).correct
-True
->>> judge_min_max(minimal, maximal, parse('((4322 "SMITH" 1) (5267 "JONES" 2))')).reason
-'system column 3 matches no column of the maximal answer'
+>>> item_metrics(parse("((1) (2))"), parse("((2) (1))"), MatchRule(), ["cell_recall", "tuple_order"])
+{'cell_recall': 1.0, 'tuple_order': nan}
 """
 
 from __future__ import annotations
@@ -42,19 +35,31 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter, methodcaller
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 
+from answerkey.comparator import (
+    DEFAULT_EPSILON,
+    SCALAR_RULES,
+    STRING_MODES,
+    MatchRule,
+    Verdict,
+    judge,
+    judge_min_max,
+    judge_signature,
+)
+from answerkey.comparator.search import find_mapping
+from answerkey.errors import InputError, InputErrors, ParseError, RunWarning, plural
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
-from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, MatchRule, Verdict, judge, judge_signature
-from answerkey.comparator.search import find_mapping, ordered_equivalent, project, search_injective
-from answerkey.comparator.tuples import equivalent
-from answerkey.errors import InputError, ParseError
 from answerkey.grammar import parse
+from answerkey.metrics import METRICS, TABLE_METRICS, table_scores
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
-
-if TYPE_CHECKING:
-    # Not imported at run time: worker processes score batches without the pydantic models.
-    from answerkey.score.load import Answers, Corpus
+from answerkey.parallel import ordered_map, shared
+from answerkey.progress import progress
+from answerkey.report.workbook import Workbook
+from answerkey.score import report
+from answerkey.score.load import Answers, Corpus
+from answerkey.score.schema import CATEGORIES, VERDICTS
+from answerkey.signature import Signature
 
 __all__ = [
     "VERDICTS",
@@ -70,27 +75,17 @@ __all__ = [
     "relation_metrics",
 ]
 
-# Verdicts of scored items, then the one for category X items.
-VERDICTS = ("correct", "incorrect", "no_answer", "excluded")
-
 # Items per unit of work sent to a worker process: large enough that the per-item work
 # dominates pickling and scheduling, small enough to spread a corpus over the workers.
 BATCH_SIZE = 64
+# Metrics defined only where the canonical answer is ordered.
+ORDER_METRICS = frozenset({"tuple_order"})
 
 
 def relation_metrics() -> dict[str, Callable[..., float]]:
-    """The registered graded metrics that compare two relations, by name (registry order).
-
-    These are the ``answerkey.metrics.METRICS`` entries named in ``TABLE_METRICS``
-    (``metric(target, prediction, *, rule=None) -> float``); empty when none are registered.
-    """
-    try:
-        from answerkey import metrics
-    except ImportError:
-        return {}
-    registry = getattr(metrics, "METRICS", {})
-    table = getattr(metrics, "TABLE_METRICS", None)
-    return {name: function for name, function in registry.items() if table is None or name in table}
+    """The registered graded metrics that compare two relations, by name (registry order):
+    ``metric(target, prediction, *, rule=None) -> float``."""
+    return {name: METRICS[name] for name in TABLE_METRICS if name in METRICS}
 
 
 @dataclass(frozen=True)
@@ -100,7 +95,7 @@ class ScoreOptions:
     ``metrics`` names the graded metrics to compute."""
 
     epsilon: float = DEFAULT_EPSILON
-    scalars: str = "atis"
+    scalars: str = SCALAR_RULES[0]
     strings: str = "exact"
     metrics: tuple[str, ...] = ()
 
@@ -117,18 +112,14 @@ class ScoreOptions:
                 raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(known) or 'none'}")
 
     @property
-    def signature(self) -> str:
+    def signature(self) -> Signature:
         """``eps:0.0001|scalars:atis|strings:exact|v:...``."""
         return judge_signature(epsilon=self.epsilon, scalars=self.scalars, strings=self.strings)
 
 
 @dataclass(slots=True)
 class ItemResult:
-    """One corpus item's outcome, with the texts a report shows beside it.
-
-    (Not frozen: a frozen dataclass sets each field through ``object.__setattr__``, 1.5 µs
-    per result against 0.6 µs, paid once per item of every run.)
-    """
+    """One corpus item's outcome, with the texts a report shows beside it."""
 
     id: str
     verdict: str
@@ -168,7 +159,7 @@ class GroupSummary:
 
     @classmethod
     def of(cls, results: Sequence[ItemResult], metric_names: Sequence[str]) -> GroupSummary:
-        """Count ``results`` and average their metrics over the scored ones."""
+        """Count ``results`` and average their metrics over the scored ones where defined."""
         counts = dict.fromkeys(VERDICTS, 0)
         counts.update(Counter(map(_verdict, results)))
         scored_metrics = [r.metrics for r in results if r.verdict != "excluded"]
@@ -213,20 +204,33 @@ class GroupSummary:
 
 @dataclass
 class ScoreRun:
-    """Everything a scoring run computed: per item results and the summaries."""
+    """Everything a scoring run computed: per item results and the summaries (a
+    ``answerkey.report.Result``)."""
 
-    signature: str
+    signature: Signature
     options: ScoreOptions
     items: list[ItemResult]
     summary: GroupSummary
     by_category: dict[str, GroupSummary]
     by_tag: dict[str, GroupSummary]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[RunWarning] = field(default_factory=list)
 
     @property
     def metric_names(self) -> tuple[str, ...]:
         """The graded metrics computed in this run."""
         return self.options.metrics
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema score-report``)."""
+        return report.document(self)
+
+    def summary_table(self) -> str:
+        """All items, each category, each tag; metric means; the signature."""
+        return report.summary_table(self)
+
+    def workbook(self) -> Workbook:
+        """Overview (one row per item), Statistics (per group, a chart of accuracy per tag)."""
+        return report.workbook(self)
 
 
 # ---------------------------------------------------------------- canonical answers
@@ -236,7 +240,7 @@ def _with_order(answer: Answer, ordered: bool | None) -> Answer:
     if ordered is None or isinstance(answer, NoAnswer):
         return answer
     if isinstance(answer, Alternatives):
-        return Alternatives(tuple(_with_order(option, ordered) for option in answer.options))
+        return Alternatives(tuple(_with_order(option, ordered) for option in answer.options))  # type: ignore[misc]
     if answer.ordered == ordered:
         return answer
     return Relation(answer.rows, ordered=ordered, scalar=answer.scalar)
@@ -278,7 +282,9 @@ def canonical_answers(
         raise InputError(problem.message) from None
 
 
-def _canonical_answers(answer, max_answer, ordered, scored):
+def _canonical_answers(
+    answer: str, max_answer: str | None, ordered: bool | None, scored: bool
+) -> tuple[Answer, Relation | None]:
     canonical = _with_order(_parse_canonical(answer, "answer", alternatives=True), ordered)
     if isinstance(canonical, NoAnswer) and scored:
         raise _CanonicalProblem("answer", "answer: NO_ANSWER cannot be a canonical answer (nothing matches it; "
@@ -301,83 +307,26 @@ def _canonical_answers(answer, max_answer, ordered, scored):
     return canonical, maximal
 
 
-# ---------------------------------------------------------------- min/max
-
-
-def _maximal_mapping(
-    maximal: Sequence[tuple], system: Sequence[tuple], rule: MatchRule, ordered: bool
-) -> tuple[tuple[int, ...] | None, str]:
-    """An injective mapping g (system column j -> maximal column g[j]) with the maximal rows
-    projected onto g equivalent to the system rows, or None and why not."""
-    width, available = len(system[0]), len(maximal[0])
-    if width > available:
-        return None, f"the system answer has {width} columns; the maximal answer only {available}"
-    # A system column may only go to a maximal column whose value set covers it both ways.
-    maximal_values = [project(maximal, [i]) for i in range(available)]
-    options = []
-    for j in range(width):
-        values = project(system, [j])
-        options.append([i for i in range(available) if equivalent(maximal_values[i], values, rule)])
-    for j, choices in enumerate(options):
-        if not choices:
-            return None, f"system column {j + 1} matches no column of the maximal answer"
-
-    def fits(system_columns: list[int], maximal_columns: list[int]) -> bool:
-        if ordered:
-            return ordered_equivalent(
-                [tuple(row[i] for i in maximal_columns) for row in maximal],
-                [tuple(row[j] for j in system_columns) for row in system],
-                rule,
-            )
-        return equivalent(project(maximal, maximal_columns), project(system, system_columns), rule)
-
-    mapping = search_injective(options, fits, check_first=ordered)
-    if mapping is not None:
-        return mapping, ""
-    return None, "no mapping of the system columns onto columns of the maximal answer gives the system tuples"
-
-
-def judge_min_max(
-    minimal: Relation,
-    maximal: Relation,
-    system: Answer,
-    *,
-    epsilon: float = DEFAULT_EPSILON,
-    scalars: str = "atis",
-    strings: str = "exact",
-) -> Verdict:
-    """Judge ``system`` against a minimal and a maximal answer (ATIS 1991-92): it must hold
-    every minimal column and no column outside the maximal answer (see the module docstring).
-    ``Verdict.mapping`` maps the minimal answer's columns onto the system's."""
-    verdict = judge(minimal, system, epsilon=epsilon, scalars=scalars, strings=strings)
-    if not verdict.correct:
-        if isinstance(system, NoAnswer):
-            return verdict
-        return Verdict(False, f"the minimal answer does not match: {verdict.reason}", None, None,
-                       minimal, system, verdict.rule, scalars)
-    if not system.rows:
-        return verdict
-    rule = verdict.rule
-    mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, maximal.ordered)
-    if mapping is None:
-        return Verdict(False, why, None, None, minimal, system, rule, scalars)
-    return Verdict(True, "the minimal columns match and every system column is a column of the maximal answer",
-                   verdict.mapping, None, minimal, system, rule, scalars)
-
-
 # ---------------------------------------------------------------- metrics
+
+
+def _applies(name: str, target: Relation) -> bool:
+    return name not in ORDER_METRICS or target.ordered
 
 
 def item_metrics(
     canonical: Answer, system: Answer | None, rule: MatchRule, names: Sequence[str]
 ) -> dict[str, float]:
-    """Graded metric values of one item: for OR alternatives the best value over them;
-    0.0 for every metric when the system gave no usable answer (``None`` or ``NO_ANSWER``)."""
+    """Graded metric values of one item: for OR alternatives the best value over them; 0.0
+    for every metric when the system gave no usable answer (``None`` or ``NO_ANSWER``); NaN
+    for an order metric where the canonical answer is not ordered."""
     if not names:
         return {}
-    if not isinstance(system, Relation) or isinstance(canonical, NoAnswer):
+    if isinstance(canonical, NoAnswer):
         return dict.fromkeys(names, 0.0)
-    targets = canonical.options if isinstance(canonical, Alternatives) else (canonical,)
+    targets: Sequence[Relation] = canonical.options if isinstance(canonical, Alternatives) else (canonical,)
+    if not isinstance(system, Relation):
+        return {name: 0.0 if any(_applies(name, target) for target in targets) else math.nan for name in names}
     per_target = [_metric_values(target, system, rule, names) for target in targets]
     return {
         name: max((values[name] for values in per_target), key=lambda score: -1.0 if math.isnan(score) else score)
@@ -386,15 +335,14 @@ def item_metrics(
 
 
 def _metric_values(target: Relation, system: Relation, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
-    from answerkey import metrics
-
-    shared = getattr(metrics, "table_scores", None)
-    table = getattr(metrics, "TABLE_METRICS", ())
-    if shared is not None and all(name in table for name in names):
-        # The table metrics share their per-table work when computed together.
-        return shared(target, system, rule=rule, metrics=names)
+    wanted = [name for name in names if _applies(name, target)]
     functions = relation_metrics()
-    return {name: functions[name](target, system, rule=rule) for name in names}
+    if all(name in TABLE_METRICS and functions.get(name) is METRICS[name] for name in wanted):
+        # The table metrics share their per-table work when computed together.
+        values = table_scores(target, system, rule=rule, metrics=wanted)
+    else:
+        values = {name: functions[name](target, system, rule=rule) for name in wanted}
+    return {name: values.get(name, math.nan) for name in names}
 
 
 # ---------------------------------------------------------------- one batch (runs in workers)
@@ -418,7 +366,7 @@ class _Task(NamedTuple):
 class _Outcome(NamedTuple):
     verdict: str
     reason: str
-    metrics: dict
+    metrics: dict[str, float]
     problem: tuple[str, str] | None = None  # (field, message): the corpus item is unusable
 
 
@@ -431,18 +379,19 @@ def _system_parse_reason(answer: _Task, error: ParseError) -> str:
 
 
 def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
-    canonical = maximal = None
+    canonical: Answer | None = None
+    maximal: Relation | None = None
     if task.answer is not None:
         try:
             canonical, maximal = _canonical_answers(task.answer, task.max_answer, task.ordered, task.scored)
         except _CanonicalProblem as problem:
             return _Outcome("", "", {}, (problem.field, problem.message))
-    if not task.scored:
+    if not task.scored or canonical is None:
         return _Outcome("excluded", "category X: listed, not scored (H89-2019 section 5)", {})
     epsilon = options.epsilon if task.epsilon is None else task.epsilon
     rule = MatchRule(epsilon=epsilon, strings=options.strings)
     names = options.metrics
-    declined = item_metrics(canonical, None, rule, names)  # 0.0 on every metric
+    declined = item_metrics(canonical, None, rule, names)  # 0.0 on every metric that applies
     if not task.has_system:
         return _Outcome("no_answer", "no answer for this item in the answers file", declined)
     if task.system is None:
@@ -453,7 +402,8 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
         return _Outcome("incorrect", _system_parse_reason(task, error), declined)
     if isinstance(system, NoAnswer):
         return _Outcome("no_answer", "the system gave no answer (NO_ANSWER)", declined)
-    if maximal is not None:
+    verdict: Verdict
+    if maximal is not None and isinstance(canonical, Relation):
         verdict = judge_min_max(canonical, maximal, system, epsilon=epsilon, scalars=options.scalars,
                                 strings=options.strings)
     else:
@@ -464,9 +414,7 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
 def _score_batch(start: int) -> list[_Outcome]:
     """Score the batch of items from ``start`` (module level: worker processes import it by
     name; the tasks and options are shared with every worker once, not sent per batch)."""
-    from answerkey.parallel import shared
-
-    options, tasks = shared()
+    options, tasks = shared()  # type: ignore[misc]
     return [_score_task(task, options) for task in tasks[start : start + BATCH_SIZE]]
 
 
@@ -487,8 +435,6 @@ def _tasks(corpus: Corpus, answers: Answers | None) -> list[_Task]:
 
 
 def _outcomes(tasks: list[_Task], options: ScoreOptions, jobs: int) -> Iterator[_Outcome]:
-    from answerkey.parallel import ordered_map
-
     starts = range(0, len(tasks), BATCH_SIZE)
     for outcomes in ordered_map(_score_batch, starts, jobs=jobs, shared=(options, tasks)):
         yield from outcomes
@@ -506,12 +452,12 @@ def check_corpus(corpus: Corpus, *, jobs: int = 1) -> list[InputError]:
     for task, outcome in zip(tasks, _outcomes(tasks, ScoreOptions(), jobs)):
         if outcome.problem is not None:
             problems.append(_problem(corpus, task.index, *outcome.problem))
-    return sorted(problems, key=lambda error: (error.line or 0, error.column or 0))
+    return sorted(problems, key=InputError.sort_key)
 
 
-def _summaries(results: list[ItemResult], names: Sequence[str]):
-    from answerkey.score.load import CATEGORIES
-
+def _summaries(
+    results: list[ItemResult], names: Sequence[str]
+) -> tuple[GroupSummary, dict[str, GroupSummary], dict[str, GroupSummary]]:
     by_category: dict[str, list[ItemResult]] = {}
     by_tag: dict[str, list[ItemResult]] = {}
     for result in results:
@@ -525,6 +471,27 @@ def _summaries(results: list[ItemResult], names: Sequence[str]):
     )
 
 
+def _unknown_ids(corpus: Corpus, answers: Answers) -> list[RunWarning]:
+    """A warning for each answer whose id is not in the corpus; when many of them match a
+    corpus id but for case, one more saying so (ids are compared exactly)."""
+    known = {item.id for item in corpus.items}
+    unknown = [(item_id, given) for item_id, given in answers.by_id.items() if item_id not in known]
+    warnings = [RunWarning(f"{given.origin}: answer for id {item_id!r}, which is not in the corpus", "unknown-id")
+                for item_id, given in unknown]
+    if unknown:
+        folded = {item_id.casefold() for item_id in known}
+        by_case = [item_id for item_id, _ in unknown if item_id.casefold() in folded]
+        if by_case:
+            warnings.append(RunWarning(
+                f"{plural(len(by_case), 'answer id')} of {len(unknown):,} not in the corpus match a corpus id "
+                f"but for case (e.g. {by_case[0]!r}); ids are compared exactly", "unknown-id-case"))
+        elif len(unknown) == len(answers.by_id):
+            warnings.append(RunWarning(
+                f"no answer in {answers.source} has an id of the corpus {corpus.source}: "
+                "are these the answers to this corpus?", "unknown-id-all"))
+    return warnings
+
+
 def score_corpus(
     corpus: Corpus,
     answers: Answers,
@@ -532,20 +499,14 @@ def score_corpus(
     *,
     jobs: int = 1,
     quiet: bool = True,
-    each: Callable[[ItemResult], object] | None = None,
 ) -> ScoreRun:
     """Score ``answers`` against ``corpus``: one verdict per item, summaries, warnings.
 
     Canonical answers are parsed here (in ``jobs`` processes, in batches); if any corpus item
     is invalid or its CAS text is unusable, ``InputErrors`` lists every such item and nothing
     is scored. Results are in corpus order whatever ``jobs`` is. ``quiet=False`` draws a
-    progress bar on a terminal for large corpora. ``each`` is called with each result as it
-    comes, in corpus order (``answerkey.score.report.ItemLines`` encodes the JSON
-    report's lines meanwhile).
+    progress bar on a terminal for large corpora.
     """
-    from answerkey.score.load import InputErrors
-    from answerkey.progress import progress
-
     options = options or ScoreOptions()
     with gc_paused(len(corpus.items) >= PAUSE_FROM_CELLS):  # see answerkey.gc_pause
         tasks = _tasks(corpus, answers)
@@ -556,23 +517,15 @@ def score_corpus(
         if outcome.problem is not None:
             problems.append(_problem(corpus, task.index, *outcome.problem))
             continue
-        result = ItemResult(
+        results.append(ItemResult(
             id=item.id, verdict=outcome.verdict, reason=outcome.reason, category=item.category,
             tags=tuple(item.tags), metrics=outcome.metrics, query=item.query, canonical=item.answer,
             max_answer=item.max_answer, system=task.system if task.has_system else None,
             context=tuple(item.context),
-        )
-        results.append(result)
-        if each is not None:
-            each(result)
+        ))
     if problems:
-        raise InputErrors(sorted(problems, key=lambda error: (error.line or 0, error.column or 0)))
-    known = {item.id for item in corpus.items}
-    warnings = [
-        f"{given.origin}: answer for id {item_id!r}, which is not in the corpus"
-        for item_id, given in answers.by_id.items()
-        if item_id not in known
-    ]
+        raise InputErrors(problems)
     with gc_paused(len(results) >= PAUSE_FROM_CELLS):
         summary, by_category, by_tag = _summaries(results, options.metrics)
-    return ScoreRun(options.signature, options, results, summary, by_category, by_tag, warnings)
+    return ScoreRun(options.signature, options, results, summary, by_category, by_tag,
+                    _unknown_ids(corpus, answers))

@@ -1,10 +1,7 @@
-"""The corpus and answers file schemas (pydantic): what ``answerkey schema corpus`` and
-``answerkey schema answers`` print, and what explains an item that is not in its plain form.
+"""The file formats of ``answerkey score``, as pydantic models: the corpus item, the answer
+record and the report (``answerkey schema corpus``, ``answers``, ``score-report``).
 
-``answerkey.score.load`` loads files without these models when every item is written plainly
-(strings as strings, lists of strings, a float epsilon, ...), which is most files: pydantic
-and the models take about 0.1 s to import. It validates any other item here, so the
-schemas decide what is accepted and word every error. Import them from ``answerkey.score.load``.
+These models decide what a file may hold and word what is wrong with it.
 
 >>> item = CorpusItemSchema.model_validate({"id": 7, "answer": 52000, "category": 1})
 >>> item.id, item.answer, item.category
@@ -13,23 +10,66 @@ schemas decide what is accepted and word every error. Import them from ``answerk
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
-from answerkey.score.load import _cas_text
+__all__ = [
+    "CATEGORIES",
+    "VERDICTS",
+    "CorpusItemSchema",
+    "AnswerRecord",
+    "ValidationError",
+    "GroupFigures",
+    "Summary",
+    "ItemReport",
+    "ScoreReport",
+    "cas_text",
+    "item_id",
+]
 
-__all__ = ["CorpusItemSchema", "AnswerRecord", "ValidationError", "GroupFigures", "Summary", "ItemReport", "ScoreReport"]
+# H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
+# 3 non-local reference, X excluded from scoring.
+CATEGORIES = ("0", "1", "2", "3", "X")
+# Verdicts of scored items, then the one for category X items.
+VERDICTS = ("correct", "incorrect", "no_answer", "excluded")
 
 Category = Literal["0", "1", "2", "3", "X"]
 
 
-# YAML and JSON numbers and booleans are accepted where CAS text is expected (see _cas_text).
-CasText = Annotated[
-    str, BeforeValidator(_cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})
-]
-ItemId = Annotated[str, Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})]
+def cas_text(value: Any) -> Any:
+    """YAML and JSON read ``5``, ``2.5``, ``yes`` and ``2024-01-01`` as numbers, booleans and
+    dates: turn them back into the CAS text they were written as.
+
+    >>> cas_text(5), cas_text(True), cas_text(_dt.date(1989, 7, 4)), cas_text("((1))")
+    ('5', 'true', '1989-07-04', '((1))')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise PydanticCustomError("finite_cas", "a number in CAS text must be finite")
+        return repr(value)
+    if isinstance(value, _dt.datetime):
+        raise PydanticCustomError("datetime_cas", "a date and time is not CAS text; quote it")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return value
+
+
+def item_id(value: Any) -> Any:
+    """An id is text; an integer is taken as its digits. ``1.0`` or ``true`` is no id."""
+    if isinstance(value, bool) or isinstance(value, float):
+        raise PydanticCustomError("id_type", "an id is a string or an integer, not {kind}",
+                                  {"kind": "a boolean" if isinstance(value, bool) else "a number with a fraction"})
+    if isinstance(value, int):
+        return str(value)
+    return value
 
 
 def _category(value: Any) -> Any:
@@ -40,9 +80,16 @@ def _category(value: Any) -> Any:
     return value
 
 
+# YAML and JSON numbers and booleans are accepted where CAS text is expected (see cas_text).
+CasText = Annotated[str, BeforeValidator(cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})]
+ItemId = Annotated[
+    str, BeforeValidator(item_id), Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
+]
+
+
 class CorpusItemSchema(BaseModel):
     """One corpus item: a query and its canonical answer (one line of a JSONL corpus, or one
-    element of a YAML corpus list).
+    element of a YAML or JSON corpus list).
 
     ``answer`` is required unless the item is in category ``X`` (listed, never scored). With
     ``max_answer``, ``answer`` is the minimal answer: a system answer must hold every column of
@@ -51,7 +98,7 @@ class CorpusItemSchema(BaseModel):
     """
 
     # Titled as the item it describes: loading gives an ``answerkey.score.load.CorpusItem``.
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, title="CorpusItem")
+    model_config = ConfigDict(extra="forbid", title="CorpusItem")
 
     id: ItemId = Field(description="Unique item id.")
     query: str = Field("", description="The question, as asked.")
@@ -64,9 +111,7 @@ class CorpusItemSchema(BaseModel):
     category: Annotated[
         Category, BeforeValidator(_category),
         WithJsonSchema({"enum": ["0", "1", "2", "3", "X", "x", 0, 1, 2, 3]}),
-    ] = Field(
-        "0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored)."
-    )
+    ] = Field("0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored).")
     tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
     context: list[str] = Field(
         default_factory=list, description="Earlier queries a discourse item refers to (H89-2019 S-7), oldest first."
@@ -90,14 +135,15 @@ class CorpusItemSchema(BaseModel):
 
 
 class AnswerRecord(BaseModel):
-    """One system answer: one line of a JSONL answers file.
+    """One system answer: one line of a JSONL answers file, or one element of a JSON or YAML
+    list of them.
 
     ``answer`` is CAS text; ``NO_ANSWER`` or ``null`` means the system declined. Other keys
-    (latency, the SQL run, ...) are allowed and ignored. The YAML form of an answers file is a
-    mapping ``id: CAS text``; the directory form holds one ``<id>.cas`` file per answer.
+    (latency, the SQL run, ...) are allowed and ignored. An answers file may also be a mapping
+    ``id: CAS text`` (YAML or JSON), or a directory of ``<id>.cas`` files.
     """
 
-    model_config = ConfigDict(extra="allow", coerce_numbers_to_str=True)
+    model_config = ConfigDict(extra="allow")
 
     id: ItemId = Field(description="The corpus item id this answers.")
     answer: CasText | None = Field(description="System CAS answer; null or NO_ANSWER when the system declined.")
@@ -118,7 +164,9 @@ class GroupFigures(BaseModel):
     accuracy: float | None = Field(description="correct / scored; null when nothing is scored.")
     weighted_error: float | None = Field(description="ATIS: 2 x %incorrect + %no_answer (percentage points).")
     score: float | None = Field(description="ATIS: 100 - weighted_error.")
-    metrics: dict[str, float | None] = Field(description="Mean of each graded metric over the scored items.")
+    metrics: dict[str, float | None] = Field(
+        description="Mean of each graded metric over the scored items where it is defined."
+    )
 
 
 class Summary(GroupFigures):
@@ -137,7 +185,9 @@ class ItemReport(BaseModel):
     reason: str
     category: Literal["0", "1", "2", "3", "X"]
     tags: list[str]
-    metrics: dict[str, float | None] = Field(description="Graded metric values (empty for category X).")
+    metrics: dict[str, float | None] = Field(
+        description="Graded metric values; null where a metric does not apply (tuple order of an unordered answer)."
+    )
 
 
 class ScoreReport(BaseModel):

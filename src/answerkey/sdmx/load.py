@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from answerkey.errors import InputError
-from answerkey.files import YamlDocument, load_yaml, read_jsonl, read_text, validation_errors
+from answerkey.files import Document, load_yaml, read_jsonl, read_text, validation_errors
 from answerkey.sdmx.run import target_of
 from answerkey.sdmx.schema import SelectionRecord, TestCase
 
@@ -55,7 +55,7 @@ def _report(error: InputError, errors: list[InputError] | None) -> None:
     errors.append(error)
 
 
-def _items(doc: YamlDocument, what: str) -> list[tuple[tuple, Any]]:
+def _items(doc: Document, what: str) -> list[tuple[tuple, Any]]:
     """A document holding one mapping or a list of mappings -> (path, item) pairs."""
     if doc.data is None:
         return []

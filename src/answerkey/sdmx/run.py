@@ -19,7 +19,7 @@ from typing import Any
 
 from answerkey.errors import InputError
 from answerkey.model import Relation
-from answerkey.signature import make_signature
+from answerkey.signature import Signature
 from answerkey.sdmx.schema import SelectionRecord, TestCase
 from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge
 
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 # Terms match when both id and name are equal (methodology, "Notes").
-SIGNATURE = make_signature(match="id+name")
+SIGNATURE = Signature.of(match="id+name")
 
 
 def ratio(numerator: int, denominator: int) -> float:

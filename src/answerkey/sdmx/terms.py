@@ -83,7 +83,7 @@ def merge(
 def _relation(pairs) -> Relation:
     """A relation of (String, String) tuples; built without re-checking the types just made."""
     rows = tuple((String(term_id), String(name)) for term_id, name in pairs)
-    return Relation._trusted(rows, 2 if rows else 0, False, False)
+    return Relation.checked(rows, 2 if rows else 0)
 
 
 def as_selection(value: Any) -> Selection:

@@ -79,7 +79,7 @@ def _run_hypothesis(strategy, test: Callable[[Any], None], *, examples: int, see
 
 
 def _answer_strategy(format: str):
-    from answerkey import strategies
+    from answerkey.testing import strategies
 
     if format == "cas":
         return strategies.answers()
@@ -296,7 +296,7 @@ def roundtrip(
     as found. The relation it is judged against is the input read back in
     ``input_format`` (what the command was actually told).
     """
-    from answerkey import strategies
+    from answerkey.testing import strategies
     from answerkey.adapters.rows import FORMATS
 
     answer_format = FORMATS[input_format]

@@ -1,0 +1,194 @@
+"""Options and output handling shared by the commands, so they mean the same everywhere.
+
+Choices and defaults come from the registries and constants (``SCALAR_RULES``,
+``STRING_MODES``, ``DEFAULT_EPSILON``, the metric registries, ``answerkey.limits``), never
+retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (exit 2).
+
+- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
+  sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
+  checked before anything runs (``start``).
+- ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
+  errors and warnings still go to standard error, and the exit status tells the outcome.
+- Warnings are printed on standard error, the first few of each kind, then a count.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import click
+
+from answerkey.cli import Trouble
+from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
+from answerkey.errors import RunWarning, plural
+from answerkey.files import OutputError
+from answerkey.limits import WARNINGS_SHOWN
+from answerkey.report import ReportPaths, Result, write_reports
+
+__all__ = [
+    "FiniteFloat",
+    "epsilon_option",
+    "scalars_option",
+    "strings_option",
+    "quiet_option",
+    "jobs_option",
+    "report_options",
+    "metrics_option",
+    "timeout_option",
+    "fail_under_option",
+    "start",
+    "show_warnings",
+    "finish",
+]
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number, at least ``minimum`` (above it when ``open``)."""
+
+    name = "number"
+
+    def __init__(self, minimum: float | None = None, *, open: bool = False, maximum: float | None = None) -> None:
+        self.minimum = minimum
+        self.open = open
+        self.maximum = maximum
+
+    def _bounds(self) -> str:
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.open else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"<= {self.maximum:g}")
+        return " and ".join(parts)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float) and math.isfinite(value):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+        bounds = self._bounds()
+        wanted = f"a finite number{' ' + bounds if bounds else ''}"
+        if not math.isfinite(number):
+            self.fail(f"must be {wanted}, not {value!r}", param, ctx)
+        if self.minimum is not None and (number < self.minimum or (self.open and number == self.minimum)):
+            self.fail(f"must be {wanted}, not {value!r}", param, ctx)
+        if self.maximum is not None and number > self.maximum:
+            self.fail(f"must be {wanted}, not {value!r}", param, ctx)
+        return number
+
+
+epsilon_option = click.option(
+    "--epsilon", "-e", type=FiniteFloat(0), default=DEFAULT_EPSILON, show_default=True,
+    help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact.",
+)
+scalars_option = click.option(
+    "--scalars", type=click.Choice(SCALAR_RULES), default=SCALAR_RULES[0], show_default=True,
+    help="atis: a canonical scalar matches only a scalar or a one-value relation. "
+    "h89: it is a one-column relation, extra columns allowed (the 1989 reading).",
+)
+strings_option = click.option(
+    "--strings", type=click.Choice(list(STRING_MODES)), default=next(iter(STRING_MODES)), show_default=True,
+    help="String comparison: exact, trim (surrounding whitespace ignored), "
+    "fold (trimmed, Unicode NFC, case-folded).",
+)
+quiet_option = click.option(
+    "-q", "--quiet", is_flag=True,
+    help="No progress bar and no summary on standard output (errors and warnings still go to standard error).",
+)
+jobs_option = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Work in this many processes (same results, same order).",
+)
+fail_under_option = click.option(
+    "--fail-under", type=FiniteFloat(0, maximum=1), metavar="FRACTION",
+    help="Exit 1 when the headline figure (a fraction, 0.8 for 80%) is below FRACTION.",
+)
+
+
+def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--timeout SECONDS``: a finite number above 0."""
+    return click.option("--timeout", type=FiniteFloat(0, open=True), default=default, show_default=True,
+                        metavar="SECONDS", help=help)
+
+
+def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None,
+                **kwargs: Any) -> Any:
+        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
+
+    for name, what in (("xlsx", "an Excel workbook"), ("yaml", "the report as YAML ('-': standard output)"),
+                       ("json", "the report as JSON ('-': standard output)")):
+        wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
+    return wrapper
+
+
+def metric_names(text: str, known: Sequence[str], *, none: bool = True) -> tuple[str, ...]:
+    """The metric names of ``--metrics`` text: comma-separated names, ``all``, or ``none``."""
+    text = text.strip()
+    if text == "all":
+        return tuple(known)
+    if text == "none" and none:
+        return ()
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    unknown = [name for name in names if name not in known]
+    also = "all, none" if none else "all"
+    if unknown:
+        raise click.BadParameter(f"unknown metric {unknown[0]!r}; known: {', '.join(known)} (or {also})",
+                                 param_hint="'--metrics'")
+    if not names:
+        raise click.BadParameter(f"name at least one metric, or {also}", param_hint="'--metrics'")
+    return names
+
+
+def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> Callable[..., Any]:
+    """``--metrics NAMES``: comma-separated names from ``known()``, ``all`` (the default),
+    or ``none`` when ``none``; the command gets a tuple of names."""
+
+    def convert(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+        return metric_names(value, known(), none=none)
+
+    return click.option("--metrics", default="all", show_default=True, metavar="NAMES", callback=convert,
+                        help="Metrics to compute, comma-separated; all" + (", or none." if none else "."))
+
+
+def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
+    """Print warnings on standard error: the first ``shown`` of each kind, then how many more."""
+    counts: dict[str, int] = {}
+    for warning in warnings:
+        kind = getattr(warning, "kind", "")
+        counts[kind] = counts.get(kind, 0) + 1
+        if counts[kind] <= shown:
+            click.echo(f"warning: {warning}", err=True)
+    for kind, count in counts.items():
+        if count > shown:
+            click.echo(f"warning: ... and {plural(count - shown, 'more warning')} like these (all are in the reports)",
+                       err=True)
+
+
+def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
+    """Check the report paths against the inputs before anything runs: a bad path is
+    trouble (exit 2) at once, an odd file name a warning."""
+    try:
+        show_warnings(reports.check(inputs))
+    except OutputError as error:
+        raise Trouble(error.message) from None
+
+
+def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
+    """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
+    report went to standard output)."""
+    show_warnings(result.warnings)
+    try:
+        write_reports(result, reports, quiet=quiet)
+    except OutputError as error:
+        raise Trouble(error.message) from None
+    if not quiet and not reports.to_stdout:
+        click.echo(result.summary_table())

@@ -1,0 +1,324 @@
+"""Judging one system answer against one canonical answer: the ``Verdict`` and its reasons.
+
+Column numbers in explanations and in ``Verdict.document()`` count from 1, as the 1989 paper
+numbers columns; ``Verdict.mapping`` is a Python tuple of 0-based indexes.
+
+>>> verdict = judge("53200.0", "((53190.9))")
+>>> print(verdict.explain())
+incorrect: the scalar does not match
+closest mapping: canonical column 1 -> system column 1
+canonical tuples missing from the system answer (1):
+  (53200.0)
+system tuples not in the canonical answer (1):
+  (53190.9)
+numbers outside tolerance:
+  53190.9 for 53200.0: off by 9.1, more than 5.32
+>>> str(verdict.signature)  # doctest: +ELLIPSIS
+'eps:0.0001|scalars:atis|strings:exact|v:...'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from answerkey.comparator.search import closest_mapping, find_mapping
+from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, MatchRule, format_epsilon
+from answerkey.grammar import parse
+from answerkey.grammar.render import render_value
+from answerkey.model import Alternatives, Answer, NoAnswer, Number, Relation, Value
+from answerkey.signature import Signature
+
+__all__ = ["judge", "Verdict", "Explanation", "SCALAR_RULES", "judge_signature"]
+
+# How a canonical scalar is matched: "atis" (ATIS v2, the default) accepts only a scalar or a
+# one-value relation; "h89" (the 1989 reading) treats it as a one-column relation, extra
+# columns allowed, which lets ((true false)) pass for true (H89-2019 section 3.4).
+SCALAR_RULES = ("atis", "h89")
+
+# Tuples of each kind an explanation lists before it only counts the rest.
+SHOWN_TUPLES = 10
+
+Row = tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why an incorrect answer is wrong, for the closest mapping of its columns.
+
+    ``mapping`` (0-based, canonical column i -> system column ``mapping[i]``) is a mapping
+    that leaves few tuples unmatched; ``missing`` are the canonical tuples the system answer
+    lacks under it, ``extra`` the system tuples not in the canonical answer, and
+    ``out_of_tolerance`` pairs (canonical number, system number) of a missing and an extra
+    tuple that differ only in numbers beyond epsilon. ``alternative`` is the 0-based index of
+    the ``OR`` alternative explained, if any.
+    """
+
+    mapping: tuple[int, ...]
+    missing: tuple[Row, ...]
+    extra: tuple[Row, ...]
+    out_of_tolerance: tuple[tuple[Number, Number], ...]
+    epsilon: Decimal
+    alternative: int | None = None
+
+    def lines(self) -> list[str]:
+        """The explanation as text lines, as ``answerkey judge --explain`` prints it."""
+        lines = ["closest mapping: " + describe_mapping(self.mapping)]
+        for title, rows in (("canonical tuples missing from the system answer", self.missing),
+                            ("system tuples not in the canonical answer", self.extra)):
+            if rows:
+                lines.append(f"{title} ({len(rows)}):")
+                lines.extend("  " + render_tuple(row) for row in rows[:SHOWN_TUPLES])
+                if len(rows) > SHOWN_TUPLES:
+                    lines.append(f"  ... and {len(rows) - SHOWN_TUPLES} more")
+        if self.out_of_tolerance:
+            lines.append("numbers outside tolerance:")
+            lines.extend("  " + _tolerance_text(c, s, self.epsilon) for c, s in self.out_of_tolerance[:SHOWN_TUPLES])
+        return lines
+
+    def document(self) -> dict[str, Any]:
+        """The explanation as plain values; columns numbered from 1, tuples as CAS text."""
+        return {
+            "alternative": None if self.alternative is None else self.alternative + 1,
+            "closest_mapping": mapping_document(self.mapping),
+            "missing": [render_tuple(row) for row in self.missing],
+            "extra": [render_tuple(row) for row in self.extra],
+            "out_of_tolerance": [_tolerance_document(c, s, self.epsilon) for c, s in self.out_of_tolerance],
+        }
+
+
+def render_tuple(row: Row) -> str:
+    """A tuple in CAS spelling, e.g. ``(53200.0 "SMITH")``."""
+    return "(" + " ".join(map(render_value, row)) + ")"
+
+
+def describe_mapping(mapping: Sequence[int]) -> str:
+    """``canonical column 1 -> system column 2, ...`` (columns numbered from 1)."""
+    return ", ".join(f"canonical column {i + 1} -> system column {j + 1}" for i, j in enumerate(mapping))
+
+
+def mapping_document(mapping: Sequence[int] | None) -> list[dict[str, int]] | None:
+    """A mapping as ``[{"canonical": 1, "system": 2}, ...]`` (columns numbered from 1)."""
+    if mapping is None:
+        return None
+    return [{"canonical": i + 1, "system": j + 1} for i, j in enumerate(mapping)]
+
+
+def _difference(canonical: Number, system: Number, epsilon: Decimal) -> tuple[Decimal, Decimal]:
+    difference = EXACT.subtract(Decimal(system.value), Decimal(canonical.value)).copy_abs()
+    allowed = EXACT.multiply(Decimal(canonical.value).copy_abs(), epsilon)
+    return difference, allowed
+
+
+def _tolerance_text(canonical: Number, system: Number, epsilon: Decimal) -> str:
+    if not (canonical.is_real or system.is_real):
+        return f"{system.text} for {canonical.text}: integers must be equal"
+    difference, allowed = _difference(canonical, system, epsilon)
+    return f"{system.text} for {canonical.text}: off by {difference}, more than {format_epsilon(allowed)}"
+
+
+def _tolerance_document(canonical: Number, system: Number, epsilon: Decimal) -> dict[str, str]:
+    difference, allowed = _difference(canonical, system, epsilon)
+    exact = not (canonical.is_real or system.is_real)
+    return {"canonical": canonical.text, "system": system.text, "difference": str(difference),
+            "allowed": "0" if exact else format_epsilon(allowed)}
+
+
+def judge_signature(*, epsilon: float | str | Decimal = DEFAULT_EPSILON, scalars: str = "atis",
+                    strings: str = "exact") -> Signature:
+    """The signature of verdicts made with these options.
+
+    >>> str(judge_signature(epsilon=0.01))  # doctest: +ELLIPSIS
+    'eps:0.01|scalars:atis|strings:exact|v:...'
+    """
+    return Signature.of(epsilon=format_epsilon(Decimal(str(epsilon)) if isinstance(epsilon, float) else epsilon),
+                        scalars=scalars, strings=strings)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The comparator's answer: correct or incorrect, with the mapping or the reason.
+
+    ``mapping[i]`` is the system column (0-based) that canonical column ``i`` was matched to;
+    ``alternative`` the 0-based index of the ``OR`` alternative that matched.
+    ``bool(verdict)`` is ``verdict.correct``.
+    """
+
+    correct: bool
+    reason: str
+    mapping: tuple[int, ...] | None = None
+    alternative: int | None = None
+    canonical: Answer | None = field(default=None, repr=False, compare=False)
+    system: Answer | None = field(default=None, repr=False, compare=False)
+    rule: MatchRule | None = field(default=None, repr=False, compare=False)
+    scalars: str = field(default="atis", repr=False, compare=False)
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    @property
+    def label(self) -> str:
+        """``correct`` or ``incorrect``."""
+        return "correct" if self.correct else "incorrect"
+
+    @property
+    def signature(self) -> Signature:
+        """The options this verdict was made with, and the version."""
+        rule = self.rule or MatchRule()
+        return judge_signature(epsilon=rule.exact_epsilon, scalars=self.scalars, strings=rule.strings)
+
+    def explanations(self) -> list[Explanation]:
+        """For an incorrect answer, why: one explanation (one per ``OR`` alternative that can
+        be compared column by column); none for a correct answer or a shape mismatch."""
+        if self.correct or self.rule is None:
+            return []
+        canonical, system = self.canonical, self.system
+        if isinstance(canonical, Alternatives):
+            found = []
+            for index, option in enumerate(canonical.options):
+                explanation = _explain(option, system, self.rule, self.scalars, index)
+                if explanation is not None:
+                    found.append(explanation)
+            return found
+        if isinstance(canonical, Relation):
+            explanation = _explain(canonical, system, self.rule, self.scalars, None)
+            return [explanation] if explanation is not None else []
+        return []
+
+    def explain(self) -> str:
+        """Why: the mapping used, or for the closest mapping the canonical tuples missing, the
+        system tuples extra and the numbers outside tolerance."""
+        lines = [f"{self.label}: {self.reason}"]
+        if self.mapping is not None:
+            lines.append("mapping: " + describe_mapping(self.mapping))
+        for explanation in self.explanations():
+            if explanation.alternative is None:
+                lines.extend(explanation.lines())
+            else:
+                lines.append(f"alternative {explanation.alternative + 1}:")
+                lines.extend("  " + line for line in explanation.lines())
+        return "\n".join(lines)
+
+    def document(self, *, explain: bool = False) -> dict[str, Any]:
+        """The verdict as plain values (``answerkey judge --json``): columns and alternatives
+        numbered from 1; with ``explain``, the structured explanation too.
+
+        >>> judge('((2341 "SMITH"))', '(("SMITH" 2341))').document()["mapping"]
+        [{'canonical': 1, 'system': 2}, {'canonical': 2, 'system': 1}]
+        """
+        document: dict[str, Any] = {
+            "verdict": self.label,
+            "correct": self.correct,
+            "reason": self.reason,
+            "mapping": mapping_document(self.mapping),
+            "alternative": None if self.alternative is None else self.alternative + 1,
+            "signature": str(self.signature),
+        }
+        if explain:
+            document["explanation"] = [explanation.document() for explanation in self.explanations()]
+        return document
+
+
+def _explain(canonical: Relation, system: Answer | None, rule: MatchRule, scalars: str,
+             alternative: int | None) -> Explanation | None:
+    if not isinstance(system, Relation) or not canonical.rows or not system.rows:
+        return None
+    if canonical.arity > system.arity:
+        return None
+    if canonical.scalar and scalars == "atis" and (system.arity != 1 or len(set(system.rows)) != 1):
+        return None
+    mapping, absent, extra = closest_mapping(canonical.rows, system.rows, rule)
+    # Numbers outside tolerance: a missing tuple and an extra tuple equal but for numbers.
+    out_of_tolerance: list[tuple[Number, Number]] = []
+    for row in absent:
+        for other in extra:
+            differing = [i for i, (c, s) in enumerate(zip(row, other)) if not rule.match(c, s)]
+            if differing and all(isinstance(row[i], Number) and isinstance(other[i], Number) for i in differing):
+                out_of_tolerance.extend((row[i], other[i]) for i in differing)  # type: ignore[misc]
+                break
+    return Explanation(mapping, tuple(absent), tuple(extra), tuple(out_of_tolerance), rule.exact_epsilon,
+                       alternative)
+
+
+def as_answer(answer: str | Answer, *, canonical: bool) -> Answer:
+    """CAS text parsed (``OR`` allowed only when ``canonical``), or a parsed answer as it is."""
+    if isinstance(answer, str):
+        return parse(answer, allow_alternatives=canonical)
+    if isinstance(answer, (Relation, Alternatives, NoAnswer)):
+        return answer
+    raise TypeError(f"expected CAS text or a parsed answer, not {type(answer).__name__}")
+
+
+def _judge_relation(canonical: Relation, system: Relation, rule: MatchRule, scalars: str) -> Verdict:
+    def verdict(correct: bool, reason: str, mapping: tuple[int, ...] | None = None) -> Verdict:
+        return Verdict(correct, reason, mapping, None, canonical, system, rule, scalars)
+
+    if not canonical.rows:
+        if system.rows:
+            return verdict(False, f"the canonical answer is empty; the system answer has {len(system.rows)} tuple(s)")
+        return verdict(True, "both answers are empty")
+    if not system.rows:
+        return verdict(False, "the system answer is empty")
+    if canonical.scalar and scalars == "atis":
+        distinct = set(system.rows)
+        if system.arity != 1 or len(distinct) != 1:
+            shape = f"{len(distinct)} distinct tuple(s) of {system.arity} value(s)"
+            return verdict(False, f"the canonical answer is a scalar; the system answer has {shape}")
+        if rule.match(canonical.rows[0][0], system.rows[0][0]):
+            return verdict(True, "the scalar matches", (0,))
+        return verdict(False, "the scalar does not match")
+    if canonical.arity > system.arity:
+        return verdict(
+            False, f"the canonical answer has {canonical.arity} columns; the system answer only {system.arity}"
+        )
+    mapping = find_mapping(canonical.rows, system.rows, rule, ordered=canonical.ordered)
+    if mapping is None:
+        what = "in order" if canonical.ordered else "as a set"
+        return verdict(False, f"no mapping of canonical columns onto system columns gives the canonical tuples {what}")
+    how = "in order" if canonical.ordered else "as sets"
+    return verdict(True, f"the tuples match {how}", mapping)
+
+
+def judge(
+    canonical: str | Answer,
+    system: str | Answer,
+    *,
+    epsilon: float | str | Decimal = DEFAULT_EPSILON,
+    scalars: str = "atis",
+    strings: str = "exact",
+) -> Verdict:
+    """Judge ``system`` against ``canonical`` (CAS text or parsed answers).
+
+    Reals match when ``|s - c| <= |c| * epsilon``; system answers may have extra columns in
+    any order; tuples are compared as sets (in order for ordered canonical answers);
+    ``NO_ANSWER`` never matches; a canonical ``(A OR B)`` is matched by either alternative.
+    CAS text that does not parse raises ``ParseError``; ``OR`` in a system answer is one.
+
+    >>> judge("true", "((true false))").correct, judge("true", "((true false))", scalars="h89").correct
+    (False, True)
+    """
+    if scalars not in SCALAR_RULES:
+        raise ValueError(f"scalars must be one of {', '.join(SCALAR_RULES)}, not {scalars!r}")
+    rule = MatchRule(epsilon=epsilon, strings=strings)
+    canonical = as_answer(canonical, canonical=True)
+    system = as_answer(system, canonical=False)
+    if isinstance(system, Alternatives):
+        raise ValueError("OR alternatives are only allowed in canonical answers, not in a system answer")
+    if isinstance(system, NoAnswer):
+        return Verdict(False, "the system gave no answer (NO_ANSWER)", None, None, canonical, system, rule, scalars)
+    if isinstance(canonical, NoAnswer):
+        return Verdict(False, "the canonical answer is NO_ANSWER, which nothing matches", None, None,
+                       canonical, system, rule, scalars)
+    if isinstance(canonical, Alternatives):
+        reasons = []
+        for index, option in enumerate(canonical.options):
+            result = _judge_relation(option, system, rule, scalars)
+            if result.correct:
+                return Verdict(True, f"alternative {index + 1} matches: {result.reason}", result.mapping, index,
+                               canonical, system, rule, scalars)
+            reasons.append(f"alternative {index + 1}: {result.reason}")
+        return Verdict(False, "no alternative matches (" + "; ".join(reasons) + ")", None, None,
+                       canonical, system, rule, scalars)
+    return _judge_relation(canonical, system, rule, scalars)

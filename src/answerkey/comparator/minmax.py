@@ -1,0 +1,90 @@
+"""Judging against a minimal and a maximal answer (ATIS 1991-92).
+
+A system answer S is correct against minimal answer M and maximal answer X iff (1)
+``judge(M, S)`` is correct: S holds columns mapping onto every column of M, and (2) when S
+has tuples, some injective mapping g of S's columns onto X's columns makes X projected onto
+g equivalent to S (X is the canonical side: reals within epsilon of X's values; in order when
+X is ordered). (2) says every system column is a column of the maximal answer, with its values
+tuple by tuple. A corpus checks that M is a projection of X when it is read.
+
+>>> from answerkey.grammar import parse
+>>> minimal, maximal = parse('((4322) (5267))'), parse('((4322 "SMITH" 45) (5267 "JONES" 44))')
+>>> judge_min_max(minimal, maximal, parse('((5267 "JONES") (4322 "SMITH"))')).correct
+True
+>>> judge_min_max(minimal, maximal, parse('((4322 "SMITH" 1) (5267 "JONES" 2))')).reason
+'system column 3 matches no column of the maximal answer'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from answerkey.comparator.judge import Verdict, judge
+from answerkey.comparator.search import ordered_equivalent, project, search_injective
+from answerkey.comparator.tuples import equivalent
+from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
+from answerkey.model import Answer, NoAnswer, Relation
+
+__all__ = ["judge_min_max"]
+
+
+def _maximal_mapping(
+    maximal: Sequence[tuple], system: Sequence[tuple], rule: MatchRule, ordered: bool
+) -> tuple[tuple[int, ...] | None, str]:
+    """An injective mapping g (system column j -> maximal column g[j]) with the maximal rows
+    projected onto g equivalent to the system rows, or None and why not."""
+    width, available = len(system[0]), len(maximal[0])
+    if width > available:
+        return None, f"the system answer has {width} columns; the maximal answer only {available}"
+    # A system column may only go to a maximal column whose value set covers it both ways.
+    maximal_values = [project(maximal, [i]) for i in range(available)]
+    options = []
+    for j in range(width):
+        values = project(system, [j])
+        options.append([i for i in range(available) if equivalent(maximal_values[i], values, rule)])
+    for j, choices in enumerate(options):
+        if not choices:
+            return None, f"system column {j + 1} matches no column of the maximal answer"
+
+    def fits(system_columns: list[int], maximal_columns: list[int]) -> bool:
+        if ordered:
+            return ordered_equivalent(
+                [tuple(row[i] for i in maximal_columns) for row in maximal],
+                [tuple(row[j] for j in system_columns) for row in system],
+                rule,
+            )
+        return equivalent(project(maximal, maximal_columns), project(system, system_columns), rule)
+
+    mapping = search_injective(options, fits, check_first=ordered)
+    if mapping is not None:
+        return mapping, ""
+    return None, "no mapping of the system columns onto columns of the maximal answer gives the system tuples"
+
+
+def judge_min_max(
+    minimal: Relation,
+    maximal: Relation,
+    system: Answer,
+    *,
+    epsilon: float | str | Decimal = DEFAULT_EPSILON,
+    scalars: str = "atis",
+    strings: str = "exact",
+) -> Verdict:
+    """Judge ``system`` against a minimal and a maximal answer (ATIS 1991-92): it must hold
+    every minimal column and no column outside the maximal answer (see the module docstring).
+    ``Verdict.mapping`` maps the minimal answer's columns onto the system's."""
+    verdict = judge(minimal, system, epsilon=epsilon, scalars=scalars, strings=strings)
+    if not verdict.correct:
+        if isinstance(system, NoAnswer):
+            return verdict
+        return Verdict(False, f"the minimal answer does not match: {verdict.reason}", None, None,
+                       minimal, system, verdict.rule, scalars)
+    if not isinstance(system, Relation) or not system.rows:
+        return verdict
+    rule = verdict.rule or MatchRule(epsilon=epsilon, strings=strings)
+    mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, maximal.ordered)
+    if mapping is None:
+        return Verdict(False, why, None, None, minimal, system, rule, scalars)
+    return Verdict(True, "the minimal columns match and every system column is a column of the maximal answer",
+                   verdict.mapping, None, minimal, system, rule, scalars)

@@ -1,0 +1,117 @@
+"""Every bound on untrusted input, in one place.
+
+Readers, the grammar, the SQL adapter and the CLI take their limits from here, and the docs
+list them from ``LIMITS`` (a test checks that each one is documented with its option). A
+limit that a user may need to raise has a command-line option, named in ``Limit.option``.
+
+>>> LIMITS["cas_chars"].value == MAX_CAS_CHARS
+True
+>>> print(LIMITS["columns"].describe())
+columns per tuple: 2,000 (refused beyond)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Limit",
+    "LIMITS",
+    "MAX_INPUT_BYTES",
+    "MAX_CAS_CHARS",
+    "CLI_MAX_CAS_CHARS",
+    "MAX_NUMBER_CHARS",
+    "MAX_EXPONENT",
+    "MAX_COLUMNS",
+    "MAX_JSON_DEPTH",
+    "MAX_YAML_NODES",
+    "MAX_YAML_DEPTH",
+    "YAML_EXPANSION",
+    "MAX_TABLE_CHARS",
+    "SQL_TIMEOUT",
+    "SQL_MAX_ROWS",
+    "SQL_MAX_RESULT_BYTES",
+    "MAX_QUERY_CHARS",
+    "MAX_DB_ID_CHARS",
+    "FUZZ_TIMEOUT",
+    "FUZZ_MAX_OUTPUT_BYTES",
+    "WARNINGS_SHOWN",
+]
+
+# Files.
+MAX_INPUT_BYTES = 512 * 1024 * 1024
+MAX_JSON_DEPTH = 100
+MAX_YAML_NODES = 2_000_000
+MAX_YAML_DEPTH = 500
+# A YAML document's aliases may expand it (values counted each time they are used, in
+# characters) to at most this many times its own size, plus YAML_EXPANSION_FLOOR characters.
+YAML_EXPANSION = 4
+YAML_EXPANSION_FLOOR = 16 * 1024 * 1024
+
+# CAS text.
+MAX_CAS_CHARS = 256 * 1024 * 1024
+CLI_MAX_CAS_CHARS = 128 * 1024 * 1024
+MAX_NUMBER_CHARS = 1000
+MAX_EXPONENT = 1_000_000
+# SQLite's own default (SQLITE_MAX_COLUMN): a wider answer is refused at once.
+MAX_COLUMNS = 2000
+
+# Tables given as JSON text (QATCH predictions).
+MAX_TABLE_CHARS = 16 * 1024 * 1024
+
+# SQL run on databases.
+SQL_TIMEOUT = 30.0
+SQL_MAX_ROWS = 1_000_000
+SQL_MAX_RESULT_BYTES = 64 * 1024 * 1024
+MAX_QUERY_CHARS = 1_000_000
+MAX_DB_ID_CHARS = 128
+
+# Formatters under `answerkey fuzz roundtrip`.
+FUZZ_TIMEOUT = 10.0
+FUZZ_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
+
+# Warnings of one kind printed before the rest are only counted.
+WARNINGS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One documented bound: what it bounds, its value and unit, the option that sets it."""
+
+    what: str
+    value: int | float
+    unit: str = ""
+    option: str = ""
+    behaviour: str = "refused beyond"
+
+    def describe(self) -> str:
+        """``what: value unit (behaviour; option)`` as the docs list it."""
+        value = f"{self.value:,}" if isinstance(self.value, int) else f"{self.value:g}"
+        unit = f" {self.unit}" if self.unit else ""
+        option = f"; {self.option}" if self.option else ""
+        return f"{self.what}: {value}{unit} ({self.behaviour}{option})"
+
+
+LIMITS: dict[str, Limit] = {
+    "input_bytes": Limit("input file size", MAX_INPUT_BYTES, "bytes"),
+    "json_depth": Limit("nesting of JSON and YAML values", MAX_JSON_DEPTH, "levels"),
+    "yaml_nodes": Limit("YAML nodes, aliases counted each time used", MAX_YAML_NODES, "nodes"),
+    "yaml_expansion": Limit("YAML size after alias expansion", YAML_EXPANSION, "x the file size + 16 MiB"),
+    "cas_chars": Limit("CAS answer, Python API", MAX_CAS_CHARS, "characters", "parse(max_chars=...)"),
+    "cli_cas_chars": Limit("CAS answer file, judge and check", CLI_MAX_CAS_CHARS, "characters", "--max-chars"),
+    "number_chars": Limit("digits of a number", MAX_NUMBER_CHARS, "characters"),
+    "exponent": Limit("exponent of a number", MAX_EXPONENT, "(absolute value)"),
+    "columns": Limit("columns per tuple", MAX_COLUMNS),
+    "table_chars": Limit("a QATCH table given as JSON text", MAX_TABLE_CHARS, "characters",
+                         behaviour="scored as malformed beyond"),
+    "sql_timeout": Limit("one SQL query", SQL_TIMEOUT, "seconds", "--timeout", "stopped, scored 0, beyond"),
+    "sql_rows": Limit("rows of a query result", SQL_MAX_ROWS, "rows", "--max-rows", "stopped, scored 0, beyond"),
+    "sql_bytes": Limit("bytes of a query result", SQL_MAX_RESULT_BYTES, "bytes", "--max-result-bytes",
+                       "stopped, scored 0, beyond"),
+    "query_chars": Limit("SQL query text", MAX_QUERY_CHARS, "characters", behaviour="scored 0 beyond"),
+    "db_id_chars": Limit("a db_id", MAX_DB_ID_CHARS, "characters", behaviour="scored 0 beyond"),
+    "fuzz_timeout": Limit("one call of a formatter", FUZZ_TIMEOUT, "seconds", "--timeout", "killed beyond"),
+    "fuzz_output": Limit("output of one call of a formatter", FUZZ_MAX_OUTPUT_BYTES, "bytes",
+                         behaviour="killed beyond"),
+    "warnings_shown": Limit("warnings of one kind printed", WARNINGS_SHOWN, behaviour="counted beyond"),
+}

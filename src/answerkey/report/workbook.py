@@ -1,0 +1,92 @@
+"""What a workbook holds, independent of how it is written (``answerkey.report.excel``).
+
+Every run's workbook has the same sheets in the same order: ``Overview`` (one row per item,
+test, case or question), ``Statistics`` (the figures, with the signature below them),
+``Warnings`` (always present, so scripts can rely on it), then the sheets of its task. Every
+table sheet has a bold frozen header with a filter; ratios are shown with three decimals.
+Results describe their sheets with these classes, so no workflow imports openpyxl.
+
+>>> sheet = Sheet("Overview", [Column("id", 10), Column("accuracy", 10, "ratio")], [["q1", 0.5]])
+>>> sheet.header
+['id', 'accuracy']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Column", "Chart", "Sheet", "Workbook", "FORMATS", "VERDICT_COLOURS", "SHEET_NAMES"]
+
+# Column format name -> Excel number format.
+FORMATS = {
+    "text": "@",
+    "integer": "0",
+    "ratio": "0.000",
+    "points": "0.0",
+    "number": "General",
+}
+# The sheets every workbook starts with, in this order.
+SHEET_NAMES = ("Overview", "Statistics", "Warnings")
+VERDICT_COLOURS = {"correct": "C6EFCE", "incorrect": "FFC7CE", "no_answer": "FFEB9C"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of a table sheet: its header, width (characters), format (a ``FORMATS`` name),
+    whether text wraps, and background colours by cell value (for verdicts)."""
+
+    header: str
+    width: int = 12
+    format: str = "number"
+    wrap: bool = False
+    colours: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown column format {self.format!r}; known: {', '.join(FORMATS)}")
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A bar chart of some columns of a sheet's rows ``first`` to ``last`` (0-based, inclusive)
+    against the labels in column ``labels``."""
+
+    title: str
+    labels: int
+    values: tuple[int, ...]
+    first: int
+    last: int
+    axis_title: str = ""
+    horizontal: bool = True
+
+
+@dataclass
+class Sheet:
+    """A table sheet: columns, rows of values (text, numbers, None for empty), charts, and
+    ``notes``: (label, value) lines written below the table."""
+
+    name: str
+    columns: Sequence[Column]
+    rows: Sequence[Sequence[object]]
+    charts: Sequence[Chart] = ()
+    notes: Sequence[tuple[str, object]] = ()
+
+    @property
+    def header(self) -> list[str]:
+        """The column headers."""
+        return [column.header for column in self.columns]
+
+
+@dataclass
+class Workbook:
+    """A run's workbook: its ``Overview`` and ``Statistics`` sheets and its task sheets (the
+    writer adds ``Warnings`` and the signature)."""
+
+    overview: Sheet
+    statistics: Sheet
+    task_sheets: Sequence[Sheet] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if (self.overview.name, self.statistics.name) != SHEET_NAMES[:2]:
+            raise ValueError(f"the first two sheets are named {SHEET_NAMES[0]} and {SHEET_NAMES[1]}")
