@@ -35,22 +35,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from answerkey.limits import MAX_QUERY_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.model import NIL, Number, Relation, String, Value
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_ROWS",
+    "DEFAULT_MAX_RESULT_BYTES",
     "QueryResult",
     "run_query",
     "Databases",
     "sql_value",
 ]
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_ROWS = 1_000_000
+DEFAULT_TIMEOUT = SQL_TIMEOUT
+DEFAULT_MAX_ROWS = SQL_MAX_ROWS
+DEFAULT_MAX_RESULT_BYTES = SQL_MAX_RESULT_BYTES
 # A value (string or blob) or a row longer than this is an error rather than memory spent.
 MAX_VALUE_BYTES = 64 * 1024 * 1024
-MAX_QUERY_CHARS = 1_000_000
 # The progress handler runs every this many virtual-machine instructions.
 _PROGRESS_STEPS = 10_000
 _FETCH_BATCH = 1_000
@@ -122,9 +124,11 @@ def run_query(
     *,
     timeout: float = DEFAULT_TIMEOUT,
     max_rows: int = DEFAULT_MAX_ROWS,
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
 ) -> QueryResult:
-    """Run ``query`` on the SQLite file ``database``, read-only, within ``timeout`` seconds
-    and ``max_rows`` rows. Never raises for a bad query or database: see ``.error``."""
+    """Run ``query`` on the SQLite file ``database``, read-only, within ``timeout`` seconds,
+    ``max_rows`` rows and ``max_result_bytes`` bytes of result. Never raises for a bad query
+    or database: see ``.error``."""
     if not isinstance(query, str):
         return QueryResult(error=f"the query is a {type(query).__name__}, not text")
     if len(query) > MAX_QUERY_CHARS:
@@ -196,10 +200,12 @@ class Databases:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         max_rows: int = DEFAULT_MAX_ROWS,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     ) -> None:
         self.root = Path(root)
         self.timeout = timeout
         self.max_rows = max_rows
+        self.max_result_bytes = max_result_bytes
 
     def path(self, db_id: str) -> Path | None:
         """The database file of ``db_id``, or None if the name cannot be one."""
@@ -214,7 +220,8 @@ class Databases:
             return QueryResult(error=f"not a database name: {db_id!r}")
         if not path.is_file():
             return QueryResult(error=f"no database {db_id!r} (expected {str(path)!r})")
-        return run_query(path, query, timeout=self.timeout, max_rows=self.max_rows)
+        return run_query(path, query, timeout=self.timeout, max_rows=self.max_rows,
+                         max_result_bytes=self.max_result_bytes)
 
     def __repr__(self) -> str:
         return f"Databases({str(self.root)!r}, timeout={self.timeout:g}, max_rows={self.max_rows})"
