@@ -97,6 +97,8 @@ class InputErrors(InputError):
     ('2 errors in input', ['a', 'b'])
     """
 
+    errors: list[InputError]
+
     def __init__(self, errors: Iterable[InputError]) -> None:
         found: list[InputError] = []
         for error in errors:
@@ -141,7 +143,7 @@ class ParseError(InputError):
         return f"{text}\n{self.context}" if self.context else text
 
 
-def _rebuild(cls: type, message: str, state: dict[str, Any]) -> InputError:
+def _rebuild(cls: type[InputError], message: str, state: dict[str, Any]) -> InputError:
     error = cls.__new__(cls)
     Exception.__init__(error, message)
     error.__dict__.update(state)

@@ -224,9 +224,9 @@ def decode_json(text: str, *, source: str | None = None, first_line: int = 1) ->
         raise InputError(f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=first_line,
                          column=1) from None
     if "\\" in text and _SURROGATE_ESCAPE.search(text):
-        error = _surrogate_error(text, source, first_line)
-        if error is not None:
-            raise error
+        surrogate = _surrogate_error(text, source, first_line)
+        if surrogate is not None:
+            raise surrogate
     depth = _depth_error(value)
     if depth is not None:
         raise InputError(depth, source=source, line=first_line, column=1)
@@ -380,9 +380,9 @@ def _yaml_loader() -> tuple[Any, type]:
                     None, None, f"an integer of more than {_MAX_INT_DIGITS:,} digits", node.start_mark
                 ) from None
 
-    BoundedSafeLoader.add_constructor("tag:yaml.org,2002:map", BoundedSafeLoader.construct_yaml_map)
-    BoundedSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", BoundedSafeLoader.construct_yaml_timestamp)
-    BoundedSafeLoader.add_constructor("tag:yaml.org,2002:int", BoundedSafeLoader.construct_yaml_int)
+    loader: Any = BoundedSafeLoader  # PyYAML's stubs do not type add_constructor on a subclass
+    loader.add_constructor("tag:yaml.org,2002:timestamp", BoundedSafeLoader.construct_yaml_timestamp)
+    loader.add_constructor("tag:yaml.org,2002:int", BoundedSafeLoader.construct_yaml_int)
     return yaml, BoundedSafeLoader
 
 
@@ -431,7 +431,7 @@ def _check_expansion(node: Any, source: str, text_length: int) -> None:
 def _record_positions(node: Any, positions: dict[tuple[Any, ...], tuple[int, int]]) -> None:
     import yaml
 
-    stack = [((), node)]
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), node)]
     seen: set[int] = set()
     while stack:
         path, current = stack.pop()
@@ -574,7 +574,7 @@ def document_format(source: str, text: str) -> str:
     standard input) JSON Lines when the first line is a whole JSON object, JSON when the text
     starts with ``{`` or ``[``, else YAML.
 
-    >>> document_format("-", '{"id": 1}\n'), document_format("-", '{\n "q1": "1"\n}'), document_format("x", "a: 1")
+    >>> document_format("-", '{"id": 1}\\n'), document_format("-", '{\\n "q1": "1"\\n}'), document_format("x", "a: 1")
     ('jsonl', 'json', 'yaml')
     """
     suffix = os.path.splitext(source)[1].lower()
@@ -894,7 +894,7 @@ def output_stream(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             raise IsADirectoryError(21, "is a directory")
         if info is not None and not stat.S_ISREG(info.st_mode):
             with open(name, "wb") as direct:
-                yield direct  # type: ignore[misc]
+                yield direct
             return
         directory, base = os.path.split(target)
         _remove_stale_temporaries(directory, base)
@@ -903,7 +903,7 @@ def output_stream(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise OutputError(f"cannot write {name}: {error.strerror or error}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            yield handle  # type: ignore[misc]
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         if info is not None:

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from enum import Enum
@@ -203,6 +203,8 @@ class Relation:
     arity: int
     ordered: bool
     scalar: bool
+    _key: tuple[tuple[Value, ...], ...] | frozenset[tuple[Value, ...]] | None
+    _hash: int | None
 
     def __init__(
         self,
@@ -211,10 +213,10 @@ class Relation:
         ordered: bool = False,
         scalar: bool = False,
     ) -> None:
-        rows = tuple(tuple(row) for row in rows)
-        arity = len(rows[0]) if rows else 0
+        checked_rows: tuple[tuple[Value, ...], ...] = tuple(tuple(row) for row in rows)
+        arity = len(checked_rows[0]) if checked_rows else 0
         column_types: list[str | None] = [None] * arity
-        for index, row in enumerate(rows):
+        for index, row in enumerate(checked_rows):
             if len(row) != arity or not row:
                 raise ValueError(f"tuple {index + 1} has {len(row)} values; expected {arity}")
             for column, value in enumerate(row):
@@ -230,9 +232,9 @@ class Relation:
                         f"tuple {index + 1}, column {column + 1}: a {kind} in a column of "
                         f"{column_types[column]}s"
                     )
-        if scalar and (len(rows) != 1 or arity != 1):
+        if scalar and (len(checked_rows) != 1 or arity != 1):
             raise ValueError("a scalar is exactly one tuple of one value")
-        self._init(rows, arity, ordered, scalar)
+        self._init(checked_rows, arity, ordered, scalar)
 
     @classmethod
     def checked(
@@ -275,11 +277,13 @@ class Relation:
         return cls([[value_of(value)]], scalar=True)
 
     @property
-    def key(self):
+    def key(self) -> tuple[tuple[Value, ...], ...] | frozenset[tuple[Value, ...]]:
         """What equality compares: the tuple sequence if ordered, else the set of tuples."""
-        if self._key is None:
-            object.__setattr__(self, "_key", self.rows if self.ordered else frozenset(self.rows))
-        return self._key
+        key = self._key
+        if key is None:
+            key = self.rows if self.ordered else frozenset(self.rows)
+            object.__setattr__(self, "_key", key)
+        return key
 
     @property
     def columns(self) -> list[tuple[Value, ...]]:
@@ -293,7 +297,7 @@ class Relation:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[Value, ...]]:
         return iter(self.rows)
 
     def __eq__(self, other: object) -> bool:
@@ -306,9 +310,11 @@ class Relation:
         )
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash((self.ordered, self.scalar, self.key)))
-        return self._hash
+        cached = self._hash
+        if cached is None:
+            cached = hash((self.ordered, self.scalar, self.key))
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     def __repr__(self) -> str:
         if CAS_RENDERER is not None:

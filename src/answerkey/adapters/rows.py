@@ -34,10 +34,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from answerkey.adapters.sparql import relation_from_sparql_results, sparql_results_from_relation
 from answerkey.errors import InputError
+from answerkey.grammar import parse
 from answerkey.grammar.atoms import NUMBER_SHAPE, BadAtom, number_value
+from answerkey.grammar.render import render, render_value
 from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name
-from answerkey.grammar.render import render_value
 
 __all__ = [
     "AnswerFormat",
@@ -80,10 +82,12 @@ def _date_columns(rows: list[list[Value]], arity: int) -> list[list[Value]]:
     """Turn every column whose non-NIL values are all ISO-date strings into dates."""
     for column in range(arity):
         cells = [row[column] for row in rows if type(row[column]) is not Nil]
-        if cells and all(type(cell) is String and _iso_date(cell.text) for cell in cells):
+        dates = [_iso_date(cell.text) if isinstance(cell, String) else None for cell in cells]
+        if cells and all(dates):
             for row in rows:
-                if type(row[column]) is String:
-                    row[column] = Date(_iso_date(row[column].text))
+                cell = row[column]
+                if isinstance(cell, String):
+                    row[column] = Date(_iso_date(cell.text))  # type: ignore[arg-type]
     return rows
 
 
@@ -192,16 +196,15 @@ def _json_real(number: Number) -> str:
 
 
 def _json_value(value: Value) -> str:
-    kind = type(value)
-    if kind is Number:
+    if isinstance(value, Number):
         return _json_real(value) if value.is_real else str(value.value)
-    if kind is String:
+    if isinstance(value, String):
         return json.dumps(value.text, ensure_ascii=False)
-    if kind is Boolean:
+    if isinstance(value, Boolean):
         return "true" if value.value else "false"
-    if kind is Date:
+    if isinstance(value, Date):
         return f'"{value.value.isoformat()}"'
-    if kind is Nil:
+    if isinstance(value, Nil):
         return "null"
     raise ValueError(f"no JSON rows value for {value!r}")
 
@@ -234,7 +237,7 @@ def _csv_column(cells: list[str]) -> Callable[[str], Value]:
     if filled and all(cell.lower() in _BOOLEANS for cell in filled):
         return lambda cell: Boolean(_BOOLEANS[cell.lower()])
     if filled and all(_iso_date(cell) for cell in filled):
-        return lambda cell: Date(_iso_date(cell))
+        return lambda cell: Date(_iso_date(cell))  # type: ignore[arg-type]  # all cells are dates
     return String
 
 
@@ -275,12 +278,11 @@ def read_csv(text: str, *, source: str | None = None) -> Relation:
 
 def _csv_cell(value: Value) -> str:
     # Numbers, booleans and dates are spelled as in CAS; strings go raw, nil is an empty cell.
-    kind = type(value)
-    if kind is String:
+    if isinstance(value, String):
         return value.text
-    if kind is Nil:
+    if isinstance(value, Nil):
         return ""
-    if kind in (Number, Boolean, Date):
+    if isinstance(value, (Number, Boolean, Date)):
         return render_value(value)
     raise ValueError(f"no CSV cell for {value!r}")
 
@@ -312,20 +314,14 @@ def write_csv(relation: Relation, columns: Sequence[str] | None = None) -> str:
 
 
 def _read_cas(text: str, *, source: str | None = None) -> Answer:
-    from answerkey.grammar import parse
-
     return parse(text, source=source)
 
 
 def _write_cas(answer: Answer) -> str:
-    from answerkey.grammar.render import render
-
     return render(answer) + "\n"
 
 
 def _read_sparql(text: str, *, source: str | None = None) -> Relation:
-    from answerkey.adapters.sparql import relation_from_sparql_results
-
     result = relation_from_sparql_results(text, source=source)
     if isinstance(result, bool):
         return Relation([[Boolean(result)]], scalar=True)
@@ -333,8 +329,6 @@ def _read_sparql(text: str, *, source: str | None = None) -> Relation:
 
 
 def _write_sparql(relation: Relation) -> str:
-    from answerkey.adapters.sparql import sparql_results_from_relation
-
     return json.dumps(sparql_results_from_relation(relation), ensure_ascii=False, indent=1) + "\n"
 
 
@@ -349,7 +343,7 @@ class AnswerFormat:
     suffix: str
     description: str
     read: Callable[..., Answer]
-    write: Callable[[Answer], str]
+    write: Callable[..., str]
     relations_only: bool = True
 
 

@@ -276,11 +276,11 @@ def _uniform_column(terms: list) -> list[Value] | None:
     values = list(map(reader, texts))
     if type(None) in set(map(type, values)):  # texts not valid for the type stay text
         return [_literal_text(text) if value is None else value for value, text in zip(values, texts)]
-    return values
+    return values  # type: ignore[return-value]  # no None among them
 
 
-def _column_by_term(terms: list, name: str, fail: Callable[[str], InputError]) -> list[Value]:
-    column = []
+def _column_by_term(terms: list[Any], name: str, fail: Callable[[str], InputError]) -> list[Value]:
+    column: list[Value] = []
     for number, term in enumerate(terms, start=1):
         if term is None:
             column.append(NIL)
@@ -394,8 +394,7 @@ def relation_from_sparql_results(
 
 
 def _term(value: Value) -> dict[str, str] | None:
-    kind = type(value)
-    if kind is String:
+    if isinstance(value, String):
         text = value.text
         if _TERM_SHAPE.fullmatch(text):
             if text.startswith("\\"):
@@ -405,7 +404,7 @@ def _term(value: Value) -> dict[str, str] | None:
                 return {"type": "uri", "value": uri.group(1)}
             return {"type": "bnode", "value": text[2:]}
         return {"type": "literal", "value": text}
-    if kind is Number:
+    if isinstance(value, Number):
         if not value.is_real:
             return {"type": "literal", "value": str(value.value), "datatype": XSD + "integer"}
         # Decimal's own text: plain digits where it can, an exponent (xsd:double) where a plain
@@ -413,11 +412,11 @@ def _term(value: Value) -> dict[str, str] | None:
         text = str(Decimal(value.value))
         datatype = "double" if "E" in text else "decimal"
         return {"type": "literal", "value": text, "datatype": XSD + datatype}
-    if kind is Boolean:
+    if isinstance(value, Boolean):
         return {"type": "literal", "value": "true" if value.value else "false", "datatype": XSD + "boolean"}
-    if kind is Date:
+    if isinstance(value, Date):
         return {"type": "literal", "value": value.value.isoformat(), "datatype": XSD + "date"}
-    if kind is Nil:
+    if isinstance(value, Nil):
         return None
     raise ValueError(f"no SPARQL term for {value!r}")
 

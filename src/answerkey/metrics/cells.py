@@ -7,7 +7,9 @@ a failure token a tagged tuple (so ``True`` is not the number 1). Keys are compu
 straight from Python values too, reading them as ``value_of`` would, and a column of one
 type is keyed with C-level maps: that keeps the metrics fast on large tables.
 
->>> from answerkey.comparator.values import MatchRule
+>>> from typing import Any, cast
+
+from answerkey.comparator.values import MatchRule
 >>> keyed_table([[1, "x"], [2.5, None]], MatchRule()).rows
 [(1, 'x'), (Decimal('2.5'), None)]
 """
@@ -22,6 +24,7 @@ from decimal import Decimal
 from functools import cached_property
 from itertools import chain, compress, repeat
 from operator import attrgetter, not_
+from typing import Any, TypeAlias, cast
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import Boolean, Date, Failure, Nil, Number, Relation, String, value_of
@@ -30,7 +33,8 @@ __all__ = ["KeyedTable", "checked_rows", "keyed_table", "is_number", "closest_ma
 
 _BOOLEAN, _FAILURE = "boolean", "failure"
 
-Key = object
+# A cell's key: int, Decimal, str, date, None, or a tagged tuple (booleans, failures).
+Key: TypeAlias = Any
 
 
 def is_number(key: Key) -> bool:
@@ -106,15 +110,18 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
     exact = rule.strings == "exact"
 
     def number(value: int | Decimal, real: bool) -> int | Decimal:
-        (reals if real else integers).add(value)
+        if real:
+            reals.add(cast(Decimal, value))
+        else:
+            integers.add(cast(int, value))
         return value
 
-    def real(value: float) -> Decimal | None:
+    def real(value: float) -> int | Decimal | None:
         if math.isnan(value):
             return None  # QATCH reads NaN (pandas' missing value) as a null cell
         return number(Number.of(value).value, True)
 
-    cell_keyers: dict[type, Callable[[object], Key]] = {
+    cell_keyers: dict[type, Callable[[Any], Key]] = {
         Number: lambda v: number(v.value, v.is_real),
         String: (lambda v: v.text) if exact else (lambda v: normalise(v.text)),
         Boolean: lambda v: (_BOOLEAN, v.value),
@@ -239,7 +246,7 @@ def closest_matches(
                 return False
         return match(_real(canonical), _real(system))
 
-    found = {}
+    found: dict[Key, Key] = {}
     for key in loose:
         point = _as_float(key)
         entries, points = other_table.real_index if loose_table.is_integer(key) else other_table.number_index

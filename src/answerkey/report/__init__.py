@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from answerkey.errors import RunWarning
 from answerkey.files import check_outputs, write_output
+from answerkey.report.excel import write_workbook
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
 
@@ -131,7 +132,7 @@ def yaml_text(document: Any, *, comment: str = "") -> str:
 
     base: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-    class Dumper(base):  # type: ignore[misc, valid-type]
+    class Dumper(base):
         """Multi-line text (SPARQL results, explanations) as literal blocks."""
 
     def represent_text(dumper: Any, text: str) -> Any:
@@ -147,8 +148,6 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) ->
     """Write ``result`` to each path of ``paths`` (JSON, YAML, workbook). Raises
     ``answerkey.files.OutputError`` naming the path that cannot be written."""
     if paths.xlsx:
-        from answerkey.report.excel import write_workbook
-
         write_workbook(result.workbook(), paths.xlsx, warnings=result.warnings, signature=str(result.signature),
                        quiet=quiet)
     if paths.json or paths.yaml:

@@ -19,15 +19,9 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any
 
-from openpyxl import Workbook as OpenpyxlWorkbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.chart import BarChart, Reference, Series
-from openpyxl.styles import Alignment, Font, PatternFill
-from openpyxl.utils import get_column_letter
-
 from answerkey.files import output_stream
 from answerkey.progress import progress
-from answerkey.report.workbook import FORMATS, Sheet, Workbook
+from answerkey.report.workbook import FORMATS, Chart, Column, Sheet, Workbook
 
 __all__ = ["write_workbook", "cell_text"]
 
@@ -35,9 +29,6 @@ __all__ = ["write_workbook", "cell_text"]
 # lone surrogates), replaced by U+FFFD.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _MAX_CELL_CHARS = 32767
-_HEADER_FONT = Font(bold=True)
-_WRAP = Alignment(wrap_text=True, vertical="top")
-_TOP = Alignment(vertical="top")
 
 
 def cell_text(value: object) -> str:
@@ -54,37 +45,50 @@ def cell_text(value: object) -> str:
 
 
 class _Writer:
+    """Sheets written row by row into an openpyxl write-only workbook (openpyxl is imported
+    here, when a workbook is written, not with this module)."""
+
     def __init__(self, *, quiet: bool, label: str) -> None:
-        self.book = OpenpyxlWorkbook(write_only=True)
+        import openpyxl
+        from openpyxl.cell import WriteOnlyCell
+        from openpyxl.styles import Alignment, Font, PatternFill
+
+        self.book = openpyxl.Workbook(write_only=True)
+        self.new_cell = WriteOnlyCell
+        self.new_fill = PatternFill
+        self.header_font = Font(bold=True)
+        self.wrap = Alignment(wrap_text=True, vertical="top")
         self.quiet = quiet
         self.label = label
         self.carriage_returns = False
-        self.fills: dict[str, PatternFill] = {}
+        self.fills: dict[str, Any] = {}
 
     def cell(self, sheet: Any, value: object, number_format: str | None = None, wrap: bool = False,
-             colour: str | None = None) -> WriteOnlyCell:
+             colour: str | None = None) -> Any:
         if value is None or (isinstance(value, float) and math.isnan(value)):
-            cell = WriteOnlyCell(sheet, value=None)
+            cell = self.new_cell(sheet, value=None)
         elif isinstance(value, (bool, int, float)):
-            cell = WriteOnlyCell(sheet, value=value)
+            cell = self.new_cell(sheet, value=value)
             if number_format is not None and number_format != "@":
                 cell.number_format = number_format
         else:
             text = cell_text(value)
             if "\r" in text:
                 self.carriage_returns = True
-            cell = WriteOnlyCell(sheet, value=text)
+            cell = self.new_cell(sheet, value=text)
             cell.data_type = "s"  # after the value: openpyxl has just guessed "f" for "=..."
         if wrap:
-            cell.alignment = _WRAP
+            cell.alignment = self.wrap
         if colour is not None:
             fill = self.fills.get(colour)
             if fill is None:
-                fill = self.fills[colour] = PatternFill("solid", fgColor=colour)
+                fill = self.fills[colour] = self.new_fill("solid", fgColor=colour)
             cell.fill = fill
         return cell
 
     def table(self, spec: Sheet, notes: Sequence[tuple[str, object]] = ()) -> None:
+        from openpyxl.utils import get_column_letter
+
         sheet = self.book.create_sheet(spec.name)
         for index, column in enumerate(spec.columns, start=1):
             sheet.column_dimensions[get_column_letter(index)].width = column.width
@@ -92,7 +96,7 @@ class _Writer:
         header = []
         for column in spec.columns:
             cell = self.cell(sheet, column.header)
-            cell.font = _HEADER_FONT
+            cell.font = self.header_font
             header.append(cell)
         sheet.append(header)
         formats = [FORMATS[column.format] for column in spec.columns]
@@ -112,7 +116,7 @@ class _Writer:
             sheet.append([])
             for label, value in all_notes:
                 label_cell = self.cell(sheet, label)
-                label_cell.font = _HEADER_FONT
+                label_cell.font = self.header_font
                 sheet.append([label_cell, self.cell(sheet, value)])
         anchor_row = last_row + len(all_notes) + 3
         for chart_spec in spec.charts:
@@ -136,7 +140,9 @@ def _colour(spec: Sheet, index: int, value: object) -> str | None:
     return colours.get(value) if colours and isinstance(value, str) else None
 
 
-def _chart(sheet: Any, spec: Any) -> BarChart:
+def _chart(sheet: Any, spec: Chart) -> Any:
+    from openpyxl.chart import BarChart, Reference, Series
+
     chart = BarChart()
     chart.type = "bar" if spec.horizontal else "col"
     chart.title = spec.title
@@ -180,8 +186,6 @@ def write_workbook(
     """Write ``workbook`` to ``path`` (atomically, see ``answerkey.files.output_stream``):
     ``Overview``, ``Statistics`` (the signature below its table), ``Warnings``, then the task
     sheets."""
-    from answerkey.report.workbook import Column
-
     writer = _Writer(quiet=quiet, label=os.fspath(path))
     writer.table(workbook.overview)
     writer.table(workbook.statistics, notes=[("signature", signature)] if signature else [])

@@ -152,7 +152,7 @@ def load_corpus(path: str | os.PathLike[str], *, format: str | None = None) -> C
     >>> [item.answer for item in corpus.items]
     ['5']
     >>> for problem in corpus.problems: print(problem.line, problem.column, problem.message)
-    2 19 anwser: unknown field (did you mean 'answer'?)
+    2 20 anwser: unknown field (did you mean 'answer'?)
     3 8 duplicate id 'q1' (first on line 1)
     """
     source = source_name(path)

@@ -351,7 +351,7 @@ def _metric_values(target: Relation, system: Relation, rule: MatchRule, names: S
 class _Task(NamedTuple):
     """What a worker needs to score one corpus item (plain values: they cross processes)."""
 
-    index: int
+    position: int
     answer: str | None
     max_answer: str | None
     epsilon: float | None
@@ -414,6 +414,8 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
 def _score_batch(start: int) -> list[_Outcome]:
     """Score the batch of items from ``start`` (module level: worker processes import it by
     name; the tasks and options are shared with every worker once, not sent per batch)."""
+    options: ScoreOptions
+    tasks: list[_Task]
     options, tasks = shared()  # type: ignore[misc]
     return [_score_task(task, options) for task in tasks[start : start + BATCH_SIZE]]
 
@@ -451,7 +453,7 @@ def check_corpus(corpus: Corpus, *, jobs: int = 1) -> list[InputError]:
     tasks = _tasks(corpus, None)
     for task, outcome in zip(tasks, _outcomes(tasks, ScoreOptions(), jobs)):
         if outcome.problem is not None:
-            problems.append(_problem(corpus, task.index, *outcome.problem))
+            problems.append(_problem(corpus, task.position, *outcome.problem))
     return sorted(problems, key=InputError.sort_key)
 
 
@@ -515,7 +517,7 @@ def score_corpus(
     outcomes = progress(_outcomes(tasks, options, jobs), total=len(tasks), label="score", quiet=quiet)
     for item, task, outcome in zip(corpus.items, tasks, outcomes):
         if outcome.problem is not None:
-            problems.append(_problem(corpus, task.index, *outcome.problem))
+            problems.append(_problem(corpus, task.position, *outcome.problem))
             continue
         results.append(ItemResult(
             id=item.id, verdict=outcome.verdict, reason=outcome.reason, category=item.category,
