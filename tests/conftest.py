@@ -1,9 +1,21 @@
-"""Hypothesis profiles: a fast default, CI's built-in `ci` profile (loaded when CI is set),
-and a long `fuzz` profile selected with --hypothesis-profile=fuzz."""
+"""Shared test helpers, and the Hypothesis profiles: a fast default, CI's built-in `ci`
+profile (loaded when CI is set), and a long `fuzz` profile selected with
+--hypothesis-profile=fuzz.
+
+Fixtures: ``run_cli(*args, input=None)`` runs the ``answerkey`` command in-process and
+returns click's result (``exit_code``, ``stdout``, ``stderr``); ``write_file(name, text)``
+writes a UTF-8 file under the test's tmp_path and returns its path as a string;
+``repo_root`` is the checkout (``repo_root / "examples"`` holds the bundled examples).
+"""
 
 import os
+from pathlib import Path
 
+import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
+
+from answerkey.cli import cli
 
 settings.register_profile("default", max_examples=100, deadline=None)
 settings.register_profile(
@@ -14,3 +26,34 @@ settings.register_profile(
 )
 if not os.environ.get("CI"):
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    """The checkout's root directory."""
+    return REPO_ROOT
+
+
+@pytest.fixture
+def run_cli():
+    """Run `answerkey ARGS...` in-process (stdin from ``input``); exceptions propagate."""
+
+    def invoke(*args, input=None):
+        return CliRunner().invoke(cli, [str(arg) for arg in args], input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def write_file(tmp_path):
+    """Write ``text`` to ``tmp_path / name`` (UTF-8) and return the path as a string."""
+
+    def write(name, text):
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return write

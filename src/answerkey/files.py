@@ -815,8 +815,10 @@ def check_outputs(
         for input_name, input_path in (inputs or {}).items():
             if input_path and input_path != "-" and os.path.exists(path) and _same_file(path, input_path):
                 raise OutputError(f"{option} {path}: this is the input {input_name}; refusing to overwrite it")
+        special = os.path.exists(path) and not os.path.isfile(path)
         for other_option, other in seen.items():
-            if _same_file(path, other) if os.path.exists(path) else os.path.abspath(path) == os.path.abspath(other):
+            if not special and (_same_file(path, other) if os.path.exists(path)
+                                else os.path.abspath(path) == os.path.abspath(other)):
                 raise OutputError(f"{option} and {other_option} both write to {path}")
         seen[option] = path
         if os.path.isdir(path):
@@ -824,7 +826,6 @@ def check_outputs(
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise OutputError(f"{option} {path}: no such directory {os.path.dirname(path) or '.'}")
-        special = os.path.exists(path) and not os.path.isfile(path)
         suffix = os.path.splitext(path)[1].lower()
         expected = OUTPUT_SUFFIXES.get(format, ())
         if not special and suffix in _KNOWN_SUFFIXES and suffix not in expected:

@@ -160,17 +160,17 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
 
 
 def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
-    """Print warnings on standard error: the first ``shown`` of each kind, then how many more."""
-    counts: dict[str, int] = {}
+    """Print warnings on standard error, kind by kind (in order of first appearance): the
+    first ``shown`` of each kind, then how many more there are."""
+    kinds: dict[str, list[RunWarning | str]] = {}
     for warning in warnings:
-        kind = getattr(warning, "kind", "")
-        counts[kind] = counts.get(kind, 0) + 1
-        if counts[kind] <= shown:
+        kinds.setdefault(getattr(warning, "kind", ""), []).append(warning)
+    for group in kinds.values():
+        for warning in group[:shown]:
             click.echo(f"warning: {warning}", err=True)
-    for kind, count in counts.items():
-        if count > shown:
-            click.echo(f"warning: ... and {plural(count - shown, 'more warning')} like these (all are in the reports)",
-                       err=True)
+        if len(group) > shown:
+            click.echo(f"warning: ... and {plural(len(group) - shown, 'more warning')} like these "
+                       "(all are in the reports)", err=True)
 
 
 def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
