@@ -15,7 +15,6 @@ names), misspelt names with ``did_you_mean``.
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -215,5 +214,7 @@ def kind_of(value: object) -> str:
 
 def did_you_mean(word: str, known: Sequence[str] | Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest known name, or ``""`` when none is close."""
+    import difflib  # only when a message needs it: it costs start-up time of every command
+
     close = difflib.get_close_matches(str(word), list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""

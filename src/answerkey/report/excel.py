@@ -15,7 +15,6 @@ import io
 import math
 import os
 import re
-import zipfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -164,6 +163,8 @@ def _chart(sheet: Any, spec: Chart) -> Any:
 def _keep_carriage_returns(data: bytes) -> bytes:
     """The workbook with each raw carriage return in sheet text as ``&#13;``: XML readers turn
     a raw one into a line feed, a character reference they keep."""
+    import zipfile
+
     source = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
