@@ -45,18 +45,21 @@ from answerkey.errors import InputError, RunWarning, did_you_mean, kind_of, line
 from answerkey.limits import (
     MAX_INPUT_BYTES,
     MAX_JSON_DEPTH,
-    MAX_YAML_DEPTH,
     MAX_YAML_NODES,
     YAML_EXPANSION,
     YAML_EXPANSION_FLOOR,
 )
 
 __all__ = [
+    "STDIN",
+    "source_name",
     "read_text",
     "decode_json",
+    "json_positions",
     "Document",
     "load_document",
     "document_format",
+    "DOCUMENT_SUFFIXES",
     "load_yaml",
     "JsonLine",
     "read_jsonl",
@@ -66,7 +69,7 @@ __all__ = [
     "check_outputs",
     "write_output",
     "output_stream",
-    "STDIN",
+    "OUTPUT_SUFFIXES",
 ]
 
 STDIN = "<stdin>"
@@ -338,7 +341,11 @@ def read_jsonl(text: str, *, source: str | None = None) -> list[JsonLine]:
 def _yaml_loader() -> tuple[Any, type]:
     import yaml
 
-    class BoundedSafeLoader(yaml.SafeLoader):
+    # libyaml's parser when PyYAML was built with it (3x faster on a large corpus); the
+    # construction of values, which answerkey changes below, is Python either way.
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class BoundedSafeLoader(base):
         """Safe loading: duplicate keys reported, keys read as text, bad scalars located."""
 
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
@@ -401,9 +408,6 @@ def _check_expansion(node: Any, source: str, text_length: int) -> None:
         if id(current) in sizes:
             continue
         mark = current.start_mark
-        if depth > MAX_YAML_DEPTH:
-            raise InputError(f"nested deeper than {MAX_YAML_DEPTH} levels",
-                             source=source, line=mark.line + 1, column=mark.column + 1)
         if isinstance(current, yaml.ScalarNode):
             sizes[id(current)] = (1, len(current.value))
             continue
@@ -412,6 +416,8 @@ def _check_expansion(node: Any, source: str, text_length: int) -> None:
             if isinstance(current, yaml.MappingNode)
             else list(current.value)
         )
+        if depth >= MAX_JSON_DEPTH:
+            raise _too_deep(current, source)
         if not done:
             stack.append((current, True, depth))
             stack.extend((child, False, depth + 1) for child in children if id(child) not in sizes)
@@ -426,6 +432,29 @@ def _check_expansion(node: Any, source: str, text_length: int) -> None:
                 source=source, line=mark.line + 1, column=mark.column + 1,
             )
         sizes[id(current)] = (nodes, characters)
+
+
+def _too_deep(node: Any, source: str) -> InputError:
+    mark = node.start_mark
+    return InputError(f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=mark.line + 1,
+                      column=mark.column + 1)
+
+
+def _check_depth(node: Any, source: str) -> None:
+    """Reject a document (without aliases) whose values nest deeper than ``MAX_JSON_DEPTH``."""
+    import yaml
+
+    stack = [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, yaml.ScalarNode):
+            continue
+        if depth >= MAX_JSON_DEPTH:
+            raise _too_deep(current, source)
+        if isinstance(current, yaml.MappingNode):
+            stack.extend((value, depth + 1) for _, value in current.value)
+        else:
+            stack.extend((child, depth + 1) for child in current.value)
 
 
 def _record_positions(node: Any, positions: dict[tuple[Any, ...], tuple[int, int]]) -> None:
@@ -473,12 +502,20 @@ def _yaml_surrogate(data: Any, text: str, source: str) -> InputError | None:
     return None
 
 
+def _reader_error(error: Any, text: str, source: str) -> InputError:
+    """A character YAML does not allow (a control character), at its place."""
+    line, column = line_column(text, error.position)
+    character = ord(error.character) if isinstance(error.character, str) else error.character
+    return InputError(f"character U+{character:04X} is not allowed in YAML", source=source, line=line,
+                      column=column)
+
+
 def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
     """Load one YAML document safely: no tags that build objects, keys read as text,
     duplicate keys rejected, alias expansion and depth bounded. Errors are ``InputError`` at
     the offending place.
 
-    >>> load_yaml("- id: q1\\n  answer: 5\\n").positions[(0, "answer")]
+    >>> load_yaml("- id: q1\\n  answer: 5\\n").locate((0, "answer"))
     (2, 11)
     >>> load_yaml("yes: 1\\n2: 2\\n").data
     {'yes': 1, '2': 2}
@@ -488,16 +525,18 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
         # The reader rejects non-printable characters already while the loader is built.
         loader = loader_class(text)
     except yaml.reader.ReaderError as error:
-        line, column = line_column(text, error.position)
-        character = ord(error.character) if isinstance(error.character, str) else error.character
-        raise InputError(f"character U+{character:04X} is not allowed in YAML",
-                         source=source, line=line, column=column) from None
+        raise _reader_error(error, text, source) from None
     try:
         node = loader.get_single_node()
         if node is None:
             return Document(None, source, "yaml", {})
-        _check_expansion(node, source, len(text))
+        if "&" in text:  # without an anchor there is no alias to expand
+            _check_expansion(node, source, len(text))
+        else:
+            _check_depth(node, source)
         data = loader.construct_document(node)
+    except yaml.reader.ReaderError as error:
+        raise _reader_error(error, text, source) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         message = " ".join(part for part in (error.context, error.problem) if part) or "invalid YAML"
@@ -513,9 +552,7 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
     surrogate = _yaml_surrogate(data, text, source)
     if surrogate is not None:
         raise surrogate
-    positions: dict[tuple[Any, ...], tuple[int, int]] = {}
-    _record_positions(node, positions)
-    return Document(data, source, "yaml", positions)
+    return Document(data, source, "yaml", node=node)
 
 
 # ---------------------------------------------------------------------------------- documents
@@ -534,6 +571,7 @@ class Document:
     format: str
     positions: dict[tuple[Any, ...], tuple[int, int]] | None = None
     text: str = field(default="", repr=False)
+    node: Any = field(default=None, repr=False)
     lines: list[int] = field(default_factory=list, repr=False)
     line_texts: list[str] = field(default_factory=list, repr=False)
     problems: list[InputError] = field(default_factory=list)
@@ -552,7 +590,13 @@ class Document:
                 rest = rest[:-1]
             return (line, inner.get(rest, (1, 1))[1])
         if self.positions is None:
-            self.positions = json_positions(self.text)
+            # Found when an error first needs a place: most documents never need one.
+            if self.format == "yaml":
+                self.positions = {}
+                if self.node is not None:
+                    _record_positions(self.node, self.positions)
+            else:
+                self.positions = json_positions(self.text)
         while path:
             if path in self.positions:
                 return self.positions[path]

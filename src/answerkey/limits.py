@@ -25,7 +25,6 @@ __all__ = [
     "MAX_COLUMNS",
     "MAX_JSON_DEPTH",
     "MAX_YAML_NODES",
-    "MAX_YAML_DEPTH",
     "YAML_EXPANSION",
     "MAX_TABLE_CHARS",
     "SQL_TIMEOUT",
@@ -42,7 +41,6 @@ __all__ = [
 MAX_INPUT_BYTES = 512 * 1024 * 1024
 MAX_JSON_DEPTH = 100
 MAX_YAML_NODES = 2_000_000
-MAX_YAML_DEPTH = 500
 # A YAML document's aliases may expand it (values counted each time they are used, in
 # characters) to at most this many times its own size, plus YAML_EXPANSION_FLOOR characters.
 YAML_EXPANSION = 4

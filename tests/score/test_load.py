@@ -113,7 +113,7 @@ def test_jsonl_errors_point_at_the_key(tmp_path):
     [
         ("", "the corpus has no items (an empty input is refused)"),
         ("id: q1\n", "a corpus is a list of items, not a mapping"),
-        ("- [unclosed\n", "while parsing a flow sequence expected ',' or ']', but got '<stream end>'"),
+        ("- [unclosed\n", "while parsing a flow sequence did not find expected ',' or ']'"),
     ],
 )
 def test_unusable_corpus_files(tmp_path, text, message):

@@ -119,7 +119,7 @@ class _Writer:
                 sheet.append([label_cell, self.cell(sheet, value)])
         anchor_row = last_row + len(all_notes) + 3
         for chart_spec in spec.charts:
-            sheet.add_chart(_chart(sheet, chart_spec), f"A{anchor_row}")
+            sheet.add_chart(_chart(sheet, chart_spec, spec.header), f"A{anchor_row}")
             anchor_row += max(16, 2 * (chart_spec.last - chart_spec.first + 1) + 4)
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -139,7 +139,8 @@ def _colour(spec: Sheet, index: int, value: object) -> str | None:
     return colours.get(value) if colours and isinstance(value, str) else None
 
 
-def _chart(sheet: Any, spec: Chart) -> Any:
+def _chart(sheet: Any, spec: Chart, titles: Sequence[str]) -> Any:
+    """A bar chart of ``spec``; each series is named by its column's header (``titles``)."""
     from openpyxl.chart import BarChart, Reference, Series
 
     chart = BarChart()
@@ -151,7 +152,7 @@ def _chart(sheet: Any, spec: Chart) -> Any:
     first, last = spec.first + 2, spec.last + 2  # the header is row 1
     for column in spec.values:
         values = Reference(sheet, min_col=column + 1, min_row=first, max_row=last)
-        chart.series.append(Series(values, title=None))
+        chart.series.append(Series(values, title=titles[column] if column < len(titles) else None))
     chart.set_categories(Reference(sheet, min_col=spec.labels + 1, min_row=first, max_row=last))
     if len(spec.values) == 1:
         chart.legend = None
