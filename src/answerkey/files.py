@@ -540,6 +540,8 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         message = " ".join(part for part in (error.context, error.problem) if part) or "invalid YAML"
+        if "invalid Unicode character escape" in message:  # libyaml's words for "\ud800"
+            message = "an escape in a quoted string is not a character (half of a UTF-16 surrogate pair?)"
         raise InputError(
             message, source=source, line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None
         ) from None

@@ -1,19 +1,28 @@
-"""``answerkey sdmx`` on the IMF example suite in examples/sdmx (issue #5, Command and Tests)."""
+"""``answerkey sdmx`` on the IMF example suite in examples/sdmx (issue #5, Command and Tests), on
+the spine's options and reports (issue 15) and with hostile inputs (issue 19 items 6 and 7)."""
 
+import contextlib
 import json
 import math
+import os
+import re
+import signal
 from fractions import Fraction
 from pathlib import Path
 
 import openpyxl
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from answerkey.cli import cli
+from answerkey.cli.schema import json_schema
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sdmx"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "sdmx"
 CASES = str(EXAMPLES / "cases")
 SELECTIONS = str(EXAMPLES / "selections.jsonl")
+SIGNATURE = re.compile(r"match:id\+name\|v:\S+")
 NAN = math.nan
 
 # Expected macro (recall, precision) per case, worked out by hand from the example files:
@@ -32,6 +41,7 @@ EXPECTED = {
     "weo-07-germany-current-account": (1, 1),  # plus a dimension not in the target
     "weo-08-nigeria-population": (0, NAN),  # no selection record at all
 }
+UNKNOWN_CASE = f"warning: {SELECTIONS}:14: selection for unknown case 'weo-99-retired-question'\n"
 
 
 def run(*args):
@@ -50,7 +60,8 @@ def mean(values):
 
 
 def test_example_suite_json(tmp_path):
-    """Every case of the example suite gets its hand-computed figures; suite and tag means follow."""
+    """Every case of the example suite gets its hand-computed figures; suite and tag means follow;
+    the report validates against `answerkey schema sdmx-report` and keeps the warning."""
     out = tmp_path / "report.json"
     result = run(CASES, SELECTIONS, "--json", str(out))
     assert result.exit_code == 0, result.stderr
@@ -65,27 +76,40 @@ def test_example_suite_json(tmp_path):
     assert same(summary["macro_precision"], mean(p for _, p in EXPECTED.values()))  # 0.85
     assert summary["by_tag"]["multi-turn"] == {"cases": 2, "macro_recall": 0.9, "macro_precision": 1.0}
     assert summary["by_tag"]["smalltalk"] == {"cases": 1, "macro_recall": None, "macro_precision": None}
-    assert document["signature"].startswith("match:id+name|v:")
+    assert SIGNATURE.fullmatch(document["signature"])
+    assert document["warnings"] == [UNKNOWN_CASE.removeprefix("warning: ").rstrip("\n")]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(document, json_schema("sdmx-report"))
 
 
 def test_example_suite_stdout_and_warnings():
-    """stdout holds the summary table and signature; the unknown case's selection is a warning."""
+    """stdout holds the README's summary table and signature; the unknown case's selection is a
+    warning on stderr at its line."""
     result = run(CASES, SELECTIONS)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0] == "tag         cases  macro recall  macro precision"
-    assert lines[1] == "(all)          12          0.68             0.85"
-    assert lines[4] == "multi-turn      2          0.90             1.00"
-    assert lines[5] == "smalltalk       1             -                -"
-    assert lines[-1].startswith("signature: match:id+name|v:")
-    assert result.stderr == f"warning: {SELECTIONS}: selection for unknown case 'weo-99-retired-question'\n"
+    assert lines[:7] == [
+        "tag         cases  macro recall  macro precision",
+        "(all)          12          0.68             0.85",
+        "cpi             3          0.74             0.77",
+        "imf            11          0.68             0.85",
+        "multi-turn      2          0.90             1.00",
+        "smalltalk       1             -                -",
+        "weo             9          0.67             0.90",
+    ]
+    assert len(lines) == 8 and SIGNATURE.fullmatch(lines[7].removeprefix("signature: "))
+    assert result.stderr == UNKNOWN_CASE
 
 
 def test_example_workbook(tmp_path):
-    """The example's workbook: one Overview row per case with the methodology's detail block."""
+    """The example's workbook: one Overview row per case with the methodology's detail block,
+    the Data Query Metrics per tag, the warning on the Warnings sheet."""
     out = tmp_path / "sdmx.xlsx"
-    assert run(CASES, SELECTIONS, "--xlsx", str(out), "-q").exit_code == 0
+    result = run(CASES, SELECTIONS, "--xlsx", str(out), "-q")
+    assert result.exit_code == 0
+    assert result.stdout == ""
     workbook = openpyxl.load_workbook(out)
+    assert workbook.sheetnames == ["Overview", "Statistics", "Warnings"]
     rows = {row[0]: row for row in workbook["Overview"].iter_rows(min_row=2, values_only=True)}
     assert len(rows) == 12
     india = rows["weo-03-india-gdp-and-per-capita"]
@@ -95,80 +119,233 @@ def test_example_workbook(tmp_path):
     assert "False Positives [1]\n  * NGDP_R: Gross domestic product, constant prices, National currency" in india[6]
     assert rows["weo-07-germany-current-account"][7] == "IMF.RES:WEO / FREQUENCY\nFalse Positives [1]\n  * A: Annual"
     assert rows["conv-01-india-growth-then-prices"][2] == (
-        "What is real GDP growth in India?\nAnd monthly consumer prices there?")
-    statistics = list(workbook["Statistics"].iter_rows(values_only=True))
-    assert statistics[0][0] == "Data Query Metrics"
-    assert [row[0] for row in statistics[2:8]] == ["(all)", "cpi", "imf", "multi-turn", "smalltalk", "weo"]
+        "What is real GDP growth in India?\nAnd monthly consumer prices there?"
+    )
+    statistics = workbook["Statistics"]
+    table = list(statistics.iter_rows(values_only=True))
+    assert table[0] == ("tag", "cases", "mean macro recall", "mean macro precision")
+    assert [row[0] for row in table[1:7]] == ["(all)", "cpi", "imf", "multi-turn", "smalltalk", "weo"]
+    assert table[4] == ("multi-turn", 2, 0.9, 1.0)
+    assert statistics.freeze_panes == "A2" and statistics["C2"].number_format == "0.000"
+    assert len(statistics._charts) == 1
+    assert workbook["Warnings"]["A2"].value == UNKNOWN_CASE.removeprefix("warning: ").rstrip("\n")
 
 
 def test_tag_filter(tmp_path):
-    """--tag scores only the tagged cases; an unknown tag is warned about."""
+    """--tag scores only the tagged cases; a tag no case has is a warning with a suggestion."""
     out = tmp_path / "r.yaml"
-    result = run(CASES, SELECTIONS, "--tag", "cpi", "--tag", "nope", "--yaml", str(out))
+    result = run(CASES, SELECTIONS, "--tag", "cpi", "--tag", "CPI", "--yaml", str(out))
     assert result.exit_code == 0
-    assert "warning: no case has tag 'nope'\n" in result.stderr
+    assert result.stderr == UNKNOWN_CASE + (
+        f"warning: {CASES}: no case has tag 'CPI' (did you mean 'cpi'? tags are compared exactly)\n"
+    )
     assert result.stdout.splitlines()[1].split() == ["(all)", "3", "0.74", "0.77"]
-    assert "cases: 3\n" in out.read_text()
+    document = yaml.safe_load(out.read_text())
+    assert document["summary"]["cases"] == 3
+    assert len(document["warnings"]) == 2
 
 
 def test_json_to_stdout_replaces_the_table():
-    """--json - writes the report on stdout, without the summary table."""
+    """--json - writes the report alone on stdout."""
     result = run(CASES, SELECTIONS, "--json", "-")
+    assert result.exit_code == 0
     assert json.loads(result.stdout)["summary"]["cases"] == 12
+
+
+def test_quiet_prints_nothing_on_stdout(tmp_path):
+    """-q: no summary table on stdout; warnings still go to stderr and reports are written."""
+    out = tmp_path / "r.json"
+    result = run(CASES, SELECTIONS, "-q", "--json", str(out))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", UNKNOWN_CASE)
+    assert json.loads(out.read_text())["summary"]["cases"] == 12
 
 
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
-        ({"c.yaml": "- id: a\n  tags: x\n"}, "{c}:2:9: tags: Input should be a valid list\n"),
-        ({"c.yaml": "- id: a\n", "s.jsonl": '{"id": "a", "indicator_selection": 3}\n'},
-         "{s}:1:1: indicator_selection: Input should be a valid list\n"),
-        ({"c.yaml": "- id: a\n", "s.jsonl": "{\n"},
-         "{s}:1:2: invalid JSON: Expecting property name enclosed in double quotes\n"),
+        ({"c.yaml": "- id: a\n  tags: x\n"}, ["{c}:2:9: tags: should be a list, not a string"]),
+        (
+            {"c.yaml": "- id: a\n", "s.jsonl": '{"id": "a", "indicator_selection": 3}\n'},
+            ["{s}:1:13: indicator_selection: should be a list, not an integer"],
+        ),
+        (
+            {"c.yaml": "- id: a\n", "s.jsonl": "{\n"},
+            ["{s}:1:2: invalid JSON: Expecting property name enclosed in double quotes"],
+        ),
+        (
+            {"c.yaml": "- id: a\n  tags: x\n", "s.jsonl": '{"id": "a"}\n'},
+            [
+                "{c}:2:9: tags: should be a list, not a string",
+                "{s}:1:1: indicator_selection: missing; this field is required",
+            ],
+        ),
+        (
+            {"c.yaml": "", "s.jsonl": ""},
+            [
+                "{c}: no test cases in this file (an empty input is refused)",
+                "{s}: no selection records in this file (an empty input is refused)",
+            ],
+        ),
     ],
-    ids=["bad case", "bad record", "bad json"],
+    ids=["bad case", "bad record", "bad json", "both files", "empty inputs"],
 )
 def test_input_errors_exit_2_with_location(tmp_path, files, expected):
-    """Bad input prints FILE:LINE:COL messages and exits 2 without a traceback."""
+    """Bad input prints every problem of both files as FILE:LINE:COL, then a count, and exits 2
+    without a traceback or any report."""
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     cases, selections = tmp_path / "c.yaml", tmp_path / "s.jsonl"
     if not selections.exists():
-        selections.write_text("")
-    result = run(str(cases), str(selections))
+        selections.write_text('{"id": "a", "indicator_selection": []}\n')
+    result = run(str(cases), str(selections), "--json", str(tmp_path / "r.json"))
     assert result.exit_code == 2
-    assert result.stderr == expected.format(c=cases, s=selections) + "1 error in input; nothing scored\n"
+    count = f"{len(expected)} error{'s' if len(expected) > 1 else ''} in input"
+    assert result.stderr.splitlines() == [line.format(c=cases, s=selections) for line in expected] + [count]
+    assert result.stdout == ""
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_missing_file_exits_2(tmp_path):
-    """A missing cases path is an input error."""
+    """A missing cases path is an input error naming it."""
     result = run(str(tmp_path / "absent.yaml"), SELECTIONS)
     assert result.exit_code == 2
-    assert f"{tmp_path / 'absent.yaml'}: no such file" in result.stderr
+    assert result.stderr.splitlines() == [f"{tmp_path / 'absent.yaml'}: no such file", "1 error in input"]
+
+
+@contextlib.contextmanager
+def within(seconds):
+    """Fail instead of hanging: a run still going after ``seconds`` fails the test (pytest's
+    failure is no OSError, so no reader turns it into an input error)."""
+
+    def expire(signum, frame):
+        pytest.fail(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_fifo_and_symlink_loop_in_cases_directory_are_skipped(tmp_path):
+    """A FIFO, a symlink loop and a dangling link in CASES do not hang the run: each is a warning
+    (stderr, JSON report), the regular files are scored."""
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    (cases / "a.yaml").write_text(
+        "id: a\nconversation: [{role: user, content: q, target: {indicator_selection: "
+        "[{dataset_id: d, dimensions: [{dimension_name: D, values: [{id: t, name: n}]}]}]}}]\n"
+    )
+    os.mkfifo(cases / "pipe.yaml")
+    os.symlink("loop.yaml", cases / "loop.yaml")
+    os.symlink("missing.yaml", cases / "dangling.yaml")
+    selections = tmp_path / "s.jsonl"
+    selections.write_text(
+        '{"id": "a", "indicator_selection": [{"dataset_id": "d", "dimensions": '
+        '[{"dimension_name": "D", "values": [{"id": "t", "name": "n"}]}]}]}\n'
+    )
+    out = tmp_path / "r.json"
+    with within(10):
+        result = run(str(cases), str(selections), "--json", str(out))
+    assert result.exit_code == 0
+    skipped = [
+        f"{cases / 'dangling.yaml'}: skipped, not a regular file (no such file or directory)",
+        f"{cases / 'loop.yaml'}: skipped, not a regular file (too many levels of symbolic links)",
+        f"{cases / 'pipe.yaml'}: skipped, not a regular file (a FIFO)",
+    ]
+    assert result.stderr.splitlines() == [f"warning: {line}" for line in skipped]
+    document = json.loads(out.read_text())
+    assert document["warnings"] == skipped
+    assert document["summary"] == {"cases": 1, "macro_recall": 1.0, "macro_precision": 1.0, "by_tag": {}}
+
+
+@pytest.mark.parametrize("option", ["--json", "--yaml", "--xlsx"])
+def test_reports_never_overwrite_an_input(tmp_path, option):
+    """SELECTIONS, CASES or a case file inside a CASES directory given as a report path is refused
+    before anything is read, and left unchanged."""
+    cases = tmp_path / "cases"
+    cases.mkdir()
+    case_file = cases / "a.yaml"
+    case_file.write_text("id: a\n")
+    selections = tmp_path / "s.jsonl"
+    selections.write_text('{"id": "a", "indicator_selection": []}\n')
+    for target, name in ((selections, "SELECTIONS"), (case_file, "CASES file a.yaml")):
+        before = target.read_bytes()
+        result = run(str(cases), str(selections), option, str(target))
+        assert result.exit_code == 2
+        assert result.stderr == f"{option} {target}: this is the input {name}; refusing to overwrite it\n"
+        assert target.read_bytes() == before
 
 
 def test_two_outputs_on_stdout_is_usage_trouble():
     """Only one report can go to stdout."""
     result = run(CASES, SELECTIONS, "--json", "-", "--yaml", "-")
     assert result.exit_code == 2
-    assert "only one of --json and --yaml can write to standard output" in result.stderr
+    assert result.stderr == "only one of --json and --yaml can write to standard output ('-')\n"
 
 
-def test_schema_command_prints_the_case_schema():
-    """`answerkey schema sdmx-case` prints the test-case JSON Schema, open to unknown keys."""
-    result = CliRunner().invoke(cli, ["schema", "sdmx-case"])
+def test_both_inputs_from_stdin_is_trouble():
+    """CASES and SELECTIONS cannot both be standard input."""
+    result = run("-", "-")
+    assert result.exit_code == 2
+    assert result.stderr == "only one of CASES and SELECTIONS can be read from standard input\n"
+
+
+def test_cases_from_stdin(tmp_path):
+    """CASES '-' reads a YAML suite from standard input."""
+    selections = tmp_path / "s.jsonl"
+    selections.write_text('{"id": "a", "indicator_selection": []}\n')
+    result = CliRunner().invoke(cli, ["sdmx", "-", str(selections), "--json", "-"], input="- id: a\n- id: b\n")
     assert result.exit_code == 0
-    schema = json.loads(result.stdout)
-    assert schema["title"] == "TestCase"
-    assert schema["required"] == ["id"]
-    assert schema["additionalProperties"] is True
-    assert "indicator_selection" in schema["$defs"]["Target"]["properties"]
+    assert [case["id"] for case in json.loads(result.stdout)["cases"]] == ["a", "b"]
 
 
-def test_unwritable_report_exits_2_naming_the_file(tmp_path):
-    """A report that cannot be written is trouble, named by the path the user gave."""
+def test_unwritable_report_exits_2_before_the_run(tmp_path):
+    """A report in a missing directory is refused before anything is read, naming the user's path."""
     out = tmp_path / "missing-dir" / "r.json"
     result = run(CASES, SELECTIONS, "--json", str(out), "-q")
     assert result.exit_code == 2
-    assert result.stderr.endswith(f"{out}: cannot write: No such file or directory\n")
+    assert result.stderr == f"--json {out}: no such directory {out.parent}\n"
     assert not out.parent.exists()
+
+
+@pytest.mark.parametrize("name", ["sdmx-case", "sdmx-selections", "sdmx-report"])
+def test_schema_command_prints_the_sdmx_schemas(name):
+    """`answerkey schema` prints each SDMX format's whole-file JSON Schema."""
+    result = CliRunner().invoke(cli, ["schema", name])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["$id"] == f"urn:answerkey:schema:{name}"
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_case_schema_is_open_to_unknown_keys_and_accepts_the_example():
+    """The test-case schema requires only an id, keeps unknown keys, and accepts the example files."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json_schema("sdmx-case")
+    case = schema["$defs"]["TestCase"]
+    assert case["required"] == ["id"]
+    assert case["additionalProperties"] is True
+    assert "indicator_selection" in schema["$defs"]["Target"]["properties"]
+    for path in sorted(Path(CASES).rglob("*.yaml")):
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+    selections = [json.loads(line) for line in Path(SELECTIONS).read_text().splitlines() if line.strip()]
+    jsonschema.validate(selections, json_schema("sdmx-selections"))
+
+
+def test_help_teaches_the_formats_and_the_metric():
+    """--help names the input shapes, the matching rule, the figures, an example and the exit status."""
+    result = CliRunner().invoke(cli, ["sdmx", "--help"])
+    assert result.exit_code == 0
+    for phrase in (
+        "indicator_selection",
+        "id and name are both equal",
+        "recall = TP/(TP+FN)",
+        "--tag TAG",
+        "--xlsx OUT",
+        "answerkey sdmx examples/sdmx/cases examples/sdmx/selections.jsonl",
+        "Exit status: 0 scored, 2 trouble",
+    ):
+        assert phrase in result.stdout, phrase

@@ -1,15 +1,19 @@
-"""SDMX reports: the methodology's detail block, JSON/YAML documents and the Excel workbook
-(issue #5, Reports; methodology "Excel Report")."""
+"""SDMX reports: the methodology's detail block, the JSON/YAML document (valid against
+`answerkey schema sdmx-report`), the summary table and the workbook spec as written by the
+one Excel writer (issue #5, Reports; methodology "Excel Report"; issue 15 defects 9 and 12)."""
 
 import json
 import math
 
 import openpyxl
+import pytest
 import yaml
 
-from answerkey.sdmx import evaluate, evaluate_case, suite_document, to_json, to_yaml
-from answerkey.sdmx.excel import OVERVIEW_HEADERS, write_workbook
-from answerkey.sdmx.report import details_text, not_in_target_text
+from answerkey.cli.schema import json_schema
+from answerkey.errors import RunWarning
+from answerkey.report import ReportPaths, write_reports
+from answerkey.sdmx import SdmxReport, evaluate, evaluate_case, suite_document, to_json, to_yaml
+from answerkey.sdmx.report import OVERVIEW_HEADERS, STATISTICS_HEADERS, details_text, not_in_target_text
 
 KEY = ("IMF.RES:WEO", "INDICATOR")
 GDP = ("GDP", "gross domestic product")
@@ -45,49 +49,147 @@ def test_blocks_are_separated_and_nan_is_written_na():
 
 def small_suite():
     def dataset(*terms):
-        return [{"dataset_id": KEY[0], "dimensions": [
-            {"dimension_name": KEY[1], "values": [{"id": i, "name": n} for i, n in terms]}]}]
+        return [
+            {
+                "dataset_id": KEY[0],
+                "dimensions": [{"dimension_name": KEY[1], "values": [{"id": i, "name": n} for i, n in terms]}],
+            }
+        ]
 
     cases = [
-        {"id": "=HYPERLINK(\"http://x\")", "name": "+cmd", "tags": ["weo", "@risk"],
-         "conversation": [{"role": "user", "content": "-2+3", "target": {"indicator_selection": dataset(GDP, GDPPC)}}]},
+        {
+            "id": '=HYPERLINK("http://x")',
+            "name": "+cmd",
+            "tags": ["weo", "@risk"],
+            "conversation": [
+                {"role": "user", "content": "-2+3", "target": {"indicator_selection": dataset(GDP, GDPPC)}}
+            ],
+        },
         {"id": "empty", "tags": ["weo"], "conversation": [{"role": "user", "content": "hi"}]},
     ]
-    records = [{"id": cases[0]["id"], "indicator_selection": dataset(GDP, GDPPC, GDP_CONST)},
-               {"id": "empty", "indicator_selection": [{"dataset_id": "ds2", "dimensions": [
-                   {"dimension_name": "d", "values": [{"id": "=1+1", "name": "x"}]}]}]}]
+    records = [
+        {"id": cases[0]["id"], "indicator_selection": dataset(GDP, GDPPC, GDP_CONST)},
+        {
+            "id": "empty",
+            "indicator_selection": [
+                {"dataset_id": "ds2", "dimensions": [{"dimension_name": "d", "values": [{"id": "=1+1", "name": "x"}]}]}
+            ],
+        },
+        {"id": "unknown", "indicator_selection": []},
+    ]
     return evaluate(cases, records)
 
 
 def test_json_document_shape_and_nan_as_null():
-    """JSON has signature, summary (with by_tag) and per-case dimensions; NaN becomes null."""
+    """The document has signature, summary (with by_tag), per-case dimensions and warnings; NaN becomes null."""
     document = json.loads(to_json(small_suite()))
-    assert list(document) == ["signature", "summary", "cases"]
+    assert list(document) == ["signature", "summary", "cases", "warnings"]
+    assert document["signature"].startswith("match:id+name|v:")
     assert document["summary"] == {
-        "cases": 2, "macro_recall": 1.0, "macro_precision": 2 / 3,
-        "by_tag": {"@risk": {"cases": 1, "macro_recall": 1.0, "macro_precision": 2 / 3},
-                   "weo": {"cases": 2, "macro_recall": 1.0, "macro_precision": 2 / 3}},
+        "cases": 2,
+        "macro_recall": 1.0,
+        "macro_precision": 2 / 3,
+        "by_tag": {
+            "@risk": {"cases": 1, "macro_recall": 1.0, "macro_precision": 2 / 3},
+            "weo": {"cases": 2, "macro_recall": 1.0, "macro_precision": 2 / 3},
+        },
     }
     first, empty = document["cases"]
-    assert first["dimensions"][0]["false_positives"] == [{"id": "GDP_CONST", "name": GDP_CONST[1]}]
-    assert first["dimensions"][0]["recall"] == 1.0
+    assert list(first) == [
+        "id",
+        "name",
+        "query",
+        "tags",
+        "macro_recall",
+        "macro_precision",
+        "dimensions",
+        "dimensions_not_in_target",
+    ]
+    assert (first["id"], first["name"], first["query"], first["tags"]) == (
+        '=HYPERLINK("http://x")',
+        "+cmd",
+        "-2+3",
+        ["weo", "@risk"],
+    )
+    assert first["dimensions"] == [
+        {
+            "dataset_id": "IMF.RES:WEO",
+            "dimension_name": "INDICATOR",
+            "recall": 1.0,
+            "precision": 2 / 3,
+            "true_positives": [{"id": "GDP", "name": GDP[1]}, {"id": "GDPPC", "name": GDPPC[1]}],
+            "false_negatives": [],
+            "false_positives": [{"id": "GDP_CONST", "name": GDP_CONST[1]}],
+        }
+    ]
     assert (empty["macro_recall"], empty["macro_precision"], empty["dimensions"]) == (None, None, [])
     assert empty["dimensions_not_in_target"] == [
-        {"dataset_id": "ds2", "dimension_name": "d", "false_positives": [{"id": "=1+1", "name": "x"}]}]
+        {"dataset_id": "ds2", "dimension_name": "d", "false_positives": [{"id": "=1+1", "name": "x"}]}
+    ]
+    assert document["warnings"] == ["selection for unknown case 'unknown'"]
+
+
+def test_document_validates_against_the_report_schema():
+    """The document is valid for `answerkey schema sdmx-report` and for the SdmxReport model."""
+    jsonschema = pytest.importorskip("jsonschema")
+    document = suite_document(small_suite())
+    jsonschema.validate(document, json_schema("sdmx-report"))
+    assert SdmxReport.model_validate(document).summary.by_tag["weo"].cases == 2
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**document, "extra": 1}, json_schema("sdmx-report"))
 
 
 def test_yaml_matches_json():
     """The YAML report holds the same document as the JSON one."""
     suite = small_suite()
-    assert yaml.safe_load(to_yaml(suite)) == json.loads(to_json(suite)) == suite_document(suite)
+    assert yaml.safe_load(to_yaml(suite)) == json.loads(to_json(suite)) == suite_document(suite) == suite.document()
+
+
+def test_summary_table_with_signature():
+    """The table lists all cases then each tag with two decimals, "-" for undefined, then the signature."""
+    lines = small_suite().summary_table().splitlines()
+    assert lines[:4] == [
+        "tag    cases  macro recall  macro precision",
+        "(all)      2          1.00             0.67",
+        "@risk      1          1.00             0.67",
+        "weo        2          1.00             0.67",
+    ]
+    assert lines[4].startswith("signature: match:id+name|v:")
+    empty = evaluate([{"id": "a"}], []).summary_table().splitlines()
+    assert empty[1] == "(all)      1             -                -"
+
+
+def test_workbook_spec():
+    """Overview: one row per case in the methodology's columns; Statistics: the Data Query Metrics rows."""
+    book = small_suite().workbook()
+    assert book.overview.header == list(OVERVIEW_HEADERS)
+    assert [column.format for column in book.overview.columns] == ["text"] * 4 + ["ratio"] * 2 + ["text"] * 2
+    assert book.overview.rows[1] == [
+        "empty",
+        None,
+        "hi",
+        "weo",
+        None,
+        None,
+        None,
+        "ds2 / d\nFalse Positives [1]\n  * =1+1: x",
+    ]
+    assert book.statistics.header == list(STATISTICS_HEADERS)
+    assert book.statistics.rows == [["(all)", 2, 1.0, 2 / 3], ["@risk", 1, 1.0, 2 / 3], ["weo", 2, 1.0, 2 / 3]]
+    [chart] = book.statistics.charts
+    assert (chart.values, chart.first, chart.last) == ((2, 3), 1, 2)
+    assert book.statistics.notes[0][0] == "Data Query Metrics"
+    assert book.task_sheets == []
 
 
 def test_workbook_cells(tmp_path):
-    """Reopened with openpyxl: Overview rows, text never formulas, NaN empty, Statistics block and chart."""
+    """Reopened with openpyxl: Overview, Statistics and Warnings; text never a formula; NaN empty;
+    frozen header, filter and ratio formats; the chart of recall and precision per tag."""
     path = tmp_path / "report.xlsx"
-    write_workbook(small_suite(), path)
+    suite = small_suite()
+    write_reports(suite, ReportPaths(xlsx=str(path)), quiet=True)
     workbook = openpyxl.load_workbook(path)
-    assert workbook.sheetnames == ["Overview", "Statistics"]
+    assert workbook.sheetnames == ["Overview", "Statistics", "Warnings"]
     overview = workbook["Overview"]
     rows = list(overview.iter_rows(values_only=True))
     assert rows[0] == OVERVIEW_HEADERS
@@ -95,31 +197,47 @@ def test_workbook_cells(tmp_path):
     assert rows[1][6].startswith("IMF.RES:WEO / INDICATOR\n[recall: 1.00, precision: 0.67]\n")
     assert rows[2][4:8] == (None, None, None, "ds2 / d\nFalse Positives [1]\n  * =1+1: x")
     assert all(cell.data_type == "s" for cell in overview[2][:4])
-    assert overview["A2"].alignment.wrap_text
+    assert overview["G2"].alignment.wrap_text
     assert overview.freeze_panes == "A2"
     assert overview.auto_filter.ref == "A1:H3"
     assert overview.column_dimensions["G"].width >= 60
-    assert overview["E2"].number_format == "0.00"
+    assert overview["E2"].number_format == overview["F2"].number_format == "0.000"
 
     statistics = workbook["Statistics"]
-    block = [row for row in statistics.iter_rows(values_only=True) if any(v is not None for v in row)]
-    assert block[0][0] == "Data Query Metrics"
-    assert block[1] == ("tag", "cases", "mean macro recall", "mean macro precision")
-    assert block[2] == ("(all)", 2, 1.0, 2 / 3)
-    assert block[3] == ("@risk", 1, 1.0, 2 / 3)
-    assert block[4] == ("weo", 2, 1.0, 2 / 3)
-    assert block[5][0] == "signature" and block[5][1].startswith("match:id+name|v:")
+    table = list(statistics.iter_rows(values_only=True))
+    assert table[:4] == [STATISTICS_HEADERS, ("(all)", 2, 1.0, 2 / 3), ("@risk", 1, 1.0, 2 / 3), ("weo", 2, 1.0, 2 / 3)]
+    notes = {row[0]: row[1] for row in table[4:] if row[0] is not None}
+    assert "Data Query Metrics" in notes
+    assert notes["signature"] == str(suite.signature)
+    assert statistics.freeze_panes == "A2" and statistics.auto_filter.ref == "A1:D4"
+    assert statistics["C2"].number_format == "0.000"
     [chart] = statistics._charts
-    assert [s.val.numRef.f for s in chart.series] == ["'Statistics'!$C$4:$C$5", "'Statistics'!$D$4:$D$5"]
+    assert [s.val.numRef.f for s in chart.series] == ["'Statistics'!$C$3:$C$4", "'Statistics'!$D$3:$D$4"]
+
+    warnings = list(workbook["Warnings"].iter_rows(values_only=True))
+    assert warnings == [("warning",), ("selection for unknown case 'unknown'",)]
 
 
 def test_workbook_without_tags_charts_the_overall_row(tmp_path):
-    """With no tags the chart shows the overall figures instead of nothing."""
+    """With no tags the chart shows the overall figures instead of nothing; undefined figures are empty."""
     suite = evaluate([{"id": "a"}], [])
     assert math.isnan(suite.summary.macro_recall)
     path = tmp_path / "r.xlsx"
-    write_workbook(suite, path)
+    write_reports(suite, ReportPaths(xlsx=str(path)), quiet=True)
     statistics = openpyxl.load_workbook(path)["Statistics"]
-    assert statistics["C3"].value is None
+    assert statistics["A2"].value == "(all)" and statistics["C2"].value is None
     [chart] = statistics._charts
-    assert chart.series[0].val.numRef.f == "'Statistics'!$C$3"
+    assert chart.series[0].val.numRef.f == "'Statistics'!$C$2"
+
+
+def test_warnings_reach_json_and_workbook(tmp_path):
+    """Every warning of the run is in the JSON report and on the Warnings sheet."""
+    suite = small_suite()
+    extra = RunWarning("cases/pipe.yaml: skipped, not a regular file (a FIFO)", "skipped-file")
+    suite = type(suite)(suite.cases, suite.summary, suite.by_tag, suite.signature, (extra, *suite.warnings))
+    paths = ReportPaths(json=str(tmp_path / "r.json"), xlsx=str(tmp_path / "r.xlsx"))
+    write_reports(suite, paths, quiet=True)
+    expected = [str(extra), "selection for unknown case 'unknown'"]
+    assert json.loads((tmp_path / "r.json").read_text())["warnings"] == expected
+    sheet = openpyxl.load_workbook(tmp_path / "r.xlsx")["Warnings"]
+    assert [row[0] for row in sheet.iter_rows(min_row=2, values_only=True)] == expected

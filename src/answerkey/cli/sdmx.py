@@ -1,109 +1,74 @@
-"""``answerkey sdmx``: term precision and recall of SDMX data queries, per dimension and case."""
+"""``answerkey sdmx CASES SELECTIONS``: term precision and recall of SDMX data queries, per
+dimension and case."""
 
 from __future__ import annotations
 
 import click
 
-__all__ = ["sdmx"]
+from answerkey.cli import Trouble
+from answerkey.cli.options import finish, quiet_option, report_options, start
+from answerkey.report import ReportPaths
+from answerkey.sdmx.load import case_files, load_suite
+from answerkey.sdmx.run import evaluate
 
-_MAX_ERRORS_SHOWN = 20
+__all__ = ["sdmx"]
 
 
 @click.command()
 @click.argument("cases", metavar="CASES")
 @click.argument("selections", metavar="SELECTIONS")
-@click.option("--xlsx", "xlsx_path", metavar="OUT", help="Write the Excel report (Overview, Statistics).")
-@click.option("--json", "json_path", metavar="OUT", help="Write the report as JSON ('-' for stdout).")
-@click.option("--yaml", "yaml_path", metavar="OUT", help="Write the report as YAML ('-' for stdout).")
-@click.option("--tag", "tags", multiple=True, metavar="TAG",
-              help="Score only the cases with this tag (repeat for any of several).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary table.")
-def sdmx(cases, selections, xlsx_path, json_path, yaml_path, tags, quiet) -> None:
+@report_options
+@click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="Score only the cases with this tag (repeat for any of several).",
+)
+@quiet_option
+def sdmx(cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...], quiet: bool) -> None:
     """Score the terms a system selected for SDMX data queries against test cases.
 
-    CASES is a YAML test case, a YAML list of them, or a directory of such files (the
-    methodology's schema: see `answerkey schema sdmx-case`). SELECTIONS holds one record per
-    case and turn, as JSON Lines or YAML: {"id": CASE_ID, "indicator_selection": [...]};
-    records of one case are merged.
+    CASES is a YAML test case, a YAML list of them, or a directory of such files (every
+    *.yaml and *.yml below it; entries that are not regular files, such as FIFOs or broken
+    links, are skipped with a warning). A case has an id, a name, tags, and conversation
+    turns whose target.indicator_selection lists the expected terms:
+    [{dataset_id, dimensions: [{dimension_name, values: [{id, name}]}]}].
 
-    Terms match on id and name. Per (dataset, dimension) of the target: recall = TP/(TP+FN),
-    precision = TP/(TP+FP) (undefined when nothing was selected there). A case's macro recall
-    and precision average its dimensions, the suite averages its cases, overall and per tag;
-    undefined figures are left out of means and shown empty.
+    SELECTIONS holds what the system selected, one record per case and turn, as JSON Lines
+    or a JSON/YAML list: {"id": CASE_ID, "indicator_selection": [...]}. Records of one case
+    are merged; a case without a record scores as nothing selected, and a record for an
+    unknown case is a warning. `answerkey schema sdmx-case` and `answerkey schema
+    sdmx-selections` print the JSON Schemas.
+
+    A term matches only when its id and name are both equal. Per (dataset, dimension) of
+    the target: recall = TP/(TP+FN), precision = TP/(TP+FP) (undefined when nothing was
+    selected there). A case's macro recall and precision average its target dimensions;
+    selected dimensions outside the target are listed, not averaged. The suite averages
+    its cases, overall and per tag. Undefined figures are left out of every mean and shown
+    as "-" (null in JSON, empty in Excel).
+
+    The workbook (--xlsx) has an Overview sheet (one row per case, with the methodology's
+    details block per dimension), Statistics (the Data Query Metrics per tag, with a chart)
+    and Warnings.
 
     \b
-    Example:
-      answerkey sdmx examples/sdmx/cases examples/sdmx/selections.jsonl --xlsx sdmx.xlsx
+    Examples:
+      answerkey sdmx examples/sdmx/cases examples/sdmx/selections.jsonl
+      answerkey sdmx cases/ selections.jsonl --xlsx sdmx.xlsx --json sdmx.json
+      answerkey sdmx cases/ selections.jsonl --tag weo --json - -q
 
-    Exit status: 0 scored, 2 trouble (bad input, with FILE:LINE:COL).
+    Exit status: 0 scored, 2 trouble (bad input, listed as FILE:LINE:COL: message; nothing
+    is scored when any case or record is bad).
     """
-    from answerkey.cli import Trouble
-    from answerkey.errors import InputError
-    from answerkey.progress import progress
-    from answerkey.sdmx import evaluate, load_cases, load_selections, summary_table
-
-    to_stdout = [path for path in (json_path, yaml_path) if path == "-"]
-    if len(to_stdout) > 1:
-        raise Trouble("only one of --json and --yaml can write to standard output")
-    if xlsx_path == "-":
-        raise Trouble("--xlsx needs a file name, not '-'")
-
-    errors: list[InputError] = []
-    try:
-        suite_cases = load_cases(cases, errors=errors)
-        records = load_selections(selections, errors=errors)
-    except InputError as error:
-        errors.append(error)
-    if errors:
-        for error in errors[:_MAX_ERRORS_SHOWN]:
-            click.echo(str(error), err=True)
-        if len(errors) > _MAX_ERRORS_SHOWN:
-            click.echo(f"... and {len(errors) - _MAX_ERRORS_SHOWN} more", err=True)
-        raise Trouble(f"{len(errors)} error{'s' if len(errors) > 1 else ''} in input; nothing scored")
-
-    known_tags = {tag for case in suite_cases for tag in case.tags}
-    for tag in tags:
-        if tag not in known_tags:
-            click.echo(f"warning: no case has tag {tag!r}", err=True)
-    try:
-        suite = evaluate(
-            progress(suite_cases, total=len(suite_cases), label="sdmx", quiet=quiet),
-            records,
-            tags=tags or None,
-        )
-    except InputError as error:
-        raise Trouble(str(error)) from None
-    for warning in suite.warnings:
-        click.echo(f"warning: {selections}: {warning}", err=True)
-
-    for path, write in ((xlsx_path, _write_xlsx), (json_path, _write_json), (yaml_path, _write_yaml)):
-        if not path:
-            continue
-        try:
-            write(suite, path)
-        except OSError as error:
-            raise Trouble(f"{path}: cannot write: {error.strerror or error}") from None
-
-    if not quiet and not to_stdout:
-        click.echo(summary_table(suite))
-        click.echo(f"signature: {suite.signature}")
-
-
-def _write_xlsx(suite, path) -> None:
-    from answerkey.sdmx.excel import write_workbook
-
-    write_workbook(suite, path)
-
-
-def _write_json(suite, path) -> None:
-    from answerkey.files import write_output as atomic_write
-    from answerkey.sdmx.report import to_json
-
-    atomic_write(path, to_json(suite))
-
-
-def _write_yaml(suite, path) -> None:
-    from answerkey.files import write_output as atomic_write
-    from answerkey.sdmx.report import to_yaml
-
-    atomic_write(path, to_yaml(suite))
+    if cases == "-" and selections == "-":
+        raise Trouble("only one of CASES and SELECTIONS can be read from standard input")
+    # Each case file of a CASES directory is an input a report must not overwrite.
+    inputs = {"CASES": cases, "SELECTIONS": selections}
+    inputs.update(
+        {f"CASES file {file.relative_to(cases)}": str(file) for file in case_files(cases) if str(file) != cases}
+    )
+    start(reports, inputs)
+    loaded_cases, loaded_selections = load_suite(cases, selections)
+    suite = evaluate(loaded_cases, loaded_selections, tags=tags or None, quiet=quiet)
+    finish(suite, reports, quiet=quiet)

@@ -4,6 +4,9 @@ Each dimension's selected terms are a relation of (id, name) tuples; terms match
 are equal. Per case, recall and precision are averaged over the target's dimensions (NaN
 ignored); the suite averages the cases' figures, overall and per tag.
 
+The workflow: ``schema`` (the file formats), ``load`` (test cases and selections), ``run``
+(the figures: a ``SuiteResult``) and ``report`` (its JSON, YAML, workbook and summary table).
+
 >>> from answerkey import sdmx
 >>> target = {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product"), ("GDPPC", "GDP per capita")]}
 >>> result = sdmx.evaluate_case(target, {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product")]})
@@ -11,7 +14,8 @@ ignored); the suite averages the cases' figures, overall and per tag.
 (0.5, 1.0)
 """
 
-from answerkey.sdmx.load import case_files, load_cases, load_selections
+from answerkey.sdmx.load import Cases, Selections, case_files, load_cases, load_selections, load_suite
+from answerkey.sdmx.report import dimension_block, document, suite_document, summary_table, to_json, to_yaml
 from answerkey.sdmx.run import (
     SIGNATURE,
     CaseResult,
@@ -26,10 +30,10 @@ from answerkey.sdmx.run import (
     score_dimension,
     target_of,
 )
-from answerkey.sdmx.report import dimension_block, summary_table, suite_document, to_json, to_yaml
 from answerkey.sdmx.schema import (
     DatasetSelection,
     DimensionSelection,
+    SdmxReport,
     SelectionRecord,
     Target,
     Term,
@@ -51,10 +55,14 @@ __all__ = [
     "DimensionResult",
     "SuiteResult",
     "Summary",
+    "Cases",
+    "Selections",
     "load_cases",
     "load_selections",
+    "load_suite",
     "case_files",
     "dimension_block",
+    "document",
     "summary_table",
     "suite_document",
     "to_json",
@@ -66,6 +74,7 @@ __all__ = [
     "DimensionSelection",
     "Term",
     "SelectionRecord",
+    "SdmxReport",
     "Selection",
     "TermPair",
     "TermConflict",

@@ -1,159 +1,335 @@
-"""Reading test cases and system selections from files, with errors at FILE:LINE:COL.
+"""Test cases and system selections from files, every problem at ``FILE:LINE:COL``.
 
-Test cases: a YAML file holding one case or a list of them, or a directory of such files
-(read in sorted path order, hidden entries skipped). Selections: JSON Lines (``.jsonl``, or
-any file whose first character is ``{``) or YAML/JSON (one record or a list of records).
+**Test cases** (``CASES``): a YAML file holding one case or a list of them, or a directory of
+such files (every ``*.yaml``/``*.yml`` below it, in sorted path order; hidden entries are
+passed over). Only regular files are read: a FIFO, a device or a broken or looping link in
+the directory would hang or fail a read, so it is skipped with a warning (kind
+``skipped-file``) that the run's result carries. Every case is checked against ``TestCase``;
+ids are unique in the suite, and a term id has one name within a case's target.
+
+**Selections** (``SELECTIONS``): ``SelectionRecord`` records ``{"id": CASE_ID,
+"indicator_selection": [...]}`` as JSON Lines, or a JSON or YAML list of them (or one record).
+The format is chosen by the file name's suffix, else by the first character; ``-`` reads
+standard input.
+
+Problems are collected and raised together as ``InputErrors``; an input without any case or
+record is an error, as for every command.
+
+>>> import pathlib, tempfile
+>>> path = pathlib.Path(tempfile.mkdtemp(), "s.jsonl")
+>>> _ = path.write_text('{"id": "c1", "indicator_selection": []}\\n{"id": "c2", "indicator_selection": 5}\\n')
+>>> load_selections(path)
+Traceback (most recent call last):
+...
+answerkey.errors.InputErrors: ...s.jsonl:2:14: indicator_selection: should be a list, not an integer
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from answerkey.errors import InputError
-from answerkey.files import Document, load_yaml, read_jsonl, read_text, validation_errors
-from answerkey.sdmx.run import target_of
+from answerkey.errors import InputError, InputErrors, RunWarning, did_you_mean, kind_of, plural
+from answerkey.files import DOCUMENT_SUFFIXES, Document, load_document, regular_files, source_name, validation_errors
 from answerkey.sdmx.schema import SelectionRecord, TestCase
+from answerkey.sdmx.terms import TermConflict, target_of
 
-__all__ = ["load_cases", "load_selections", "case_files"]
+__all__ = ["CASE_SUFFIXES", "Cases", "Selections", "case_files", "load_cases", "load_selections", "load_suite"]
 
-_YAML_SUFFIXES = {".yaml", ".yml"}
-
-
-def case_files(path: str | os.PathLike) -> list[Path]:
-    """The YAML files of a suite: ``path`` itself, or every ``*.yaml``/``*.yml`` under it."""
-    root = Path(path)
-    if not root.is_dir():
-        return [root]
-    found = []
-    for directory, subdirectories, files in os.walk(root):  # symlinked directories are not followed
-        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
-        found.extend(
-            Path(directory, name)
-            for name in files
-            if not name.startswith(".") and Path(name).suffix.lower() in _YAML_SUFFIXES
-        )
-    if not found:
-        raise InputError("no *.yaml or *.yml test case files in this directory", source=str(root))
-    return sorted(found)
+# The files of a cases directory that are read.
+CASE_SUFFIXES = (".yaml", ".yml")
 
 
-_KINDS = {dict: "mapping", list: "list", str: "string", int: "number", float: "number", bool: "boolean"}
+@dataclass
+class Cases:
+    """The test cases of a suite, in file order; iterating gives the ``TestCase`` models.
+
+    ``origins[i]`` is ``FILE:LINE`` of case ``i``'s id; ``warnings`` name the directory
+    entries that were not read (kind ``skipped-file``) and unknown keys that look like a
+    misspelt field (kind ``unknown-key``).
+    """
+
+    source: str
+    cases: list[TestCase] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    warnings: list[RunWarning] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[TestCase]:
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __getitem__(self, index: int) -> TestCase:
+        return self.cases[index]
 
 
-def _kind(value: Any) -> str:
-    """How a YAML/JSON value is called in messages."""
-    return "null" if value is None else _KINDS.get(type(value), type(value).__name__)
+@dataclass
+class Selections:
+    """A system's selection records, in file order; iterating gives the ``SelectionRecord``
+    models. ``origins[i]`` is ``FILE:LINE`` of record ``i``'s id; ``warnings`` name unknown
+    keys that look like a misspelt field (kind ``unknown-key``)."""
+
+    source: str
+    records: list[SelectionRecord] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    warnings: list[RunWarning] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[SelectionRecord]:
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __getitem__(self, index: int) -> SelectionRecord:
+        return self.records[index]
 
 
-def _report(error: InputError, errors: list[InputError] | None) -> None:
-    if errors is None:
-        raise error
-    errors.append(error)
+def _listing(path: str) -> tuple[bool, list[Path], list[tuple[Path, str]]]:
+    """(is a directory, the files to read, (entry, why) of each entry skipped)."""
+    if path == "-" or not Path(path).is_dir():
+        return False, [Path(path)], []
+    files, skipped = regular_files(path, CASE_SUFFIXES)
+    return True, files, skipped
 
 
-def _items(doc: Document, what: str) -> list[tuple[tuple, Any]]:
-    """A document holding one mapping or a list of mappings -> (path, item) pairs."""
-    if doc.data is None:
+def case_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files a suite is read from: ``path`` itself, or the regular ``*.yaml``/``*.yml``
+    files under the directory ``path`` (sorted; hidden entries and anything that is not a
+    regular file left out).
+
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.yml", "a.yaml", "notes.txt", ".hidden.yaml"): _ = (root / name).write_text("")
+    >>> [file.name for file in case_files(root)]
+    ['a.yaml', 'b.yml']
+    """
+    return _listing(os.fspath(path))[1]
+
+
+def _location(document: Document, path: tuple[Any, ...]) -> str:
+    line = document.locate(path)[0]
+    return f"{document.source}:{line}" if line is not None else document.source
+
+
+def _entries(document: Document, what: str, problems: list[InputError]) -> list[tuple[tuple[Any, ...], Any]]:
+    """(path, value) of each entry of a document holding one mapping or a list of them."""
+    data = document.data
+    if data is None:
         return []
-    if isinstance(doc.data, dict):
-        return [((), doc.data)]
-    if isinstance(doc.data, list):
-        return [((index,), item) for index, item in enumerate(doc.data)]
-    raise doc.error(f"expected {what} or a list of them, found a {_kind(doc.data)}")
+    if isinstance(data, dict):
+        return [((), data)]
+    if isinstance(data, list):
+        return [((index,), value) for index, value in enumerate(data)]
+    problems.append(document.error(f"{what}, not {kind_of(data)}"))
+    return []
 
 
-def _validate(model: type[BaseModel], item: Any, *, source: str, locate, errors) -> BaseModel | None:
-    if not isinstance(item, dict):
-        line, column = locate(())
-        _report(InputError(f"expected a mapping, found a {_kind(item)}",
-                           source=source, line=line, column=column), errors)
+def _misspelt(model: BaseModel, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str, str]]:
+    """(path, key, hint) of each unknown key of ``model`` and its parts that is close to a
+    field name: kept like any unknown key, but likely a typo that leaves the field empty."""
+    fields = type(model).model_fields
+    for key in model.model_extra or {}:
+        hint = did_you_mean(key, list(fields))
+        if hint:
+            yield (*path, key), key, hint
+    for name in fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            yield from _misspelt(value, (*path, name))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    yield from _misspelt(item, (*path, name, index))
+
+
+def _value_at(value: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+def _missing_hint(detail: dict[str, Any], value: Any, fields: set[str]) -> str:
+    """For a missing field, the key given instead that looks like it, if any."""
+    if detail.get("type") != "missing":
+        return ""
+    loc = tuple(detail.get("loc", ()))
+    given = _value_at(value, loc[:-1])
+    if not loc or not isinstance(given, dict):
+        return ""
+    close = difflib.get_close_matches(str(loc[-1]), [str(key) for key in given if key not in fields], n=1, cutoff=0.6)
+    return f" (found {close[0]!r}: misspelt?)" if close else ""
+
+
+def _validated(
+    model: type[BaseModel],
+    document: Document,
+    path: tuple[Any, ...],
+    value: Any,
+    what: str,
+    problems: list[InputError],
+    warnings: list[RunWarning],
+) -> Any:
+    """``value`` as ``model``, or None with its problems appended to ``problems``; unknown
+    keys that look like misspelt fields are appended to ``warnings``."""
+    if not isinstance(value, dict):
+        problems.append(document.error(f"{what} is a mapping, not {kind_of(value)}", path))
         return None
     try:
-        return model.model_validate(item)
+        valid = model.model_validate(value)
     except ValidationError as error:
-        for found in validation_errors(error, source=source, locate=locate):
-            _report(found, errors)
+        found = validation_errors(error, source=document.source, locate=document.locate, model=model, prefix=path)
+        details = error.errors(include_url=False)
+        if len(details) == len(found):  # one error per detail, in order: add what a misspelt key suggests
+            fields = set(_field_names(model))
+            found = [
+                InputError(
+                    problem.message + _missing_hint(dict(detail), value, fields),
+                    source=problem.source,
+                    line=problem.line,
+                    column=problem.column,
+                )
+                for problem, detail in zip(found, details)
+            ]
+        problems.extend(found)
         return None
+    for key_path, key, hint in _misspelt(valid, path):
+        warnings.append(
+            RunWarning(f"{_location(document, key_path)}: unknown key {key!r} is not read{hint}", "unknown-key")
+        )
+    return valid
 
 
-def load_cases(path: str | os.PathLike, *, errors: list[InputError] | None = None) -> list[TestCase]:
-    """Load a suite of test cases from a YAML file or a directory of them.
-
-    Invalid cases, conflicting term names in a target and duplicate case ids raise
-    ``InputError`` at their place; with an ``errors`` list they are appended there instead and
-    the valid cases are returned.
-    """
-    cases: list[TestCase] = []
-    first_seen: dict[str, str] = {}
-    for file in case_files(path):
-        source = str(file)
-        try:
-            doc = load_yaml(read_text(file), source=source)
-            items = _items(doc, "a test case")
-        except InputError as error:
-            _report(error, errors)
+def _field_names(model: type[BaseModel]) -> Iterator[str]:
+    """The field names of ``model`` and of the models inside it."""
+    stack: list[type[BaseModel]] = [model]
+    seen: set[type[BaseModel]] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
             continue
-        for prefix, item in items:
-            def locate(loc, prefix=prefix):
-                return doc.locate(prefix + tuple(loc))
+        seen.add(current)
+        for name, info in current.model_fields.items():
+            yield name
+            annotation = info.annotation
+            for part in (annotation, *getattr(annotation, "__args__", ())):
+                if isinstance(part, type) and issubclass(part, BaseModel):
+                    stack.append(part)
 
-            case = _validate(TestCase, item, source=source, locate=locate, errors=errors)
+
+def _skipped(entry: Path, why: str) -> RunWarning:
+    reason = why[:1].lower() + why[1:]
+    return RunWarning(f"{entry}: skipped, not a regular file ({reason})", "skipped-file")
+
+
+def load_cases(path: str | os.PathLike[str]) -> Cases:
+    """Read the test cases of a YAML file (one case or a list) or of a directory of them
+    (``-`` reads standard input).
+
+    Every invalid case, duplicate case id and target term named two ways is collected and
+    raised together as ``InputErrors``; an input without any case raises ``InputError``.
+    Directory entries that are not regular files are not read: ``Cases.warnings`` names them.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp(), "cases.yaml")
+    >>> _ = path.write_text("- id: c1\\n  tags: [weo]\\n- id: c2\\n")
+    >>> cases = load_cases(path)
+    >>> [case.id for case in cases], [origin.rsplit("/", 1)[1] for origin in cases.origins]
+    (['c1', 'c2'], ['cases.yaml:1', 'cases.yaml:3'])
+    """
+    name = os.fspath(path)
+    source = source_name(name)
+    directory, files, skipped = _listing(name)
+    suite = Cases(source, warnings=[_skipped(entry, why) for entry, why in skipped])
+    if directory and not files:
+        also = f"; {plural(len(skipped), 'entry', 'entries')} skipped, not regular files" if skipped else ""
+        raise InputError(
+            f"no *.yaml or *.yml test case files in this directory{also} (an empty input is refused)", source=source
+        )
+    problems: list[InputError] = []
+    first_seen: dict[str, str] = {}
+    for file in files:
+        try:
+            # YAML unless the name says JSON: YAML reads JSON too, and a flow mapping `{id: c1}` is no JSON.
+            document = load_document(file, format=DOCUMENT_SUFFIXES.get(file.suffix.lower(), "yaml"))
+        except InputError as error:
+            problems.append(error)
+            continue
+        problems.extend(document.problems)
+        for prefix, value in _entries(document, "a cases file holds a test case or a list of them", problems):
+            case = _validated(TestCase, document, prefix, value, "a test case", problems, suite.warnings)
             if case is None:
                 continue
             if case.id in first_seen:
-                _report(doc.error(f"duplicate case id {case.id!r} (first in {first_seen[case.id]})",
-                                  prefix + ("id",)), errors)
+                problems.append(
+                    document.error(f"duplicate case id {case.id!r} (first in {first_seen[case.id]})", (*prefix, "id"))
+                )
                 continue
-            first_seen[case.id] = f"{source}:{locate(('id',))[0]}"
             try:
                 target_of(case)
-            except InputError as error:
-                line, column = locate(getattr(error, "path", ()))
-                _report(InputError(error.message, source=source, line=line, column=column), errors)
+            except TermConflict as conflict:
+                problems.append(document.error(conflict.message, (*prefix, *conflict.path)))
                 continue
-            cases.append(case)
-    return cases
+            first_seen[case.id] = _location(document, (*prefix, "id"))
+            suite.cases.append(case)
+            suite.origins.append(first_seen[case.id])
+    if problems:
+        raise InputErrors(problems)
+    if not suite.cases:
+        where = "these files" if directory else "this file"
+        raise InputError(f"no test cases in {where} (an empty input is refused)", source=source)
+    return suite
 
 
-def _is_jsonl(path: str, text: str) -> bool:
-    suffix = Path(path).suffix.lower()
-    if suffix in _YAML_SUFFIXES:
-        return False
-    return suffix == ".jsonl" or text.lstrip().startswith("{")
+def load_selections(path: str | os.PathLike[str]) -> Selections:
+    """Read a system's selection records: JSON Lines, or a JSON or YAML list of records (or
+    one record); ``-`` reads standard input.
 
-
-def load_selections(
-    path: str | os.PathLike, *, errors: list[InputError] | None = None
-) -> list[SelectionRecord]:
-    """Load system selection records (JSONL, or YAML/JSON with one record or a list), in file
-    order; ``-`` reads standard input. Errors as in ``load_cases``."""
-    source = os.fspath(path)
-    records: list[SelectionRecord] = []
-    try:
-        text = read_text(path)
-        if _is_jsonl(source, text):
-            lines = read_jsonl(text, source=source)
-            entries = []
-            for entry in lines:
-                if entry.error is not None:
-                    _report(entry.error, errors)
-                else:
-                    entries.append((lambda loc, line=entry.line: (line, 1), entry.value))
-        else:
-            doc = load_yaml(text, source=source)
-            entries = [
-                (lambda loc, prefix=prefix: doc.locate(prefix + tuple(loc)), item)
-                for prefix, item in _items(doc, "a selection record")
-            ]
-    except InputError as error:
-        _report(error, errors)
-        return records
-    for locate, item in entries:
-        record = _validate(SelectionRecord, item, source=source, locate=locate, errors=errors)
+    Every bad line or record is collected and raised together as ``InputErrors``; a file
+    without any record raises ``InputError``.
+    """
+    source = source_name(path)
+    document = load_document(path)
+    problems = list(document.problems)
+    selections = Selections(source)
+    what = "a selections file holds selection records (a list of them, or one)"
+    for prefix, value in _entries(document, what, problems):
+        record = _validated(
+            SelectionRecord, document, prefix, value, "a selection record", problems, selections.warnings
+        )
         if record is not None:
-            records.append(record)
-    return records
+            selections.records.append(record)
+            selections.origins.append(_location(document, (*prefix, "id")))
+    if problems:
+        raise InputErrors(problems)
+    if not selections.records:
+        raise InputError("no selection records in this file (an empty input is refused)", source=source)
+    return selections
+
+
+def load_suite(cases: str | os.PathLike[str], selections: str | os.PathLike[str]) -> tuple[Cases, Selections]:
+    """``load_cases(cases)`` and ``load_selections(selections)``, the problems of both files
+    raised together (``InputErrors``), so that one run lists them all."""
+    problems: list[InputError] = []
+    loaded_cases: Cases | None = None
+    loaded_selections: Selections | None = None
+    try:
+        loaded_cases = load_cases(cases)
+    except InputError as error:
+        problems.append(error)
+    try:
+        loaded_selections = load_selections(selections)
+    except InputError as error:
+        problems.append(error)
+    if problems or loaded_cases is None or loaded_selections is None:
+        raise InputErrors(problems)
+    return loaded_cases, loaded_selections

@@ -1,7 +1,21 @@
-"""Text, JSON and YAML views of SDMX results (the workbook is in ``sdmx.excel``).
+"""What the reports of an SDMX evaluation hold: the JSON/YAML document, the summary table and
+the workbook's sheets (``answerkey.report`` writes them).
 
-The per-dimension block is the methodology's "Details in Excel Cell" format, preceded by a
-``DATASET / DIMENSION`` header line:
+The document has the shape of ``SdmxReport`` (``answerkey schema sdmx-report``); its keys are
+part of the contract:
+
+    {"signature": str,
+     "summary": {"cases", "macro_recall", "macro_precision", "by_tag": {TAG: {...}}},
+     "cases": [{"id", "name", "query", "tags", "macro_recall", "macro_precision",
+                "dimensions": [{"dataset_id", "dimension_name", "recall", "precision",
+                                "true_positives", "false_negatives", "false_positives"}],
+                "dimensions_not_in_target": [{"dataset_id", "dimension_name", "false_positives"}]}],
+     "warnings": [str]}
+
+Terms are ``{"id", "name"}``; undefined figures (NaN) are ``null``.
+
+The workbook's ``indicator selection details`` cell holds, per target dimension, the
+methodology's "Details in Excel Cell" block below a ``DATASET / DIMENSION`` header line:
 
 >>> from answerkey.sdmx.run import evaluate_case
 >>> key = ("IMF.RES:WEO", "INDICATOR")
@@ -19,32 +33,54 @@ False Positives [1]
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from answerkey.sdmx.run import CaseResult, DimensionResult, Summary, SuiteResult
+from answerkey.report import figure, json_text, text_table, yaml_text
+from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 from answerkey.sdmx.terms import TermPair
 
+if TYPE_CHECKING:
+    from answerkey.sdmx.run import CaseResult, DimensionResult, SuiteResult, Summary
+
 __all__ = [
-    "figure",
+    "OVERVIEW_HEADERS",
+    "STATISTICS_HEADERS",
+    "block_figure",
     "dimension_block",
     "details_text",
     "not_in_target_text",
+    "document",
     "suite_document",
     "to_json",
     "to_yaml",
     "summary_table",
+    "workbook",
 ]
 
+OVERVIEW_HEADERS = (
+    "id",
+    "name",
+    "query",
+    "tags",
+    "macro recall",
+    "macro precision",
+    "indicator selection details",
+    "dimensions not in target",
+)
+STATISTICS_HEADERS = ("tag", "cases", "mean macro recall", "mean macro precision")
+# The label of the whole suite's row, before the tags' rows.
+ALL_CASES = "(all)"
 
-def figure(value: float, missing: str = "n/a") -> str:
-    """A metric with two decimals, ``missing`` for NaN.
 
-    >>> figure(2 / 3), figure(1.0), figure(float("nan"))
+def block_figure(value: float) -> str:
+    """A figure of the details block: two decimals, ``n/a`` when undefined (methodology format).
+
+    >>> block_figure(2 / 3), block_figure(1.0), block_figure(float("nan"))
     ('0.67', '1.00', 'n/a')
     """
-    return missing if math.isnan(value) else f"{value:.2f}"
+    return "n/a" if math.isnan(value) else f"{value:.2f}"
 
 
 def _term_lines(title: str, terms: tuple[TermPair, ...]) -> list[str]:
@@ -55,7 +91,7 @@ def dimension_block(dimension: DimensionResult) -> str:
     """Header line, then figures and the three term lists of one target dimension."""
     lines = [
         f"{dimension.dataset_id} / {dimension.dimension_name}",
-        f"[recall: {figure(dimension.recall)}, precision: {figure(dimension.precision)}]",
+        f"[recall: {block_figure(dimension.recall)}, precision: {block_figure(dimension.precision)}]",
         *_term_lines("True Positives", dimension.true_positives),
         *_term_lines("False Negatives", dimension.false_negatives),
         *_term_lines("False Positives", dimension.false_positives),
@@ -76,6 +112,9 @@ def not_in_target_text(result: CaseResult) -> str:
     )
 
 
+# ---------------------------------------------------------------------------------- document
+
+
 def _number(value: float) -> float | None:
     return None if math.isnan(value) else value
 
@@ -84,7 +123,7 @@ def _terms(terms: Iterable[TermPair]) -> list[dict[str, str]]:
     return [{"id": term.id, "name": term.name} for term in terms]
 
 
-def _summary(summary: Summary) -> dict:
+def _figures(summary: Summary) -> dict[str, Any]:
     return {
         "cases": summary.cases,
         "macro_recall": _number(summary.macro_recall),
@@ -92,7 +131,7 @@ def _summary(summary: Summary) -> dict:
     }
 
 
-def _dimension(dimension: DimensionResult) -> dict:
+def _dimension(dimension: DimensionResult) -> dict[str, Any]:
     return {
         "dataset_id": dimension.dataset_id,
         "dimension_name": dimension.dimension_name,
@@ -104,62 +143,141 @@ def _dimension(dimension: DimensionResult) -> dict:
     }
 
 
-def suite_document(suite: SuiteResult) -> dict:
-    """The report as plain JSON-ready values (NaN as None)."""
-    summary = _summary(suite.summary)
-    summary["by_tag"] = {tag: _summary(tagged) for tag, tagged in suite.by_tag.items()}
+def _case(case: CaseResult) -> dict[str, Any]:
     return {
-        "signature": suite.signature,
-        "summary": summary,
-        "cases": [
+        "id": case.id,
+        "name": case.name,
+        "query": case.query,
+        "tags": list(case.tags),
+        "macro_recall": _number(case.macro_recall),
+        "macro_precision": _number(case.macro_precision),
+        "dimensions": [_dimension(dimension) for dimension in case.dimensions],
+        "dimensions_not_in_target": [
             {
-                "id": case.id,
-                "name": case.name,
-                "tags": list(case.tags),
-                "macro_recall": _number(case.macro_recall),
-                "macro_precision": _number(case.macro_precision),
-                "dimensions": [_dimension(d) for d in case.dimensions],
-                "dimensions_not_in_target": [
-                    {
-                        "dataset_id": d.dataset_id,
-                        "dimension_name": d.dimension_name,
-                        "false_positives": _terms(d.false_positives),
-                    }
-                    for d in case.dimensions_not_in_target
-                ],
+                "dataset_id": d.dataset_id,
+                "dimension_name": d.dimension_name,
+                "false_positives": _terms(d.false_positives),
             }
-            for case in suite.cases
+            for d in case.dimensions_not_in_target
         ],
     }
 
 
+def document(suite: SuiteResult) -> dict[str, Any]:
+    """The report as plain JSON-ready values, in the ``SdmxReport`` shape (NaN as None)."""
+    summary = _figures(suite.summary)
+    summary["by_tag"] = {tag: _figures(tagged) for tag, tagged in suite.by_tag.items()}
+    return {
+        "signature": str(suite.signature),
+        "summary": summary,
+        "cases": [_case(case) for case in suite.cases],
+        "warnings": [str(warning) for warning in suite.warnings],
+    }
+
+
+# The name this function had before every result had a ``document()``.
+suite_document = document
+
+
 def to_json(suite: SuiteResult) -> str:
-    """The report as JSON text (``null`` for NaN)."""
-    return json.dumps(suite_document(suite), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The report as JSON text (as ``--json`` writes it)."""
+    return json_text(document(suite))
 
 
 def to_yaml(suite: SuiteResult) -> str:
-    """The report as YAML text (``null`` for NaN)."""
-    import yaml
+    """The report as YAML text (as ``--yaml`` writes it)."""
+    return yaml_text(document(suite))
 
-    return yaml.safe_dump(suite_document(suite), sort_keys=False, allow_unicode=True, width=100)
+
+# ---------------------------------------------------------------------------------- table
+
+
+def _groups(suite: SuiteResult) -> list[tuple[str, Summary]]:
+    return [(ALL_CASES, suite.summary), *suite.by_tag.items()]
 
 
 def summary_table(suite: SuiteResult) -> str:
-    """A plain-text table of the suite figures, overall then per tag.
+    """The suite figures, overall then per tag, and the signature.
 
     >>> from answerkey.sdmx.run import Summary, SuiteResult
     >>> print(summary_table(SuiteResult((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
+    ... # doctest: +ELLIPSIS
     tag    cases  macro recall  macro precision
     (all)      2          0.50                -
     weo        2          0.50                -
+    signature: match:id+name|v:...
     """
-    rows = [("(all)", suite.summary), *suite.by_tag.items()]
-    width = max(len("tag"), *(len(tag) for tag, _ in rows))
-    lines = [f"{'tag':<{width}}  cases  macro recall  macro precision"]
-    for tag, summary in rows:
-        lines.append(
-            f"{tag:<{width}}  {summary.cases:>5}  {figure(summary.macro_recall, '-'):>12}"
-            f"  {figure(summary.macro_precision, '-'):>15}"
-        )
-    return "\n".join(lines)
+    rows = [
+        (tag, summary.cases, figure(summary.macro_recall, 2), figure(summary.macro_precision, 2))
+        for tag, summary in _groups(suite)
+    ]
+    return text_table(("tag", "cases", "macro recall", "macro precision"), rows) + f"\nsignature: {suite.signature}"
+
+
+# ---------------------------------------------------------------------------------- workbook
+
+
+def workbook(suite: SuiteResult) -> Workbook:
+    """``Overview``: one row per case (methodology, "Overview Sheet"); ``Statistics``: the
+    "Data Query Metrics" rows, all cases then each tag, with a chart of mean macro recall and
+    precision per tag (of all cases when none has a tag)."""
+    overview = Sheet(
+        "Overview",
+        [
+            Column(OVERVIEW_HEADERS[0], 38, "text"),
+            Column(OVERVIEW_HEADERS[1], 32, "text", wrap=True),
+            Column(OVERVIEW_HEADERS[2], 48, "text", wrap=True),
+            Column(OVERVIEW_HEADERS[3], 16, "text", wrap=True),
+            Column(OVERVIEW_HEADERS[4], 14, "ratio"),
+            Column(OVERVIEW_HEADERS[5], 16, "ratio"),
+            Column(OVERVIEW_HEADERS[6], 64, "text", wrap=True),
+            Column(OVERVIEW_HEADERS[7], 44, "text", wrap=True),
+        ],
+        [
+            [
+                case.id,
+                case.name or None,
+                case.query or None,
+                ", ".join(case.tags) or None,
+                _number(case.macro_recall),
+                _number(case.macro_precision),
+                details_text(case) or None,
+                not_in_target_text(case) or None,
+            ]
+            for case in suite.cases
+        ],
+    )
+    groups = _groups(suite)
+    # Rows (from 0): all cases, then the tags; chart the tags, or all cases when there are none.
+    first, last = (1, len(groups) - 1) if suite.by_tag else (0, 0)
+    statistics = Sheet(
+        "Statistics",
+        [
+            Column(STATISTICS_HEADERS[0], 24, "text"),
+            Column(STATISTICS_HEADERS[1], 8, "integer"),
+            Column(STATISTICS_HEADERS[2], 20, "ratio"),
+            Column(STATISTICS_HEADERS[3], 22, "ratio"),
+        ],
+        [
+            [tag, summary.cases, _number(summary.macro_recall), _number(summary.macro_precision)]
+            for tag, summary in groups
+        ],
+        charts=[
+            Chart(
+                "Data Query Metrics: mean macro recall and precision per tag",
+                0,
+                (2, 3),
+                first,
+                last,
+                axis_title="mean over cases",
+            ),
+        ],
+        notes=[
+            (
+                "Data Query Metrics",
+                "each figure is the mean over the cases of their macro figure; "
+                "undefined figures are left out and shown empty",
+            ),
+        ],
+    )
+    return Workbook(overview, statistics)

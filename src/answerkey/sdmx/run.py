@@ -1,6 +1,9 @@
 """Term precision and recall per (dataset, dimension), NaN-aware macro averages per case and
 per suite: the SDMX data-query methodology on the typed model.
 
+``evaluate`` scores a suite into a ``SuiteResult``, the result its reports are written from
+(``answerkey.sdmx.report``); ``evaluate_case`` scores one case.
+
 >>> target = {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product"), ("GDPPC", "GDP per capita")]}
 >>> chosen = dict(target)
 >>> chosen[("IMF.RES:WEO", "INDICATOR")] = target[("IMF.RES:WEO", "INDICATOR")] + [("GDP_CONST", "constant")]
@@ -17,11 +20,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from answerkey.errors import InputError
+from pydantic import BaseModel, ValidationError
+
+from answerkey.errors import InputError, InputErrors, RunWarning, did_you_mean, plural
+from answerkey.files import validation_errors
 from answerkey.model import Relation
-from answerkey.signature import Signature
+from answerkey.progress import progress
+from answerkey.report.workbook import Workbook
+from answerkey.sdmx import report
+from answerkey.sdmx.load import Cases, Selections
 from answerkey.sdmx.schema import SelectionRecord, TestCase
-from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge
+from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge, target_of
+from answerkey.signature import Signature
 
 __all__ = [
     "SIGNATURE",
@@ -38,7 +48,7 @@ __all__ = [
     "evaluate",
 ]
 
-# Terms match when both id and name are equal (methodology, "Notes").
+# Terms match when both id and name are equal (methodology, "Notes"): ``match:id+name|v:...``.
 SIGNATURE = Signature.of(match="id+name")
 
 
@@ -116,24 +126,36 @@ class Summary:
     @classmethod
     def of(cls, results: Iterable[CaseResult]) -> Summary:
         """The summary of some case results."""
-        results = list(results)
+        scored = list(results)
         return cls(
-            len(results),
-            nan_mean(result.macro_recall for result in results),
-            nan_mean(result.macro_precision for result in results),
+            len(scored),
+            nan_mean(result.macro_recall for result in scored),
+            nan_mean(result.macro_precision for result in scored),
         )
 
 
 @dataclass(frozen=True)
 class SuiteResult:
     """The cases' results, the overall summary, one summary per tag (sorted by tag), the
-    signature, and warnings (selections for unknown cases)."""
+    signature, and the warnings of the run (an ``answerkey.report.Result``)."""
 
     cases: tuple[CaseResult, ...]
     summary: Summary
     by_tag: dict[str, Summary] = field(default_factory=dict)
-    signature: str = SIGNATURE
-    warnings: tuple[str, ...] = ()
+    signature: Signature = SIGNATURE
+    warnings: tuple[RunWarning, ...] = ()
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema sdmx-report``)."""
+        return report.document(self)
+
+    def summary_table(self) -> str:
+        """All cases, then each tag: cases, macro recall and precision; the signature."""
+        return report.summary_table(self)
+
+    def workbook(self) -> Workbook:
+        """Overview (one row per case), Statistics (the Data Query Metrics, a chart per tag)."""
+        return report.workbook(self)
 
 
 def score_dimension(key: DimensionKey, target: Relation, selected: Relation) -> DimensionResult:
@@ -154,7 +176,7 @@ def score_dimension(key: DimensionKey, target: Relation, selected: Relation) -> 
     )
 
 
-def _plain(rows) -> tuple[TermPair, ...]:
+def _plain(rows: Iterable[tuple[Any, ...]]) -> tuple[TermPair, ...]:
     return tuple(TermPair(row[0].text, row[1].text) for row in rows)
 
 
@@ -170,32 +192,14 @@ def evaluate_case(target: Any, selected: Any) -> CaseResult:
     >>> r.macro_recall, r.macro_precision, r.dimensions_not_in_target[0].dataset_id
     (0.0, nan, 'ds2')
     """
-    target = {key: terms for key, terms in as_selection(target).items() if len(terms)}
-    selected = as_selection(selected)
+    expected = {key: terms for key, terms in as_selection(target).items() if len(terms)}
+    chosen = as_selection(selected)
     return CaseResult(
-        dimensions=tuple(score_dimension(key, terms, selected.get(key, EMPTY)) for key, terms in target.items()),
+        dimensions=tuple(score_dimension(key, terms, chosen.get(key, EMPTY)) for key, terms in expected.items()),
         dimensions_not_in_target=tuple(
-            score_dimension(key, EMPTY, terms)
-            for key, terms in selected.items()
-            if key not in target and len(terms)
+            score_dimension(key, EMPTY, terms) for key, terms in chosen.items() if key not in expected and len(terms)
         ),
     )
-
-
-def target_of(case: TestCase) -> Selection:
-    """The union of the targets of all turns of ``case``.
-
-    Raises ``TermConflict`` if one term id has two names in a dimension; its ``path`` is
-    relative to the case (``("conversation", turn, "target", "indicator_selection", ...)``).
-    """
-    turns = [(index, turn) for index, turn in enumerate(case.conversation) if turn.target is not None]
-    try:
-        return merge((turn.target.indicator_selection for _, turn in turns), strict=True, case_id=case.id)
-    except InputError as error:
-        path = getattr(error, "path", ())
-        if path:
-            error.path = ("conversation", turns[path[0]][0], "target", "indicator_selection") + path[1:]
-        raise
 
 
 def query_of(case: TestCase) -> str:
@@ -203,48 +207,137 @@ def query_of(case: TestCase) -> str:
     return "\n".join(turn.content for turn in case.conversation if turn.role == "user")
 
 
-def _selections_by_case(selections: Any) -> dict[str, Selection]:
+def _model(model: type[BaseModel], value: Any, source: str) -> Any:
+    """``value`` as ``model`` (a model already is one); a bad mapping is an ``InputErrors``."""
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise InputErrors(
+            validation_errors(error, source=source, locate=lambda path: (None, None), model=model)
+        ) from None
+
+
+def _cases(cases: Iterable[Any]) -> tuple[list[TestCase], list[RunWarning], str]:
+    """The case models, the warnings of their loading and the suite's source ("" when the
+    cases were not read from a file)."""
+    if isinstance(cases, Cases):
+        return list(cases.cases), list(cases.warnings), cases.source
+    return [_model(TestCase, case, f"cases[{index}]") for index, case in enumerate(cases)], [], ""
+
+
+def _selections_by_case(selections: Any) -> tuple[dict[str, Selection], dict[str, str]]:
+    """The merged selection of each case id, and where each case id's first record stands
+    (``FILE:LINE``, or "" when not read from a file)."""
     if isinstance(selections, Mapping):
-        return {str(case_id): as_selection(chosen) for case_id, chosen in selections.items()}
-    groups: dict[str, list] = {}
-    for record in selections:
-        record = record if isinstance(record, SelectionRecord) else SelectionRecord.model_validate(record)
+        return {str(case_id): as_selection(chosen) for case_id, chosen in selections.items()}, {}
+    pairs: list[tuple[SelectionRecord, str]]
+    if isinstance(selections, Selections):
+        pairs = list(zip(selections.records, selections.origins))
+    else:
+        pairs = [
+            (_model(SelectionRecord, record, f"selections[{index}]"), "") for index, record in enumerate(selections)
+        ]
+    groups: dict[str, list[Any]] = {}
+    origins: dict[str, str] = {}
+    for record, origin in pairs:
         groups.setdefault(record.id, []).append(record.indicator_selection)
-    return {case_id: merge(lists) for case_id, lists in groups.items()}
+        origins.setdefault(record.id, origin)
+    return {case_id: merge(lists) for case_id, lists in groups.items()}, origins
 
 
-def evaluate(cases: Iterable[Any], selections: Any, *, tags: Iterable[str] | None = None) -> SuiteResult:
-    """Score a suite. ``cases`` are ``TestCase`` models (or dicts of that shape);
-    ``selections`` maps case id -> selection, or is a list of ``SelectionRecord`` (or dicts),
-    several records of one case being merged. A case without a selection scores as nothing
-    selected; selections for ids that are not cases become warnings. With ``tags``, only the
-    cases carrying one of them are scored.
+def _at(origin: str, message: str) -> str:
+    return f"{origin}: {message}" if origin else message
+
+
+def _unknown_cases(chosen: dict[str, Selection], origins: dict[str, str], known: set[str]) -> list[RunWarning]:
+    """A warning for each case id of the selections that is not in the suite; when many of
+    them match a case id but for case, or none is known, one more saying so."""
+    unknown = [case_id for case_id in chosen if case_id not in known]
+    warnings = [
+        RunWarning(_at(origins.get(case_id, ""), f"selection for unknown case {case_id!r}"), "unknown-case")
+        for case_id in unknown
+    ]
+    if unknown:
+        folded = {case_id.casefold() for case_id in known}
+        by_case = [case_id for case_id in unknown if case_id.casefold() in folded]
+        if by_case:
+            warnings.append(
+                RunWarning(
+                    f"{len(by_case):,} of the {plural(len(unknown), 'unknown case id')} of the selections match "
+                    f"a case id but for case (e.g. {by_case[0]!r}); ids are compared exactly",
+                    "unknown-case-case",
+                )
+            )
+        elif len(unknown) == len(chosen) and len(chosen) > 1:
+            warnings.append(
+                RunWarning(
+                    "no selection names a case of the suite: are these the selections for these test cases?",
+                    "unknown-case-all",
+                )
+            )
+    return warnings
+
+
+def _unknown_tags(tags: Iterable[str], known: set[str], source: str) -> list[RunWarning]:
+    """A warning for each of ``tags`` that no case has, with the closest tag that one has."""
+    by_fold = {tag.casefold(): tag for tag in sorted(known)}
+    warnings = []
+    for tag in dict.fromkeys(tags):
+        if tag in known:
+            continue
+        hint = (
+            f" (did you mean {by_fold[tag.casefold()]!r}? tags are compared exactly)"
+            if tag.casefold() in by_fold
+            else did_you_mean(tag, sorted(known))
+        )
+        warnings.append(RunWarning(_at(source, f"no case has tag {tag!r}{hint}"), "unknown-tag"))
+    return warnings
+
+
+def evaluate(
+    cases: Iterable[Any], selections: Any, *, tags: Iterable[str] | None = None, quiet: bool = True
+) -> SuiteResult:
+    """Score a suite. ``cases`` are ``load_cases``' result, or ``TestCase`` models (or
+    mappings of that shape); ``selections`` are ``load_selections``' result, a list of
+    ``SelectionRecord`` (or mappings), or a mapping case id -> selection. Several records of
+    one case are merged. A case without a selection scores as nothing selected.
+
+    With ``tags``, only the cases carrying one of them are scored. Warnings (``FILE:LINE:``
+    first when the place is known): the loaders' (directory entries skipped, unknown keys
+    that look misspelt), selections for ids that are not cases, tags that no case has.
+    ``quiet=False`` draws a progress bar on a terminal for a large suite.
 
     >>> case = {"id": "c1", "tags": ["weo"], "conversation": [{"role": "user", "content": "GDP?",
     ...     "target": {"indicator_selection": [{"dataset_id": "WEO", "dimensions": [
     ...         {"dimension_name": "INDICATOR", "values": [{"id": "GDP", "name": "GDP"}]}]}]}}]}
     >>> suite = evaluate([case], [{"id": "c1", "indicator_selection": []}, {"id": "c9", "indicator_selection": []}])
-    >>> suite.summary, suite.warnings
-    (Summary(cases=1, macro_recall=0.0, macro_precision=nan), ("selection for unknown case 'c9'",))
+    >>> suite.summary, [str(warning) for warning in suite.warnings]
+    (Summary(cases=1, macro_recall=0.0, macro_precision=nan), ["selection for unknown case 'c9'"])
     """
-    chosen = _selections_by_case(selections)
+    models, warnings, source = _cases(cases)
+    chosen, origins = _selections_by_case(selections)
     wanted = set(tags) if tags is not None else None
     seen: set[str] = set()
     results = []
-    for case in cases:
-        case = case if isinstance(case, TestCase) else TestCase.model_validate(case)
-        if case.id in seen:
+    for case in progress(models, total=len(models), label="sdmx", quiet=quiet):
+        if case.id in seen:  # load_cases refuses these at their place; this is for models given directly
             raise InputError(f"duplicate case id {case.id!r}")
         seen.add(case.id)
         if wanted is not None and wanted.isdisjoint(case.tags):
             continue
         result = evaluate_case(target_of(case), chosen.get(case.id, {}))
-        results.append(dataclasses.replace(
-            result, id=case.id, name=case.name, query=query_of(case), tags=tuple(case.tags)
-        ))
+        results.append(
+            dataclasses.replace(result, id=case.id, name=case.name, query=query_of(case), tags=tuple(case.tags))
+        )
     by_tag = {
         tag: Summary.of(result for result in results if tag in result.tags)
         for tag in sorted({tag for result in results for tag in result.tags})
     }
-    warnings = tuple(f"selection for unknown case {case_id!r}" for case_id in chosen if case_id not in seen)
-    return SuiteResult(tuple(results), Summary.of(results), by_tag, SIGNATURE, warnings)
+    if isinstance(selections, Selections):
+        warnings += selections.warnings
+    warnings += _unknown_cases(chosen, origins, seen)
+    if tags is not None:
+        warnings += _unknown_tags(tags, {tag for case in models for tag in case.tags}, source)
+    return SuiteResult(tuple(results), Summary.of(results), by_tag, SIGNATURE, tuple(warnings))

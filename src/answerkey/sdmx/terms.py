@@ -17,9 +17,19 @@ from typing import Any, NamedTuple
 
 from answerkey.errors import InputError
 from answerkey.model import Relation, String
-from answerkey.sdmx.schema import DatasetSelection
+from answerkey.sdmx.schema import DatasetSelection, TestCase
 
-__all__ = ["DimensionKey", "Selection", "TermPair", "TermConflict", "merge", "as_selection", "terms_of", "EMPTY"]
+__all__ = [
+    "DimensionKey",
+    "Selection",
+    "TermPair",
+    "TermConflict",
+    "merge",
+    "as_selection",
+    "terms_of",
+    "target_of",
+    "EMPTY",
+]
 
 DimensionKey = tuple[str, str]
 Selection = dict[DimensionKey, Relation]
@@ -37,7 +47,7 @@ class TermConflict(InputError):
     """One term id with two names in a target; ``path`` points at the second occurrence:
     ``(group index, dataset index, "dimensions", index, "values", index)`` in ``merge``'s groups."""
 
-    def __init__(self, message: str, *, path: tuple = ()) -> None:
+    def __init__(self, message: str, *, path: tuple[Any, ...] = ()) -> None:
         super().__init__(message)
         self.path = path
 
@@ -47,9 +57,7 @@ def _datasets(entries: Iterable[Any]) -> Iterable[tuple[int, DatasetSelection]]:
         yield index, entry if isinstance(entry, DatasetSelection) else DatasetSelection.model_validate(entry)
 
 
-def merge(
-    groups: Iterable[Iterable[Any]], *, strict: bool = False, case_id: str | None = None
-) -> Selection:
+def merge(groups: Iterable[Iterable[Any]], *, strict: bool = False, case_id: str | None = None) -> Selection:
     """Union per dimension key of several ``indicator_selection`` lists (one per turn or
     record) of dicts or ``DatasetSelection``.
 
@@ -80,7 +88,7 @@ def merge(
     return {key: _relation(bucket) for key, bucket in rows.items()}
 
 
-def _relation(pairs) -> Relation:
+def _relation(pairs: Iterable[tuple[str, str]]) -> Relation:
     """A relation of (String, String) tuples; built without re-checking the types just made."""
     rows = tuple((String(term_id), String(name)) for term_id, name in pairs)
     return Relation.checked(rows, 2 if rows else 0)
@@ -113,4 +121,30 @@ def as_selection(value: Any) -> Selection:
 
 def terms_of(relation: Relation) -> list[TermPair]:
     """The distinct terms of a dimension, in first-occurrence order, as plain text."""
-    return [TermPair(row[0].text, row[1].text) for row in relation.distinct_rows()]
+    return [TermPair(_text(row[0]), _text(row[1])) for row in relation.distinct_rows()]
+
+
+def _text(value: object) -> str:
+    # Term relations hold String values only (``as_selection`` and ``merge`` make sure of it).
+    return value.text if isinstance(value, String) else str(value)
+
+
+def target_of(case: TestCase) -> Selection:
+    """The union of the targets of all turns of ``case``.
+
+    Raises ``TermConflict`` if one term id has two names in a dimension; its ``path`` is
+    relative to the case (``("conversation", turn, "target", "indicator_selection", ...)``).
+
+    >>> case = TestCase.model_validate({"id": "c1", "conversation": [{"role": "user", "target": {
+    ...     "indicator_selection": [{"dataset_id": "ds", "dimensions": [{"dimension_name": "d", "values": [
+    ...         {"id": "t", "name": "a term"}]}]}]}}]})
+    >>> [(key, [term.id for term in terms_of(terms)]) for key, terms in target_of(case).items()]
+    [(('ds', 'd'), ['t'])]
+    """
+    turns = [(index, turn.target) for index, turn in enumerate(case.conversation) if turn.target is not None]
+    try:
+        return merge((target.indicator_selection for _, target in turns), strict=True, case_id=case.id)
+    except TermConflict as error:
+        if error.path:
+            error.path = ("conversation", turns[error.path[0]][0], "target", "indicator_selection", *error.path[1:])
+        raise

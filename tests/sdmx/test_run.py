@@ -1,27 +1,31 @@
 """Term precision/recall per dimension and their NaN-aware macro averages (issue #5, methodology
-"Metrics" and "Example")."""
+"Metrics" and "Example"); the suite result and its warnings (issue 15: one Result, warnings
+with FILE:LINE)."""
 
+import json
 import math
+import sys
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from answerkey.errors import InputError
-from answerkey.model import Relation, String
+from answerkey.errors import InputError, InputErrors, RunWarning
+from answerkey.model import Relation
+from answerkey.report import Result
 from answerkey.sdmx import (
     SIGNATURE,
+    SuiteResult,
     Summary,
-    TermConflict,
     TermPair,
-    TestCase,
     as_selection,
     evaluate,
     evaluate_case,
-    merge,
+    load_cases,
+    load_selections,
     nan_mean,
-    target_of,
 )
+from answerkey.signature import Signature
 
 NAN = math.nan
 D1 = ("ds1", "d1")
@@ -97,55 +101,32 @@ def test_duplicate_selected_terms_count_once():
 
 def test_indicator_selection_lists_are_accepted():
     """``evaluate_case`` reads the file shape as well as mappings of (id, name) pairs."""
-    target = [{"dataset_id": "ds1", "dimensions": [{"dimension_name": "d1", "values": [{"id": "t1", "name": "term one"}]}]}]
+    target = [
+        {"dataset_id": "ds1", "dimensions": [{"dimension_name": "d1", "values": [{"id": "t1", "name": "term one"}]}]}
+    ]
     assert evaluate_case(target, {D1: [T1, T2]}).macro_precision == 0.5
 
 
-def test_selection_is_a_relation_of_id_name_strings():
-    """The typed model: a dimension's terms are a relation of (String id, String name) tuples."""
-    relation = as_selection({D1: [T1]})[D1]
-    assert isinstance(relation, Relation)
-    assert relation.rows == ((String("t1"), String("term one")),)
-
-
 def dataset(name, dimension, *terms):
-    return {"dataset_id": name, "dimensions": [
-        {"dimension_name": dimension, "values": [{"id": i, "name": n} for i, n in terms]}]}
-
-
-def test_merge_is_a_union_per_dimension_key():
-    """Turns and records are merged by union per (dataset, dimension), keeping first-seen order."""
-    merged = merge([[dataset("ds1", "d1", T1)], [dataset("ds1", "d1", T2, T1), dataset("ds2", "d1", T3)]])
-    assert list(merged) == [("ds1", "d1"), ("ds2", "d1")]
-    assert [row[0].text for row in merged[("ds1", "d1")].rows] == ["t1", "t2"]
-
-
-def test_target_conflict_names_case_and_term():
-    """One term id with two names across the turns of a target is an error naming the case and term."""
-    case = TestCase.model_validate({"id": "c7", "conversation": [
-        {"role": "user", "content": "a", "target": {"indicator_selection": [dataset("ds1", "d1", T1)]}},
-        {"role": "assistant", "content": "b"},
-        {"role": "user", "content": "c", "target": {"indicator_selection": [dataset("ds1", "d1", ("t1", "other"))]}},
-    ]})
-    with pytest.raises(TermConflict) as caught:
-        target_of(case)
-    assert caught.value.message == "case 'c7': term 't1' of ds1 / d1 is named both 'term one' and 'other'"
-    assert caught.value.path == (
-        "conversation", 2, "target", "indicator_selection", 0, "dimensions", 0, "values", 0
-    )
-
-
-def test_selection_with_two_names_for_one_id_is_scored_not_rejected():
-    """In a system selection the wrong spelling is just a false positive."""
-    selected = merge([[dataset("ds1", "d1", T1)], [dataset("ds1", "d1", ("t1", "other"))]])
-    result = evaluate_case({D1: [T1]}, selected)
-    assert (result.macro_recall, result.macro_precision) == (1.0, 0.5)
+    return {
+        "dataset_id": name,
+        "dimensions": [{"dimension_name": dimension, "values": [{"id": i, "name": n} for i, n in terms]}],
+    }
 
 
 def case(case_id, tags, *terms):
-    return {"id": case_id, "name": case_id, "tags": list(tags), "conversation": [
-        {"role": "user", "content": f"question {case_id}",
-         "target": {"indicator_selection": [dataset("ds1", "d1", *terms)]}}]}
+    return {
+        "id": case_id,
+        "name": case_id,
+        "tags": list(tags),
+        "conversation": [
+            {
+                "role": "user",
+                "content": f"question {case_id}",
+                "target": {"indicator_selection": [dataset("ds1", "d1", *terms)]},
+            }
+        ],
+    }
 
 
 def record(case_id, *terms):
@@ -160,8 +141,17 @@ def test_suite_means_ignore_nan_and_group_by_tag():
     assert [(r.id, r.macro_recall) for r in suite.cases][:3] == [("a", 0.5), ("b", 1.0), ("c", 0.0)]
     assert suite.summary == Summary(4, 0.5, 0.75)
     assert suite.by_tag == {"x": Summary(2, 0.75, 0.75), "y": Summary(3, 0.5, 0.5)}
-    assert suite.warnings == ("selection for unknown case 'zz'",)
-    assert suite.signature == SIGNATURE and SIGNATURE.startswith("match:id+name|v:")
+    assert suite.warnings == (RunWarning("selection for unknown case 'zz'", "unknown-case"),)
+
+
+def test_suite_result_is_a_result_with_a_signature_object():
+    """The suite result implements the Result protocol; its signature is a Signature naming the match rule."""
+    suite = evaluate([case("a", ["x"], T1)], [record("a", T1)])
+    assert isinstance(suite, Result)
+    assert isinstance(suite.signature, Signature) and suite.signature == SIGNATURE
+    assert suite.signature.fields["match"] == "id+name"
+    assert str(suite.signature).startswith("match:id+name|v:")
+    assert json.loads(json.dumps(suite.document()))["signature"] == str(SIGNATURE)
 
 
 def test_tag_filter_keeps_matching_cases_without_warning_about_the_others():
@@ -170,6 +160,92 @@ def test_tag_filter_keeps_matching_cases_without_warning_about_the_others():
     assert [r.id for r in suite.cases] == ["b"]
     assert suite.warnings == ()
     assert list(suite.by_tag) == ["y"]
+
+
+def test_unknown_tags_are_warnings_with_a_suggestion():
+    """A --tag no case has is a warning, suggesting the tag meant (a case-only difference said so)."""
+    suite = evaluate([case("a", ["weo"], T1), case("b", ["cpi"], T1)], [], tags=["CPI", "wo", "zzz", "weo"])
+    assert [r.id for r in suite.cases] == ["a"]
+    assert suite.warnings == (
+        RunWarning("no case has tag 'CPI' (did you mean 'cpi'? tags are compared exactly)", "unknown-tag"),
+        RunWarning("no case has tag 'wo' (did you mean 'weo'?)", "unknown-tag"),
+        RunWarning("no case has tag 'zzz'", "unknown-tag"),
+    )
+
+
+def test_warnings_from_files_name_file_and_line(tmp_path):
+    """Read from files, an unknown case's selection is located at its record's line and an unknown
+    tag at the cases file."""
+    cases_path = tmp_path / "cases.yaml"
+    cases_path.write_text("- id: a\n  tags: [x]\n")
+    selections_path = tmp_path / "s.jsonl"
+    selections_path.write_text(
+        "".join(
+            json.dumps(r) + "\n" for r in [record("a", T1), record("gone", T1), record("gone", T2), record("A2", T1)]
+        )
+    )
+    suite = evaluate(load_cases(cases_path), load_selections(selections_path), tags=["y"])
+    assert [str(warning) for warning in suite.warnings] == [
+        f"{selections_path}:2: selection for unknown case 'gone'",
+        f"{selections_path}:4: selection for unknown case 'A2'",
+        f"{cases_path}: no case has tag 'y'",
+    ]
+
+
+def test_ids_differing_only_in_case_get_a_hint():
+    """Selections whose ids match case ids but for case are each warned about, then explained once."""
+    suite = evaluate([case("a", [], T1), case("b", [], T1)], [record("A", T1), record("B", T1)])
+    assert [warning.kind for warning in suite.warnings] == ["unknown-case", "unknown-case", "unknown-case-case"]
+    assert str(suite.warnings[-1]) == (
+        "2 of the 2 unknown case ids of the selections match a case id but for case (e.g. 'A'); "
+        "ids are compared exactly"
+    )
+
+
+def test_selections_for_no_case_of_the_suite_get_a_hint():
+    """When no selection names a case of the suite, one more warning asks whether the files belong together."""
+    suite = evaluate([case("a", [], T1)], [record("x", T1), record("y", T1)])
+    assert suite.warnings[-1] == RunWarning(
+        "no selection names a case of the suite: are these the selections for these test cases?", "unknown-case-all"
+    )
+
+
+def test_invalid_mappings_are_input_errors_in_answerkeys_words():
+    """Cases and records given as mappings are validated with answerkey's messages, naming the entry."""
+    with pytest.raises(InputErrors) as caught:
+        evaluate([{"id": "a", "tags": "x"}], [])
+    assert [str(error) for error in caught.value.errors] == ["cases[0]: tags: should be a list, not a string"]
+    with pytest.raises(InputErrors) as caught:
+        evaluate([case("a", [], T1)], [record("a", T1), {"id": "a"}])
+    assert [str(error) for error in caught.value.errors] == [
+        "selections[1]: indicator_selection: missing; this field is required"
+    ]
+
+
+class Terminal:
+    """A stand-in for a terminal's stderr."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize(("quiet", "drawn"), [(False, True), (True, False)])
+def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn):
+    """A large suite draws a progress bar on a terminal's stderr unless quiet."""
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 3)
+    evaluate([case(name, [], T1) for name in "abcd"], [], quiet=quiet)
+    assert ("sdmx [" in terminal.text and "4/4" in terminal.text) is drawn
 
 
 def test_duplicate_case_id_is_an_error():
@@ -184,6 +260,7 @@ def test_case_metadata_and_query_are_filled():
     multi["conversation"] += [{"role": "assistant", "content": "answer"}, {"role": "user", "content": "more?"}]
     [result] = evaluate([multi], {}).cases
     assert (result.id, result.name, result.tags, result.query) == ("m", "m", ("t",), "question m\nmore?")
+    assert isinstance(evaluate([multi], {}), SuiteResult)
 
 
 def test_nan_mean_of_nothing_is_nan():
@@ -234,9 +311,3 @@ def test_terms_are_partitioned(target, selected):
         assert set(dimension.true_positives) | set(dimension.false_negatives) == expected
         assert set(dimension.true_positives) | set(dimension.false_positives) == picked
         assert not set(dimension.false_negatives) & set(dimension.false_positives)
-
-
-def test_relation_of_non_strings_is_rejected():
-    """A term relation must hold (String id, String name) tuples."""
-    with pytest.raises(ValueError, match=r"terms of \('ds1', 'd1'\) must be \(id, name\) pairs of strings"):
-        evaluate_case({D1: Relation.from_rows([[1, "one"]])}, {})
