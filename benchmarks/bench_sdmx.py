@@ -6,7 +6,7 @@ Figures:
 - scoring: ``answerkey.sdmx.evaluate`` on a synthetic suite (validated models in, typed
   relations and result dataclasses out) against a bare loop of Python set operations on the same
   terms, the least any implementation must do;
-- workbook: ``answerkey.sdmx.excel.build_workbook`` + save against openpyxl writing the
+- workbook: the spine's writer (``answerkey.report.excel.write_workbook``) against openpyxl writing the
   same text cells with no styling, chart or text guarding;
 - end to end: the ``answerkey sdmx`` command (YAML cases, JSONL selections, JSON report)
   against reading the same two files with PyYAML's C-less safe loader and json alone.
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _table import Figure, best_of, print_table, write_json  # noqa: E402
 
 from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections  # noqa: E402
-from answerkey.sdmx.excel import build_workbook  # noqa: E402
+from answerkey.report.excel import write_workbook  # noqa: E402
 from answerkey.sdmx.report import details_text, not_in_target_text  # noqa: E402
 
 DIMENSIONS = ["INDICATOR", "COUNTRY", "FREQUENCY", "UNIT"]
@@ -122,7 +122,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as directory:
         target = Path(directory, "r.xlsx")
-        value = best_of(lambda: build_workbook(result).save(target), 3)
+        value = best_of(lambda: write_workbook(result.workbook(), target, warnings=result.warnings,
+                                               signature=str(result.signature), quiet=True), 3)
         base = best_of(lambda: plain_workbook(target), 3)
         add(f"workbook of {count} cases", value, base, "openpyxl, same text, no styles or chart", 2)
 
