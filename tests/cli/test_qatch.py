@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-import doctest
 import hashlib
-import importlib
 import json
 import shutil
 from pathlib import Path
 
+import jsonschema
+import openpyxl
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from answerkey.cli import cli
-from answerkey.qatch import evaluate_test
-from answerkey.adapters.sql import Databases
+from answerkey.cli.schema import json_schema
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "qatch"
 RUNAWAY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+SIGNATURE = "task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|max_result_bytes:67108864|v:"
 
 
 @pytest.fixture
@@ -38,14 +39,15 @@ def write_jsonl(path, rows):
 
 
 def test_sp_example_run(databases, tmp_path):
-    """The SP example: per-test scores, means, the signature; a predicted DROP TABLE scores 0
-    and leaves the database byte-identical."""
+    """The SP example: per-test scores, means, the signature, a report that fits its schema; a
+    predicted DROP TABLE scores 0 and leaves the database byte-identical."""
     database = databases / "uk" / "uk.sqlite"
     before = hashlib.sha256(database.read_bytes()).hexdigest()
     report = tmp_path / "report.json"
     result = run(EXAMPLES / "sp-tests.jsonl", "--task", "sp", "--db", databases, "--json", report)
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[:8] == [
+    lines = result.stdout.splitlines()
+    assert lines[:9] == [
         "metric                mean  tests",
         "cell_precision      0.6429      7",
         "cell_recall         0.6429      7",
@@ -54,10 +56,12 @@ def test_sp_example_run(databases, tmp_path):
         "tuple_order         0.0000      1",
         "execution_accuracy  0.4286      7",
         "",
+        "7 tests: 7 evaluated, 2 prediction errors (scored 0), 0 test errors",
     ]
-    assert "7 tests: 7 evaluated, 2 prediction errors (scored 0), 0 test errors" in result.stdout
+    assert lines[9].startswith(f"signature: {SIGNATURE}") and len(lines) == 10
+    assert result.stderr == ""
     document = json.loads(report.read_text())
-    assert document["signature"].startswith("task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|v:")
+    assert document["signature"].startswith(SIGNATURE)
     tests = {test["id"]: test for test in document["tests"]}
     assert tests["largest-first"]["metrics"]["tuple_order"] == 0.0
     assert tests["capitals"]["metrics"]["tuple_order"] is None
@@ -67,12 +71,29 @@ def test_sp_example_run(databases, tmp_path):
     assert tests["typo"]["prediction_error"] == "the prediction query failed: no such column: nme"
     assert tests["vandal"]["line"] == 6 and tests["vandal"]["db_id"] == "uk"
     assert document["summary"] == {
-        "tests": 7, "evaluated": 7, "errors": 0, "prediction_errors": 2,
+        "tests": 7,
+        "evaluated": 7,
+        "errors": 0,
+        "prediction_errors": 2,
         "means": {
-            "cell_precision": 4.5 / 7, "cell_recall": 4.5 / 7, "tuple_cardinality": 4.5 / 7,
-            "tuple_constraint": 3.5 / 7, "tuple_order": 0.0, "execution_accuracy": 3 / 7,
+            "cell_precision": 4.5 / 7,
+            "cell_recall": 4.5 / 7,
+            "tuple_cardinality": 4.5 / 7,
+            "tuple_constraint": 3.5 / 7,
+            "tuple_order": 0.0,
+            "execution_accuracy": 3 / 7,
+        },
+        "counts": {
+            "cell_precision": 7,
+            "cell_recall": 7,
+            "tuple_cardinality": 7,
+            "tuple_constraint": 7,
+            "tuple_order": 1,
+            "execution_accuracy": 7,
         },
     }
+    assert document["warnings"] == []
+    jsonschema.validate(document, json_schema("qatch-report"))
     assert hashlib.sha256(database.read_bytes()).hexdigest() == before
 
 
@@ -89,11 +110,13 @@ def test_qa_example_csv():
     """The QA example (CSV, tables as JSON text): means over four tests, one malformed."""
     result = run(EXAMPLES / "qa-tests.csv", "--task", "qa", "--metrics", "cell_precision,cell_recall,tuple_order")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[:4] == [
+    assert result.stdout.splitlines()[:6] == [
         "metric            mean  tests",
         "cell_precision  0.6250      4",
         "cell_recall     0.7500      4",
         "tuple_order     0.4750      4",
+        "",
+        "4 tests: 4 evaluated, 1 prediction error (scored 0), 0 test errors",
     ]
 
 
@@ -109,8 +132,21 @@ def test_qa_yaml_with_sql_targets_and_custom_columns(databases, tmp_path):
         "  answer: [[Cardiff]]\n",
         encoding="utf-8",
     )
-    result = run(tests, "--task", "qa", "--db", databases, "--target-col", "gold", "--prediction-col", "answer",
-                 "--json", "-", "--metrics", "tuple_order,cell_recall")
+    result = run(
+        tests,
+        "--task",
+        "qa",
+        "--db",
+        databases,
+        "--target-col",
+        "gold",
+        "--prediction-col",
+        "answer",
+        "--json",
+        "-",
+        "--metrics",
+        "tuple_order,cell_recall",
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert [test["metrics"] for test in document["tests"]] == [
@@ -121,8 +157,18 @@ def test_qa_yaml_with_sql_targets_and_custom_columns(databases, tmp_path):
     assert [test["line"] for test in document["tests"]] == [1, 4]
 
 
+def test_yaml_report_is_the_json_document(databases, tmp_path):
+    """--yaml writes the same document as --json."""
+    json_path, yaml_path = tmp_path / "r.json", tmp_path / "r.yaml"
+    result = run(
+        EXAMPLES / "sp-tests.jsonl", "--task", "sp", "--db", databases, "--json", json_path, "--yaml", yaml_path
+    )
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(yaml_path.read_text()) == json.loads(json_path.read_text())
+
+
 def test_bad_rows_are_listed_and_nothing_is_scored(tmp_path, databases):
-    """Every bad row is reported as FILE:LINE: message, exit 2, no report written."""
+    """Every bad row is reported as FILE:LINE:COL: message, exit 2, no report written."""
     tests = tmp_path / "tests.jsonl"
     tests.write_text(
         '{"id": "a", "db_id": "uk", "query": "SELECT 1", "prediction": "SELECT 1"}\n'
@@ -131,20 +177,21 @@ def test_bad_rows_are_listed_and_nothing_is_scored(tmp_path, databases):
         '{"id": "c", "query": "SELECT 1", "prediction": "SELECT 1"}\n'
         '{"id": "d", "db_id": "uk", "query": "SELECT 1"}\n'
         '{"id": "e", oops}\n'
-        '[1, 2]\n',
+        "[1, 2]\n",
         encoding="utf-8",
     )
     report = tmp_path / "report.json"
     result = run(tests, "--task", "sp", "--db", databases, "--json", report)
     assert result.exit_code == 2
+    assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{tests}:2: duplicate id 'a' (first on line 1)",
-        f"{tests}:3: missing target column 'query'",
-        f"{tests}:4: missing db_id (the target is an SQL query)",
-        f"{tests}:5: missing prediction column 'prediction'",
+        f"{tests}:2:2: duplicate id 'a' (first on line 1)",
+        f"{tests}:3:1: missing target column 'query'",
+        f"{tests}:4:1: missing db_id (the target is an SQL query)",
+        f"{tests}:5:1: missing prediction column 'prediction'",
         f"{tests}:6:13: invalid JSON: Expecting property name enclosed in double quotes",
-        f"{tests}:7: a test is a mapping of columns, not list",
-        "6 errors in input; nothing scored",
+        f"{tests}:7:1: a test is a mapping of columns, not a list",
+        "6 errors in input",
     ]
     assert not report.exists()
 
@@ -153,17 +200,60 @@ def test_bad_rows_are_listed_and_nothing_is_scored(tmp_path, databases):
     "name, content, message",
     [
         ("t.yaml", '- query: [[a]]\n  prediction: "\x01"\n', "2:16: character U+0001 is not allowed in YAML"),
-        ("t.yaml", "query: [[a]]\n", "1:1: a tests file in YAML is a list of tests (mappings)"),
-        ("t.csv", 'query,prediction\n"[[1]]","[[1]]",extra\n', "2: more cells than header columns"),
+        ("t.yaml", "query: [[a]]\n", "1:1: a tests file is a list of tests (mappings), not a mapping"),
+        ("t.csv", 'query,prediction\n"[[1]]","[[1]]",extra\n', "2: the row has 3 cells but the header has 2 columns"),
+        ("t.csv", 'id,query,prediction\nshort,"[[1]]"\n', "2: the row has 2 cells but the header has 3 columns"),
+        ("t.jsonl", "", ": no tests in this file (an empty input is refused)"),
+        ("t.csv", "id,query,prediction\n", ": no tests in this file (an empty input is refused)"),
     ],
 )
 def test_bad_files(tmp_path, name, content, message):
-    """Unreadable YAML and CSV rows are located input errors (exit 2), not tracebacks."""
+    """Unreadable files and rows are one located input error (exit 2, one line), not a
+    traceback; a CSV row short of cells is an error at its line, not a scored test."""
     tests = tmp_path / name
     tests.write_text(content, encoding="utf-8")
     result = run(tests, "--task", "qa")
     assert result.exit_code == 2
-    assert f"{tests}:{message}" in result.stderr
+    assert result.stderr == f"{tests}{'' if message.startswith(':') else ':'}{message}\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("task", ["qa", "sp"])
+@pytest.mark.parametrize("where", ["id", "query", "prediction"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".json", ".yaml"])
+def test_lone_surrogates_exit_2_with_one_located_line(tmp_path, databases, jobs, task, where, suffix):
+    """A lone surrogate escaped in an id, a target or a prediction is refused at load: exit 2,
+    one FILE:LINE:COL line, no traceback and no report (issue 19, item 1)."""
+    rows = [
+        {"id": "ok", "db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT name FROM country"},
+        {"id": "t2", "db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT name FROM country"},
+    ]
+    rows[1][where] = "SELECT '\ud800'"
+    texts = [json.dumps(row) for row in rows]
+    if suffix == ".jsonl":
+        text, line = "\n".join(texts) + "\n", 2
+    elif suffix == ".json":
+        text, line = "[\n" + ",\n".join(texts) + "\n]\n", 3
+    else:
+        text, line = (
+            "".join("- " + "\n  ".join(f"{k}: {json.dumps(v)}" for k, v in row.items()) + "\n" for row in rows),
+            5 + ["id", "db_id", "query", "prediction"].index(where),
+        )
+    tests = tmp_path / f"tests{suffix}"
+    tests.write_text(text, encoding="utf-8")
+    escape = text.splitlines()[line - 1].index("\\ud800") + 1
+    report = tmp_path / "report.json"
+    result = run(
+        tests, "--task", task, "--db", databases, "--jobs", jobs, "--json", report, "--xlsx", tmp_path / "report.xlsx"
+    )
+    assert result.exit_code == 2
+    [printed] = result.stderr.splitlines()
+    location, message = printed.removeprefix(f"{tests}:").split(": ", 1)
+    assert location.split(":")[0] == str(line)
+    assert escape <= int(location.split(":")[1]) < escape + len("\\ud800")  # the YAML parser points into it
+    assert "surrogate" in message
+    assert not report.exists()
 
 
 def test_sql_without_databases_is_trouble(tmp_path):
@@ -171,17 +261,20 @@ def test_sql_without_databases_is_trouble(tmp_path):
     tests = write_jsonl(tmp_path / "t.jsonl", [{"db_id": "uk", "query": "SELECT 1", "prediction": "[[1]]"}])
     result = run(tests, "--task", "qa")
     assert result.exit_code == 2
-    assert "the tests run SQL: give the databases with --db ROOT" in result.stderr
+    assert result.stderr == "the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)\n"
 
 
 def test_failing_target_is_a_test_error(tmp_path, databases):
     """A target that fails is an error of the test: reported, left out of the means, exit 2,
     and the report is still written."""
-    tests = write_jsonl(tmp_path / "t.jsonl", [
-        {"id": "ok", "db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT name FROM country"},
-        {"id": "broken", "db_id": "uk", "query": "SELECT nope FROM country", "prediction": "SELECT 1"},
-        {"id": "nowhere", "db_id": "mars", "query": "SELECT 1", "prediction": "SELECT 1"},
-    ])
+    tests = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"id": "ok", "db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT name FROM country"},
+            {"id": "broken", "db_id": "uk", "query": "SELECT nope FROM country", "prediction": "SELECT 1"},
+            {"id": "nowhere", "db_id": "mars", "query": "SELECT 1", "prediction": "SELECT 1"},
+        ],
+    )
     report = tmp_path / "report.json"
     result = run(tests, "--task", "sp", "--db", databases, "--json", report, "--metrics", "cell_recall")
     assert result.exit_code == 2
@@ -191,9 +284,15 @@ def test_failing_target_is_a_test_error(tmp_path, databases):
         f"(expected {str(databases / 'mars' / 'mars.sqlite')!r})",
         "2 tests could not be evaluated (target failed)",
     ]
+    assert "3 tests: 1 evaluated, 0 prediction errors (scored 0), 2 test errors" in result.stdout
     document = json.loads(report.read_text())
     assert document["summary"] == {
-        "tests": 3, "evaluated": 1, "errors": 2, "prediction_errors": 0, "means": {"cell_recall": 1.0},
+        "tests": 3,
+        "evaluated": 1,
+        "errors": 2,
+        "prediction_errors": 0,
+        "means": {"cell_recall": 1.0},
+        "counts": {"cell_recall": 1},
     }
     assert document["tests"][1]["metrics"] == {"cell_recall": None}
 
@@ -203,9 +302,62 @@ def test_runaway_prediction_is_stopped(tmp_path, databases):
     tests = write_jsonl(tmp_path / "t.jsonl", [{"db_id": "uk", "query": "SELECT 1", "prediction": RUNAWAY}])
     result = run(tests, "--task", "sp", "--db", databases, "--timeout", "0.2", "--json", "-")
     assert result.exit_code == 0, result.output
-    test = json.loads(result.stdout)["tests"][0]
+    document = json.loads(result.stdout)
+    test = document["tests"][0]
     assert test["prediction_error"] == "the prediction query failed: the query ran past the time limit of 0.2 s"
     assert set(test["metrics"].values()) == {0.0, None}
+    assert "|timeout:0.2|" in document["signature"]
+
+
+def test_limits_reach_the_signature(tmp_path, databases):
+    """--max-rows and --max-result-bytes are in the signature; a result over --max-rows
+    scores 0 with the reason."""
+    tests = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT name FROM city"},
+        ],
+    )
+    result = run(
+        tests,
+        "--task",
+        "sp",
+        "--db",
+        databases,
+        "--max-rows",
+        "2",
+        "--max-result-bytes",
+        "5000",
+        "--json",
+        "-",
+        "--metrics",
+        "cell_recall",
+    )
+    assert result.exit_code == 2, result.output  # the target has 4 rows: over the limit too
+    document = json.loads(result.stdout)
+    assert "|max_rows:2|max_result_bytes:5000|" in document["signature"]
+    assert document["tests"][0]["error"] == "the target query failed: the query returned more than 2 rows"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "0", "-1", "soon"])
+def test_timeout_must_be_a_finite_positive_number(tmp_path, value):
+    """--timeout nan, inf or 0 is a usage error (exit 2), not a run without limit (issue 15, defect 1)."""
+    tests = write_jsonl(tmp_path / "t.jsonl", [{"query": [["a"]], "prediction": [["a"]]}])
+    result = run(tests, "--task", "qa", "--timeout", value)
+    assert result.exit_code == 2
+    assert "Invalid value for '--timeout'" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("option", ["--json", "--yaml", "--xlsx"])
+def test_a_report_never_overwrites_the_tests(tmp_path, option):
+    """A report path that is the TESTS file is refused before anything runs (issue 19, item 7)."""
+    tests = write_jsonl(tmp_path / "t.jsonl", [{"query": [["a"]], "prediction": [["a"]]}])
+    before = tests.read_bytes()
+    result = run(tests, "--task", "qa", option, tests)
+    assert result.exit_code == 2
+    assert result.stderr == f"{option} {tests}: this is the input TESTS; refusing to overwrite it\n"
+    assert tests.read_bytes() == before
 
 
 def test_jobs_give_the_same_report(databases, tmp_path):
@@ -217,36 +369,55 @@ def test_jobs_give_the_same_report(databases, tmp_path):
     assert one.read_bytes() == two.read_bytes()
 
 
-def test_workbook_keeps_text_as_text(tmp_path):
-    """The Excel report stores ids and predictions that look like formulas as text."""
-    import openpyxl
-
-    tests = write_jsonl(tmp_path / "t.jsonl", [
-        {"id": "=1+1", "query": [["a"]], "prediction": '=HYPERLINK("http://x", "y")'},
-        {"id": "two", "query": [["a"]], "prediction": [["a"], ["b"]]},
-    ])
+def test_workbook(tmp_path):
+    """--xlsx writes Overview, Statistics and Warnings; ids and predictions that look like
+    formulas stay text."""
+    tests = write_jsonl(
+        tmp_path / "t.jsonl",
+        [
+            {"id": "=1+1", "query": [["a"]], "prediction": '=HYPERLINK("http://x", "y")'},
+            {"id": "two", "query": [["a"]], "prediction": [["a"], ["b"]]},
+        ],
+    )
     book_path = tmp_path / "report.xlsx"
     result = run(tests, "--task", "qa", "--xlsx", book_path, "--metrics", "cell_precision")
     assert result.exit_code == 0, result.output
     book = openpyxl.load_workbook(book_path)
-    sheet = book["Tests"]
+    assert book.sheetnames == ["Overview", "Statistics", "Warnings"]
+    sheet = book["Overview"]
     assert [cell.value for cell in sheet[1]] == [
-        "id", "line", "db_id", "cell_precision", "prediction_error", "error", "target", "prediction",
+        "id",
+        "line",
+        "db_id",
+        "cell_precision",
+        "prediction_error",
+        "error",
+        "target",
+        "prediction",
     ]
     assert sheet["A2"].value == "=1+1" and sheet["A2"].data_type == "s"
     assert sheet["H2"].value == '=HYPERLINK("http://x", "y")' and sheet["H2"].data_type == "s"
     assert [sheet["D2"].value, sheet["D3"].value] == [0, 0.5]
     assert sheet["H3"].value == '[["a"], ["b"]]'
-    summary = {row[0].value: row[1].value for row in book["Summary"].iter_rows(min_row=2)}
-    assert summary["mean cell_precision"] == 0.25 and summary["tests"] == 2
-    assert summary["signature"].startswith("task:qa|")
+    assert [cell.value for cell in book["Statistics"][2]] == ["cell_precision", 0.25, 2]
+
+
+def test_quiet_prints_nothing_on_success(databases):
+    """-q: no summary on stdout, nothing on stderr, exit 0."""
+    result = run(EXAMPLES / "sp-tests.jsonl", "--task", "sp", "--db", databases, "-q")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--metrics", "bleu"], "unknown metric 'bleu'"),
-        (["--xlsx", "-"], "--xlsx needs a file name"),
+        (["--metrics", "bleu"], "unknown metric 'bleu'; known: cell_precision, cell_recall"),
+        (["--metrics", "none"], "unknown metric 'none'"),
+        (["--xlsx", "-"], "--xlsx needs a file name: a workbook cannot go to standard output"),
+        (["--json", "-", "--yaml", "-"], "only one of --json and --yaml can write to standard output ('-')"),
+        (["--format", "xml"], "Invalid value for '--format'"),
+        (["--max-rows", "0"], "Invalid value for '--max-rows'"),
+        (["--max-result-bytes", "0"], "Invalid value for '--max-result-bytes'"),
     ],
 )
 def test_bad_options(tmp_path, args, message):
@@ -257,28 +428,50 @@ def test_bad_options(tmp_path, args, message):
     assert message in result.stderr
 
 
-def test_evaluate_test_errors(databases):
-    """evaluate_test separates errors of the test from failing predictions."""
-    dbs = Databases(databases)
-    outcome = evaluate_test("[1, 2]", [["a"]], task="qa", metrics=["cell_recall"])
-    assert outcome.error == "the target is not a table (a list of rows)"
-    outcome = evaluate_test("SELECT 1", [["a"]], task="qa", metrics=["cell_recall"])
-    assert outcome.error == "the target is a query, but no databases are given"
-    outcome = evaluate_test("SELECT 1", "SELECT 1", task="sp", databases=dbs, metrics=["cell_recall"])
-    assert outcome.error == "the target is a query, but the test has no db_id"
-    outcome = evaluate_test("SELECT 1", None, task="sp", db_id="uk", databases=dbs, metrics=["cell_recall"])
-    assert outcome.prediction_error == "the prediction query is missing (not SQL text)"
-    assert outcome.scores == {"cell_recall": 0.0}
-    with pytest.raises(ValueError, match="unknown task 'xx'"):
-        evaluate_test("SELECT 1", "SELECT 1", task="xx")
+def test_help_teaches_with_examples():
+    """--help describes the tests file and the metrics and shows runnable examples."""
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases" in result.stdout
+    for option in ("--target-col", "--prediction-col", "--max-result-bytes", "--yaml", "--jobs", "--format"):
+        assert option in result.stdout
 
 
-@pytest.mark.parametrize(
-    "module",
-    ["answerkey.metrics", "answerkey.metrics.table", "answerkey.metrics.cells", "answerkey.adapters.sql",
-     "answerkey.qatch.run", "answerkey.compat.qatch"],
-)
-def test_docstring_examples(module):
-    """The examples in the docstrings of the QATCH modules run as shown."""
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+def test_tests_from_standard_input():
+    """TESTS '-' reads standard input (format sniffed, task case-insensitive); a test error
+    is placed at <stdin>:LINE."""
+    text = '{"query": [["a"]], "prediction": [["a"]]}\n{"query": "[1]", "prediction": [["a"]]}\n'
+    result = CliRunner().invoke(cli, ["qatch", "-", "--task", "QA", "--metrics", "cell_recall"], input=text)
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[:2] == ["metric         mean  tests", "cell_recall  1.0000      1"]
+    assert result.stderr.splitlines() == [
+        "<stdin>:2: test 2: the target is not a table (a list of rows)",
+        "1 test could not be evaluated (target failed)",
+    ]
+
+
+def test_result_byte_limit_scores_the_prediction_zero(tmp_path, databases):
+    """A predicted result over --max-result-bytes is stopped and scores 0 with the reason (issue 19, item 4)."""
+    tests = write_jsonl(
+        tmp_path / "t.jsonl",
+        [{"db_id": "uk", "query": "SELECT name FROM country", "prediction": "SELECT * FROM city"}],
+    )
+    result = run(tests, "--task", "sp", "--db", databases, "--max-result-bytes", "100", "--json", "-")
+    assert result.exit_code == 0, result.output
+    test = json.loads(result.stdout)["tests"][0]
+    assert test["prediction_error"] == (
+        "the prediction query failed: the query's result is larger than the limit of 100 bytes "
+        "(--max-result-bytes raises it)"
+    )
+    assert set(test["metrics"].values()) == {0.0, None}
+
+
+def test_a_long_db_id_is_a_test_error_not_a_traceback(tmp_path, databases):
+    """A 300-character db_id fails its test with the reason (exit 2), not with OSError (issue 19, item 2)."""
+    tests = write_jsonl(tmp_path / "t.jsonl", [{"db_id": "x" * 300, "query": "SELECT 1", "prediction": "SELECT 1"}])
+    result = run(tests, "--task", "sp", "--db", databases, "-q")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{tests}:1: test 1: the target query failed: the db_id is longer than 128 characters (it has 300)",
+        "1 test could not be evaluated (target failed)",
+    ]

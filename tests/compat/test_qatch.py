@@ -1,4 +1,4 @@
-"""answerkey.compat.qatch.MetricEvaluator behaves as QATCH 1.0's, on the typed model."""
+"""answerkey.compat.qatch.MetricEvaluator behaves as QATCH 0.1-0.2.x's, on the typed model."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from answerkey.compat.qatch import MetricEvaluator
 from answerkey.adapters.sql import Databases
+from answerkey.compat.qatch import MetricEvaluator
 
 FIVE = ["cell_precision", "cell_recall", "tuple_cardinality", "tuple_constraint", "tuple_order"]
 
@@ -39,12 +39,20 @@ def test_defaults_and_signatures():
     assert evaluator.metrics == FIVE and evaluator.databases is None
     assert MetricEvaluator(metrics="cell_recall").metrics == ["cell_recall"]
     assert list(inspect.signature(MetricEvaluator.evaluate_with_df).parameters) == [
-        "self", "df", "prediction_col_name", "task", "target_col_name", "keep_target",
+        "self",
+        "df",
+        "prediction_col_name",
+        "task",
+        "target_col_name",
+        "keep_target",
     ]
     assert inspect.signature(MetricEvaluator.evaluate_with_df).parameters["target_col_name"].default == "query"
     for method in (MetricEvaluator.evaluate_single_test_QA, MetricEvaluator.evaluate_single_test_SP):
         assert list(inspect.signature(method).parameters) == [
-            "self", "test", "prediction_col_name", "target_col_name",
+            "self",
+            "test",
+            "prediction_col_name",
+            "target_col_name",
         ]
     assert isinstance(inspect.getattr_static(MetricEvaluator, "are_cleaned_sql_identical"), staticmethod)
 
@@ -165,7 +173,8 @@ def test_sp_failures_score_zeros_and_leave_the_database_alone(spider):
         assert evaluator.evaluate_single_test_SP({"db_id": "bank", "t": target, "p": prediction}, "p", "t") == zeros
     assert evaluator.evaluate_single_test_SP({"db_id": "bank", "t": "SELECT nope", "p": target}, "p", "t") == zeros
     assert evaluator.evaluate_single_test_SP({"db_id": "mars", "t": target, "p": target + " "}, "p", "t") == {
-        "cell_recall_p": 1.0, "execution_accuracy_p": 1.0,
+        "cell_recall_p": 1.0,
+        "execution_accuracy_p": 1.0,
     }  # identical after cleaning: not run (QATCH's shortcut)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     good = {"db_id": "bank", "t": target, "p": "SELECT country FROM uk WHERE population > 4"}
@@ -182,8 +191,31 @@ def test_qatch_multiple_databases_object(spider):
     evaluator = MetricEvaluator(MultipleDatabases(str(spider)), metrics="tuple_cardinality")
     test = {"db_id": "bank", "q": "SELECT * FROM uk", "p": "SELECT * FROM uk LIMIT 1"}
     assert evaluator.evaluate_single_test_SP(test, "p", "q") == {"tuple_cardinality_p": 1 / 3}
-    with pytest.raises(TypeError, match="databases must be None"):
+    with pytest.raises(TypeError, match=r"databases must be None.* not an integer$"):
         MetricEvaluator(databases=42)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("t", "SELECT country FROM uk WHERE capital = '\ud800'"),
+        ("p", "SELECT country FROM uk WHERE capital = '\udc00'"),
+        ("db_id", "bank\ud800"),
+    ],
+)
+def test_sp_lone_surrogates_score_zeros(spider, field, value):
+    """A lone surrogate in the SQL or the db_id is not text SQLite can run: zeros, no exception
+    (issue 19, item 1)."""
+    evaluator = MetricEvaluator(spider)
+    test = {"db_id": "bank", "t": "SELECT country FROM uk", "p": "SELECT capital FROM uk", field: value}
+    assert evaluator.evaluate_single_test_SP(test, "p", "t") == {f"{metric}_p": 0.0 for metric in FIVE}
+
+
+def test_result_size_limit_is_passed_on(spider):
+    """max_result_bytes reaches the databases made from a path, with the other limits."""
+    evaluator = MetricEvaluator(spider, timeout=2.5, max_rows=10, max_result_bytes=1000)
+    databases = evaluator.databases
+    assert (databases.timeout, databases.max_rows, databases.max_result_bytes) == (2.5, 10, 1000)
 
 
 def test_evaluate_with_df_qa():

@@ -3,11 +3,12 @@
     # from qatch.metric_evaluator import MetricEvaluator
     from answerkey.compat.qatch import MetricEvaluator
 
-The methods, arguments and result keys (``f"{metric}_{prediction_col_name}"``) are QATCH
-1.0's. What changes is underneath: cells are compared as typed values (reals within a
-relative epsilon, 1e-4 by default, instead of QATCH's rounding to two decimals and
-lower-casing), scores are not rounded to three decimals, predicted SQL runs read-only with
-time and row limits, and tuple order is O(n log n).
+The methods, arguments and result keys (``f"{metric}_{prediction_col_name}"``) are those of
+``qatch.metric_evaluator.MetricEvaluator`` in QATCH 0.1-0.2.x (QATCH 1.0 removed the class).
+What changes is underneath: cells are compared as typed values (reals within a relative
+epsilon, 1e-4 by default, instead of QATCH's rounding to two decimals and lower-casing),
+scores are not rounded to three decimals, predicted SQL runs read-only with time, row and
+result-size limits, and tuple order is O(n log n).
 
 QATCH's conventions are kept: zeros for every metric when the prediction is not a table
 like ``[["wales", "scotland"], ["england"]]`` or its query fails, and also when the target
@@ -31,27 +32,27 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from answerkey.comparator.values import MatchRule
+from answerkey.adapters.sql import Databases
+from answerkey.comparator import MatchRule
+from answerkey.errors import kind_of
+from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.table import TABLE_METRICS
 from answerkey.qatch.run import QATCH_METRICS, evaluate_test, has_order_by, is_table
-from answerkey.adapters.sql import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Databases
 
 __all__ = ["MetricEvaluator"]
 
 _log = logging.getLogger(__name__)
 
 
-def _databases(databases: object, timeout: float, max_rows: int) -> Databases | None:
+def _databases(databases: object, timeout: float, max_rows: int, max_result_bytes: int) -> Databases | None:
     if databases is None or isinstance(databases, Databases):
         return databases
-    if isinstance(databases, (str, os.PathLike)):
-        return Databases(databases, timeout=timeout, max_rows=max_rows)
-    root = getattr(databases, "db_path", None)  # QATCH's MultipleDatabases
-    if isinstance(root, (str, os.PathLike)):
-        return Databases(root, timeout=timeout, max_rows=max_rows)
+    root = databases if isinstance(databases, (str, os.PathLike)) else getattr(databases, "db_path", None)
+    if isinstance(root, (str, os.PathLike)):  # a path, or QATCH's MultipleDatabases
+        return Databases(root, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
     raise TypeError(
         "databases must be None, a Spider-layout root path, an answerkey.adapters.sql.Databases or an "
-        f"object with a db_path, not {type(databases).__name__}"
+        f"object with a db_path, not {kind_of(databases)}"
     )
 
 
@@ -61,7 +62,8 @@ class MetricEvaluator:
     ``metrics`` defaults to QATCH's five (``cell_precision``, ``cell_recall``,
     ``tuple_cardinality``, ``tuple_constraint``, ``tuple_order``); ``execution_accuracy``
     may be asked for too. ``rule`` sets how cells match (default ``MatchRule()``: epsilon
-    1e-4); ``timeout`` (seconds) and ``max_rows`` bound each query.
+    1e-4); ``timeout`` (seconds), ``max_rows`` and ``max_result_bytes`` bound each query run
+    on databases given as a path (a ``Databases`` given keeps its own limits).
     """
 
     def __init__(
@@ -70,8 +72,9 @@ class MetricEvaluator:
         metrics: list[str] | str | None = None,
         *,
         rule: MatchRule | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
+        timeout: float = SQL_TIMEOUT,
+        max_rows: int = SQL_MAX_ROWS,
+        max_result_bytes: int = SQL_MAX_RESULT_BYTES,
     ) -> None:
         if metrics is None:
             metrics = list(QATCH_METRICS)
@@ -79,10 +82,10 @@ class MetricEvaluator:
         unknown = [name for name in self.metrics if name not in TABLE_METRICS]
         if unknown:
             raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(TABLE_METRICS)}")
-        self.databases = _databases(databases, timeout, max_rows)
+        self.databases = _databases(databases, timeout, max_rows, max_result_bytes)
         self.rule = rule
 
-    def _zeros(self, prediction_col_name: str) -> dict[str, float]:
+    def _zeros(self, prediction_col_name: str) -> dict[str, float | None]:
         return {f"{metric}_{prediction_col_name}": 0.0 for metric in self.metrics}
 
     def evaluate_single_test_QA(
@@ -105,14 +108,18 @@ class MetricEvaluator:
         zeros when either query fails.
         """
         target, prediction = test[target_col_name], test[prediction_col_name]
-        if isinstance(target, str) and isinstance(prediction, str):
-            if self.are_cleaned_sql_identical(target, prediction):
-                return {
-                    f"{metric}_{prediction_col_name}": (
-                        None if metric == "tuple_order" and not has_order_by(target) else 1.0
-                    )
-                    for metric in self.metrics
-                }
+        identical = (
+            isinstance(target, str)
+            and isinstance(prediction, str)
+            and self.are_cleaned_sql_identical(target, prediction)
+        )
+        if identical:
+            return {
+                f"{metric}_{prediction_col_name}": (
+                    None if metric == "tuple_order" and not has_order_by(target) else 1.0
+                )
+                for metric in self.metrics
+            }
         return self._evaluate(test, prediction_col_name, target_col_name, "sp")
 
     def _evaluate(
@@ -165,9 +172,7 @@ class MetricEvaluator:
         if kind not in ("QA", "SP"):
             raise ValueError(f"task must be 'QA' or 'SP', not {task!r}")
         evaluate = self.evaluate_single_test_QA if kind == "QA" else self.evaluate_single_test_SP
-        rows = progress(
-            (row.to_dict() for _, row in df.iterrows()), total=len(df), label=f"Evaluating {kind} tests"
-        )
+        rows = progress((row.to_dict() for _, row in df.iterrows()), total=len(df), label=f"Evaluating {kind} tests")
         results = [evaluate(row, prediction_col_name, target_col_name) for row in rows]
         columns = [f"{metric}_{prediction_col_name}" for metric in self.metrics]
         scores = pd.DataFrame(results, index=df.index, columns=columns, dtype=object)

@@ -1,25 +1,41 @@
 """QATCH's graded table metrics over a tests file: ``schema``, ``load``, ``run``, ``report``.
 
-``evaluate_test`` scores one test; ``run_tests`` a whole file of them.
+``evaluate_test`` scores one test; ``load_tests`` reads a tests file and ``run_tests``
+scores it into a ``QatchRun`` (a ``answerkey.report.Result``).
 """
 
+from answerkey.qatch.load import FORMATS, load_tests
 from answerkey.qatch.run import (
     MAX_TABLE_CHARS,
     QATCH_METRICS,
     TASKS,
+    QatchOptions,
+    QatchResult,
+    QatchRun,
+    QatchTest,
     TestOutcome,
     evaluate_test,
     has_order_by,
     is_table,
+    needs_databases,
     parse_table,
+    run_tests,
 )
 
 __all__ = [
     "TASKS",
     "QATCH_METRICS",
     "MAX_TABLE_CHARS",
+    "FORMATS",
     "TestOutcome",
+    "QatchTest",
+    "QatchOptions",
+    "QatchResult",
+    "QatchRun",
     "evaluate_test",
+    "load_tests",
+    "run_tests",
+    "needs_databases",
     "parse_table",
     "has_order_by",
     "is_table",

@@ -1,260 +1,240 @@
-"""A run of QATCH tests from a file: load the tests, score each, average the metrics.
+"""Tests files of ``answerkey qatch``: a loader with every problem at ``FILE:LINE:COL``.
 
-Tests are JSON Lines, CSV or YAML rows with a ``db_id``, a target column (default
-``query``) and a prediction column (default ``prediction``), and optionally an ``id``.
-Bad rows are ``InputError`` at their line; a test whose target fails is reported as an
-error of the test; a failing prediction scores zeros.
+A tests file holds one test per row (``QatchTestRow``, ``answerkey schema qatch-tests``):
+JSON Lines, a JSON or YAML list of mappings, or CSV with a header row. A test has a
+``db_id``, a target column (default ``query``) and a prediction column (default
+``prediction``), and optionally an ``id`` (default: its position in the file, from 1). The
+format is chosen by the file name's suffix (``.csv``, ``.jsonl``/``.ndjson``, ``.json``,
+``.yaml``/``.yml``; other names and standard input are sniffed) or named explicitly (``FORMATS``).
+
+Every bad row is reported, located, and nothing is returned: a row that is not a mapping, a
+missing column, an empty or mistyped target, a missing ``db_id`` where the target is SQL, an
+id given twice, a CSV row with fewer or more cells than the header. The shared readers
+(``answerkey.files``) refuse what is not text or not JSON (a lone surrogate escape
+``"\\ud800"``, ``NaN``, a key given twice, ...) before any test runs. An empty file is an
+error, as for every input. A prediction of any shape is accepted: a malformed one scores 0.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp(), "tests.jsonl")
+>>> _ = path.write_text('{"id": "a", "query": [["x"]], "prediction": [["x"]]}\\n'
+...                     '{"id": "a", "db_id": "uk", "query": "SELECT 1"}\\n')
+>>> try:
+...     load_tests(path, task="qa")
+... except InputErrors as errors:
+...     for error in errors.errors:
+...         print(error.line, error.column, error.message)
+2 1 missing prediction column 'prediction'
+2 2 duplicate id 'a' (first on line 1)
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple
 
-from answerkey.comparator.values import MatchRule
-from answerkey.errors import InputError
-from answerkey.files import load_yaml, read_jsonl, read_text
-from answerkey.metrics.table import TABLE_METRICS
-from answerkey.qatch.run import MAX_TABLE_CHARS, TASKS, TestOutcome, evaluate_test, is_table
-from answerkey.signature import Signature
-from answerkey.adapters.sql import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Databases
+from answerkey.errors import InputError, InputErrors, did_you_mean, kind_of, plural
+from answerkey.files import Document, load_document, read_text, source_name
+from answerkey.limits import MAX_TABLE_CHARS
+from answerkey.qatch.run import TASKS, QatchTest, is_table
+from answerkey.qatch.schema import id_text
 
-__all__ = [
-    "FORMATS",
-    "QatchTest",
-    "QatchOptions",
-    "QatchResult",
-    "QatchRun",
-    "InputErrors",
-    "load_tests",
-    "run_tests",
-]
+__all__ = ["FORMATS", "CSV_SUFFIXES", "load_tests"]
 
-FORMATS = ("jsonl", "csv", "yaml")
+# Format names --format takes; each is read as this document format, or "csv".
+FORMATS = {"jsonl": "jsonl", "json": "json", "yaml": "yaml", "csv": "csv"}
+CSV_SUFFIXES = (".csv",)
 
 
-class InputErrors(InputError):
-    """Several located input errors (every bad row of a tests file)."""
+class _Row(NamedTuple):
+    """One row as read: its value, its line and a way to locate errors at its keys."""
 
-    def __init__(self, errors: Sequence[InputError]) -> None:
-        super().__init__(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in input")
-        self.errors = list(errors)
-
-
-@dataclass(frozen=True)
-class QatchTest:
-    """One row of a tests file."""
-
-    id: str
+    value: Any
     line: int | None
-    db_id: str | None
-    target: object
-    prediction: object
+    error: Callable[[str, str | None], InputError]
 
 
-@dataclass(frozen=True)
-class QatchOptions:
-    """Everything that changes the scores of a run (all of it goes into the signature)."""
+def _document_rows(document: Document) -> Iterator[_Row]:
+    for index, value in enumerate(document.data):
 
-    task: str
-    metrics: tuple[str, ...] = TABLE_METRICS
-    epsilon: float = 1e-4
-    strings: str = "exact"
-    root: str | None = None
-    timeout: float = DEFAULT_TIMEOUT
-    max_rows: int = DEFAULT_MAX_ROWS
+        def error(message: str, key: str | None = None, index: int = index) -> InputError:
+            return document.error(message, (index,) if key is None else (index, key))
 
-    def __post_init__(self) -> None:
-        if self.task not in TASKS:
-            raise ValueError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
-        unknown = [name for name in self.metrics if name not in TABLE_METRICS]
-        if unknown:
-            raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(TABLE_METRICS)}")
-        self.rule  # validates epsilon and strings
-
-    @property
-    def rule(self) -> MatchRule:
-        return MatchRule(epsilon=self.epsilon, strings=self.strings)
-
-    @property
-    def signature(self) -> str:
-        """E.g. ``task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|v:0.1.0``."""
-        described = self.rule.describe()
-        return Signature.of(
-            task=self.task, epsilon=described["epsilon"], strings=described["strings"],
-            timeout=f"{self.timeout:g}", max_rows=self.max_rows,
-        )
+        yield _Row(value, document.locate((index,))[0], error)
 
 
-@dataclass(frozen=True)
-class QatchResult:
-    """One test and its outcome."""
+def _csv_rows(text: str, source: str, columns: Mapping[str, str]) -> tuple[list[_Row], list[InputError]]:
+    """The rows of CSV text under its header, and the errors of the rows that cannot be read.
 
-    test: QatchTest
-    outcome: TestOutcome
-
-
-@dataclass(frozen=True)
-class QatchRun:
-    """A whole run: the results in file order and the mean of each metric over the tests
-    without error where it applies (``None`` when it applies to none)."""
-
-    options: QatchOptions
-    results: list[QatchResult]
-    means: dict[str, float | None] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def signature(self) -> str:
-        return self.options.signature
-
-
-def _detect_format(path: str, format: str | None) -> str:
-    if format:
-        return format
-    lowered = os.fspath(path).lower()
-    if lowered.endswith(".csv"):
-        return "csv"
-    if lowered.endswith((".yaml", ".yml", ".json")):
-        return "yaml"
-    return "jsonl"
-
-
-def _raw_rows(text: str, format: str, source: str) -> tuple[list[tuple[int | None, object]], list[InputError]]:
-    """(line, row) pairs of a tests file, and the errors of rows that could not be read."""
-    if format == "jsonl":
-        rows, errors = [], []
-        for entry in read_jsonl(text, source=source):
-            if entry.error is not None:
-                errors.append(entry.error)
-            else:
-                rows.append((entry.line, entry.value))
-        return rows, errors
-    if format == "csv":
-        csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_CHARS))
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        rows, errors = [], []
+    ``columns`` names the columns every row needs (what -> name): a header without one of
+    them is one error, not one per row."""
+    # A table given as JSON text may be long; longer than MAX_TABLE_CHARS it is malformed.
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_CHARS + 1))
+    # strict: a stray quote is an error at its line, not a cell that silently differs.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    rows: list[_Row] = []
+    errors: list[InputError] = []
+    previous = 0
+    while True:
         try:
-            if not reader.fieldnames:
-                return [], []
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as problem:
+            errors.append(InputError(f"invalid CSV: {problem}", source=source, line=previous + 1))
             previous = reader.line_num
-            for row in reader:
-                line = previous + 1
-                previous = reader.line_num
-                if None in row:
-                    errors.append(InputError("more cells than header columns", source=source, line=line))
-                else:
-                    rows.append((line, row))
-        except csv.Error as error:
-            errors.append(InputError(f"invalid CSV: {error}", source=source, line=reader.line_num))
-        return rows, errors
-    document = load_yaml(text, source=source)
-    if document.data is None:
-        return [], []
-    if not isinstance(document.data, list):
-        raise document.error("a tests file in YAML is a list of tests (mappings)")
-    return [(document.locate((index,))[0], row) for index, row in enumerate(document.data)], []
+            continue
+        line = previous + 1
+        previous = reader.line_num
+        if not cells:
+            continue  # a blank line
+
+        def error(message: str, key: str | None = None, line: int = line) -> InputError:
+            return InputError(message, source=source, line=line)
+
+        if header is None:
+            header = cells
+            seen: set[str] = set()
+            for name in header:
+                if name in seen:
+                    errors.append(error(f"the column {name!r} is given twice in the header"))
+                seen.add(name)
+            for what, name in columns.items():
+                if name not in seen:
+                    errors.append(error(f"the header has no {what} column {name!r}{did_you_mean(name, header)}"))
+            if errors:
+                return [], errors
+            continue
+        if len(cells) != len(header):
+            errors.append(
+                error(f"the row has {plural(len(cells), 'cell')} but the header has {plural(len(header), 'column')}")
+            )
+            continue
+        rows.append(_Row(dict(zip(header, cells)), line, error))
+    return rows, errors
+
+
+class _Checker:
+    """Checks rows one by one into tests, collecting the errors."""
+
+    def __init__(self, task: str, target_col: str, prediction_col: str) -> None:
+        self.task = task
+        self.target_col = target_col
+        self.prediction_col = prediction_col
+        self.errors: list[InputError] = []
+        self.first_line: dict[str, int | None] = {}
+
+    def test(self, position: int, row: _Row) -> QatchTest | None:
+        """The test of ``row`` (``position`` from 1), or None after recording its errors."""
+        value = row.value
+        if not isinstance(value, dict):
+            self.errors.append(row.error(f"a test is a mapping of columns, not {kind_of(value)}", None))
+            return None
+        found = len(self.errors)
+        target = self._column(row, self.target_col, "target")
+        prediction = self._column(row, self.prediction_col, "prediction")
+        identifier = self._identifier(row, position)
+        if target is not None:
+            if self.task == "sp" and not isinstance(target, str):
+                self.errors.append(
+                    row.error(f"the target of an SP test is SQL text, not {kind_of(target)}", self.target_col)
+                )
+                target = None
+            elif self.task == "qa" and not isinstance(target, (str, list)):
+                self.errors.append(
+                    row.error(f"the target of a QA test is SQL text or a table, not {kind_of(target)}", self.target_col)
+                )
+                target = None
+        db_id = value.get("db_id")
+        if db_id is not None and db_id != "" and id_text(db_id) is None:
+            self.errors.append(row.error(f"db_id: a db_id is a string or an integer, not {kind_of(db_id)}", "db_id"))
+        elif (db_id is None or db_id == "") and target is not None and (self.task == "sp" or not is_table(target)):
+            self.errors.append(row.error("missing db_id (the target is an SQL query)", None))
+        if len(self.errors) > found or identifier is None:
+            return None
+        return QatchTest(identifier, row.line, id_text(db_id) or None, target, prediction)
+
+    def _column(self, row: _Row, name: str, what: str) -> Any:
+        """The value of column ``name``; None, with an error, when it is missing (or, for the
+        target, empty)."""
+        value = row.value
+        if name not in value:
+            self.errors.append(row.error(f"missing {what} column {name!r}{did_you_mean(name, list(value))}", None))
+            return None
+        given = value[name]
+        if what == "target" and (given is None or (isinstance(given, str) and not given.strip())):
+            self.errors.append(row.error(f"the target column {name!r} is empty", name))
+            return None
+        return given
+
+    def _identifier(self, row: _Row, position: int) -> str | None:
+        given = row.value.get("id")
+        if given is None or given == "":
+            identifier = str(position)
+        else:
+            found = id_text(given)
+            if found is None:
+                self.errors.append(row.error(f"id: an id is a string or an integer, not {kind_of(given)}", "id"))
+                return None
+            identifier = found
+        if identifier in self.first_line:
+            self.errors.append(
+                row.error(
+                    f"duplicate id {identifier!r} (first on line {self.first_line[identifier]})",
+                    "id" if "id" in row.value else None,
+                )
+            )
+            return None
+        self.first_line[identifier] = row.line
+        return identifier
 
 
 def load_tests(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     task: str,
     target_col: str = "query",
     prediction_col: str = "prediction",
     format: str | None = None,
 ) -> list[QatchTest]:
-    """Read the tests of ``path`` (``-``: standard input, JSON Lines unless ``format``).
+    """The tests of ``path`` (``-``: standard input) for ``task`` ``"qa"`` or ``"sp"``, in
+    file order.
 
-    Raises ``InputErrors`` listing every bad row, each as ``FILE:LINE: message``.
+    ``format`` is a ``FORMATS`` name; by default it is chosen by the file name's suffix.
+    Raises ``InputError`` for a file that cannot be read or holds no tests, and for a bad
+    row; ``InputErrors`` listing every one, in file order, when there are several.
     """
-    source = os.fspath(path)
-    format = _detect_format(source, format)
-    if format not in FORMATS:
-        raise ValueError(f"unknown tests format {format!r}; known: {', '.join(FORMATS)}")
-    rows, errors = _raw_rows(read_text(path), format, source)
-    tests: list[QatchTest] = []
-    seen: dict[str, int | None] = {}
-    for index, (line, row) in enumerate(rows):
-        def error(message: str) -> None:
-            errors.append(InputError(message, source=source, line=line))
-
-        if not isinstance(row, dict):
-            error(f"a test is a mapping of columns, not {type(row).__name__}")
-            continue
-        if target_col not in row or row[target_col] in (None, ""):
-            error(f"missing target column {target_col!r}")
-            continue
-        if prediction_col not in row:
-            error(f"missing prediction column {prediction_col!r}")
-            continue
-        target, prediction = row[target_col], row[prediction_col]
-        identifier = row.get("id")
-        identifier = str(index + 1) if identifier in (None, "") else str(identifier)
-        if identifier in seen:
-            error(f"duplicate id {identifier!r} (first on line {seen[identifier]})")
-            continue
-        seen[identifier] = line
-        if task == "sp" and not isinstance(target, str):
-            error(f"the target of an SP test is SQL text, not {type(target).__name__}")
-            continue
-        if task == "qa" and not isinstance(target, str) and not is_table(target):
-            error(f"the target of a QA test is SQL text or a table, not {type(target).__name__}")
-            continue
-        db_id = row.get("db_id")
-        needs_database = task == "sp" or not is_table(target)
-        if needs_database and (db_id in (None, "") or isinstance(db_id, (list, dict, bool))):
-            error("missing db_id (the target is an SQL query)")
-            continue
-        tests.append(QatchTest(identifier, line, None if db_id in (None, "") else str(db_id), target, prediction))
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    name = os.fspath(path)
+    source = source_name(name)
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown tests format {format!r}; known: {', '.join(FORMATS)}", source=source)
+    if format is None and name.lower().endswith(CSV_SUFFIXES):
+        format = "csv"
+    text = read_text(path)
+    empty = InputError("no tests in this file (an empty input is refused)", source=source)
+    if not text.strip():
+        raise empty
+    errors: list[InputError]
+    if format == "csv":
+        rows, errors = _csv_rows(text, source, {"target": target_col, "prediction": prediction_col})
+    else:
+        document = load_document(path, format=FORMATS.get(format or ""), text=text)
+        errors = list(document.problems)
+        if document.format != "jsonl" and document.data is not None and not isinstance(document.data, list):
+            raise document.error(f"a tests file is a list of tests (mappings), not {kind_of(document.data)}")
+        rows = list(_document_rows(document)) if document.data else []
+    if not rows and not errors:
+        raise empty
+    checker = _Checker(task, target_col, prediction_col)
+    tests = [test for position, row in enumerate(rows, start=1) if (test := checker.test(position, row))]
+    errors.extend(checker.errors)
+    if len(errors) == 1:
+        raise errors[0]
     if errors:
-        errors.sort(key=lambda e: (e.line or 0))
         raise InputErrors(errors)
     return tests
-
-
-def needs_databases(tests: Iterable[QatchTest], task: str) -> bool:
-    """True when some test runs SQL (so a databases root is needed)."""
-    return task == "sp" or any(not is_table(test.target) for test in tests)
-
-
-def _evaluate(job: tuple[QatchTest, QatchOptions]) -> TestOutcome:
-    # Module level, plain arguments: runs in worker processes with --jobs.
-    test, options = job
-    databases = None
-    if options.root is not None:
-        databases = Databases(options.root, timeout=options.timeout, max_rows=options.max_rows)
-    return evaluate_test(
-        test.target, test.prediction, task=options.task, db_id=test.db_id,
-        databases=databases, metrics=options.metrics, rule=options.rule,
-    )
-
-
-def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = False) -> QatchRun:
-    """Score every test (in ``jobs`` processes; same results in the same order)."""
-    from answerkey.parallel import ordered_map
-    from answerkey.progress import progress
-
-    outcomes = progress(
-        ordered_map(_evaluate, [(test, options) for test in tests], jobs=jobs),
-        total=len(tests), label="qatch", quiet=quiet,
-    )
-    results = [QatchResult(test, outcome) for test, outcome in zip(tests, outcomes)]
-    means: dict[str, float | None] = {}
-    for name in options.metrics:
-        values = [
-            r.outcome.scores[name] for r in results
-            if r.outcome.error is None and r.outcome.scores.get(name) is not None
-        ]
-        means[name] = math.fsum(values) / len(values) if values else None
-    counts = {
-        "tests": len(results),
-        "errors": sum(r.outcome.error is not None for r in results),
-        "prediction_errors": sum(r.outcome.prediction_error is not None for r in results),
-    }
-    counts["evaluated"] = counts["tests"] - counts["errors"]
-    return QatchRun(options, results, means, counts)

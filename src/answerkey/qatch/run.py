@@ -1,4 +1,4 @@
-"""QATCH tests: one target and one prediction, for the QA or the SP task, scored.
+"""QATCH tests scored: one test (``evaluate_test``) or a whole file of them (``run_tests``).
 
 A *QA* test compares a predicted table (a list of rows, or its JSON text) with a target
 table, or with the result of a target SQL query. An *SP* test runs a predicted SQL query and
@@ -6,8 +6,12 @@ a target SQL query on the test's database and compares their results. Both use t
 metrics of ``answerkey.metrics.table``; tuple order applies only when the target is a table
 or a query with ``ORDER BY``.
 
-A target that cannot be evaluated is an error of the test; a prediction that is malformed
-or fails to run scores 0 on every metric.
+A target that cannot be evaluated is an error of the test (left out of the means); a
+prediction that is malformed or fails to run scores 0 on every metric that applies.
+
+``run_tests`` scores every test of a file into a ``QatchRun``, the result its reports are
+written from (``answerkey.qatch.report``): the outcomes in file order, whatever ``jobs`` is,
+and the mean of each metric over the tests where it has a value.
 
 >>> outcome = evaluate_test([["scotland", "wales"], ["england"]], '[["wales", "scotland"], ["england"]]',
 ...                         task="qa", metrics=["cell_precision", "tuple_constraint"])
@@ -18,22 +22,39 @@ or fails to run scores 0 on every metric.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
-from answerkey.comparator.values import MatchRule
+from answerkey.adapters.sql import Databases
+from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
+from answerkey.errors import RunWarning
+from answerkey.limits import MAX_TABLE_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.table import TABLE_METRICS, table_rows, table_scores
 from answerkey.model import Value
-from answerkey.adapters.sql import Databases
+from answerkey.parallel import ordered_map, shared
+from answerkey.progress import progress
+from answerkey.qatch import report
+from answerkey.report.workbook import Workbook
+from answerkey.signature import Signature
 
 __all__ = [
     "TASKS",
     "QATCH_METRICS",
+    "ORDER_METRICS",
+    "MALFORMED_PREDICTION",
     "MAX_TABLE_CHARS",
     "TestOutcome",
+    "QatchTest",
+    "QatchOptions",
+    "QatchResult",
+    "QatchRun",
     "evaluate_test",
+    "run_tests",
+    "needs_databases",
     "parse_table",
     "has_order_by",
     "is_table",
@@ -42,8 +63,9 @@ __all__ = [
 TASKS = ("qa", "sp")
 # The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in).
 QATCH_METRICS = ("cell_precision", "cell_recall", "tuple_cardinality", "tuple_constraint", "tuple_order")
-# A table given as JSON text longer than this is malformed rather than parsed.
-MAX_TABLE_CHARS = 16 * 1024 * 1024
+# Metrics that apply only where the target is ordered (a table, or a query with ORDER BY).
+ORDER_METRICS = frozenset({"tuple_order"})
+MALFORMED_PREDICTION = 'the prediction is not a table like [["wales", "scotland"], ["england"]]'
 
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
 
@@ -124,12 +146,12 @@ def parse_table(value: object) -> Rows | None:
         rows.append([_as_plain(cell) for cell in row])
     try:
         return table_rows(rows)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
 
 
 def _zeros(metrics: Sequence[str], order_applies: bool) -> dict[str, float | None]:
-    return {name: (None if name == "tuple_order" and not order_applies else 0.0) for name in metrics}
+    return {name: (None if name in ORDER_METRICS and not order_applies else 0.0) for name in metrics}
 
 
 def evaluate_test(
@@ -146,6 +168,12 @@ def evaluate_test(
 
     ``target`` is SQL text (run on ``db_id`` in ``databases``) or, for QA, a table; for SP
     ``prediction`` is SQL text, for QA a table (a list of rows or its JSON text).
+
+    >>> evaluate_test("[1, 2]", [["a"]], task="qa", metrics=["cell_recall"]).error
+    'the target is not a table (a list of rows)'
+    >>> outcome = evaluate_test([["a"]], "a", task="qa", metrics=["cell_recall", "tuple_order"])
+    >>> outcome.scores, outcome.prediction_error == MALFORMED_PREDICTION
+    ({'cell_recall': 0.0, 'tuple_order': 0.0}, True)
     """
     metrics = list(metrics)
     task = task.lower()
@@ -153,32 +181,29 @@ def evaluate_test(
         raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
     target_is_table = task == "qa" and is_table(target)
     order_applies = target_is_table or (isinstance(target, str) and has_order_by(target))
-    na = dict.fromkeys(metrics)
+    undefined: dict[str, float | None] = dict.fromkeys(metrics)
 
     if target_is_table:
         target_rows = parse_table(target)
         if target_rows is None:
-            return TestOutcome(na, error="the target is not a table (a list of rows)")
+            return TestOutcome(undefined, error="the target is not a table (a list of rows)")
     else:
         ran = _run(databases, db_id, target, "target")
         if isinstance(ran, str):
-            return TestOutcome(na, error=ran)
+            return TestOutcome(undefined, error=ran)
         target_rows = ran
 
     if task == "qa":
         prediction_rows = parse_table(prediction)
         if prediction_rows is None:
-            return TestOutcome(
-                _zeros(metrics, order_applies),
-                prediction_error='the prediction is not a table like [["wales", "scotland"], ["england"]]',
-            )
+            return TestOutcome(_zeros(metrics, order_applies), prediction_error=MALFORMED_PREDICTION)
     else:
         ran = _run(databases, db_id, prediction, "prediction")
         if isinstance(ran, str):
             return TestOutcome(_zeros(metrics, order_applies), prediction_error=ran)
         prediction_rows = ran
 
-    wanted = [name for name in metrics if order_applies or name != "tuple_order"]
+    wanted = [name for name in metrics if order_applies or name not in ORDER_METRICS]
     scores = table_scores(target_rows, prediction_rows, rule=rule, metrics=wanted)
     return TestOutcome({name: scores.get(name) for name in metrics})
 
@@ -189,9 +214,193 @@ def _run(databases: Databases | None, db_id: object, query: object, role: str) -
         return f"the {role} query is missing (not SQL text)"
     if databases is None:
         return f"the {role} is a query, but no databases are given"
-    if db_id is None:
+    if not isinstance(db_id, str):
         return f"the {role} is a query, but the test has no db_id"
     result = databases.run(db_id, query)
     if not result.ok:
         return f"the {role} query failed: {result.error}"
     return result.rows
+
+
+# ---------------------------------------------------------------- a run over a tests file
+
+
+@dataclass(frozen=True)
+class QatchTest:
+    """One test of a tests file: its id, the line it starts on (None when not read from a
+    file), its database, the target and the prediction as given."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    id: str
+    line: int | None
+    db_id: str | None
+    target: object
+    prediction: object
+
+
+def needs_databases(tests: Iterable[QatchTest], task: str) -> bool:
+    """True when some test runs SQL (so a databases root is needed).
+
+    >>> needs_databases([QatchTest("1", 1, None, [["a"]], [["a"]])], "qa")
+    False
+    """
+    return task == "sp" or any(not is_table(test.target) for test in tests)
+
+
+@dataclass(frozen=True)
+class QatchOptions:
+    """Everything that changes the scores of a run (all of it but ``metrics`` and ``root``
+    goes into the signature).
+
+    >>> str(QatchOptions(task="sp").signature)  # doctest: +ELLIPSIS
+    'task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|max_result_bytes:67108864|v:...'
+    """
+
+    task: str
+    metrics: tuple[str, ...] = TABLE_METRICS
+    epsilon: float = DEFAULT_EPSILON
+    strings: str = next(iter(STRING_MODES))
+    root: str | None = None
+    timeout: float = SQL_TIMEOUT
+    max_rows: int = SQL_MAX_ROWS
+    max_result_bytes: int = SQL_MAX_RESULT_BYTES
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
+        unknown = [name for name in self.metrics if name not in TABLE_METRICS]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(TABLE_METRICS)}")
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError(f"timeout must be a finite number of seconds above 0, not {self.timeout!r}")
+        if self.max_rows < 1 or self.max_result_bytes < 1:
+            raise ValueError("max_rows and max_result_bytes must be at least 1")
+        MatchRule(epsilon=self.epsilon, strings=self.strings)  # rejects a bad epsilon or strings mode
+
+    @property
+    def rule(self) -> MatchRule:
+        """How cells are matched."""
+        return MatchRule(epsilon=self.epsilon, strings=self.strings)
+
+    @property
+    def signature(self) -> Signature:
+        """``task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:...|max_result_bytes:...|v:...``."""
+        described = self.rule.describe()
+        return Signature.of(
+            task=self.task,
+            epsilon=described["epsilon"],
+            strings=described["strings"],
+            timeout=f"{self.timeout:g}",
+            max_rows=self.max_rows,
+            max_result_bytes=self.max_result_bytes,
+        )
+
+    def databases(self) -> Databases | None:
+        """The databases under ``root`` with this run's limits, or None without a root."""
+        if self.root is None:
+            return None
+        return Databases(
+            self.root, timeout=self.timeout, max_rows=self.max_rows, max_result_bytes=self.max_result_bytes
+        )
+
+
+@dataclass(frozen=True)
+class QatchResult:
+    """One test and its outcome."""
+
+    test: QatchTest
+    outcome: TestOutcome
+
+
+@dataclass
+class QatchRun:
+    """A whole run (a ``answerkey.report.Result``): the results in file order, the mean of
+    each metric over the tests without error where it has a value (``None`` where it has
+    none), how many tests each mean is over, and the run's counts (``tests``, ``evaluated``,
+    ``errors``: targets that failed, ``prediction_errors``: predictions scored 0)."""
+
+    signature: Signature
+    options: QatchOptions
+    results: list[QatchResult]
+    means: dict[str, float | None] = field(default_factory=dict)
+    metric_counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[RunWarning] = field(default_factory=list)
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The metrics computed in this run."""
+        return self.options.metrics
+
+    @property
+    def failed(self) -> list[QatchResult]:
+        """The tests whose target could not be evaluated (errors of the tests)."""
+        return [result for result in self.results if result.outcome.error is not None]
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema qatch-report``)."""
+        return report.document(self)
+
+    def summary_table(self) -> str:
+        """Each metric's mean and the tests it is over, the counts, the signature."""
+        return report.summary_table(self)
+
+    def workbook(self) -> Workbook:
+        """Overview (one row per test) and Statistics (means and counts)."""
+        return report.workbook(self)
+
+
+def _evaluate(index: int) -> TestOutcome:
+    """Score test ``index`` of the run's tests (module level: worker processes import it by
+    name; the tests and options reach every worker once, not with each test)."""
+    options: QatchOptions
+    tests: Sequence[QatchTest]
+    options, tests = shared()  # type: ignore[misc]
+    test = tests[index]
+    return evaluate_test(
+        test.target,
+        test.prediction,
+        task=options.task,
+        db_id=test.db_id,
+        databases=options.databases(),
+        metrics=options.metrics,
+        rule=options.rule,
+    )
+
+
+def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = True) -> QatchRun:
+    """Score every test, in ``jobs`` processes; the results are in the order of ``tests``
+    whatever ``jobs`` is. ``quiet=False`` draws a progress bar on a terminal for long runs.
+
+    >>> tests = [QatchTest("t1", 1, None, [["a"], ["b"]], [["b"], ["a"]]), QatchTest("t2", 2, None, [["a"]], "a")]
+    >>> run = run_tests(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
+    >>> run.means, run.counts["prediction_errors"]
+    ({'cell_recall': 0.5, 'tuple_order': 0.0}, 1)
+    """
+    tests = list(tests)
+    outcomes = progress(
+        ordered_map(_evaluate, range(len(tests)), jobs=jobs, shared=(options, tests)),
+        total=len(tests),
+        label="qatch",
+        quiet=quiet,
+    )
+    results = [QatchResult(test, outcome) for test, outcome in zip(tests, outcomes)]
+    means: dict[str, float | None] = {}
+    metric_counts: dict[str, int] = {}
+    for name in options.metrics:
+        values = [
+            score
+            for result in results
+            if result.outcome.error is None and (score := result.outcome.scores.get(name)) is not None
+        ]
+        means[name] = math.fsum(values) / len(values) if values else None
+        metric_counts[name] = len(values)
+    errors = sum(result.outcome.error is not None for result in results)
+    counts = {
+        "tests": len(results),
+        "evaluated": len(results) - errors,
+        "errors": errors,
+        "prediction_errors": sum(result.outcome.prediction_error is not None for result in results),
+    }
+    return QatchRun(options.signature, options, results, means, metric_counts, counts)

@@ -1,0 +1,136 @@
+"""The file formats of ``answerkey qatch``, as pydantic models: a test (one row of a tests
+file) and the report (``answerkey schema qatch-tests``, ``answerkey schema qatch-report``).
+
+``answerkey.qatch.load`` reads tests files by the rules ``QatchTestRow`` describes; the
+column names of the target and the prediction are options there (``--target-col``,
+``--prediction-col``), so the model describes the default names ``query`` and ``prediction``.
+
+>>> row = QatchTestRow.model_validate({"id": 7, "db_id": "uk", "query": "SELECT 1", "prediction": None})
+>>> row.id, row.db_id, row.query, row.prediction
+('7', 'uk', 'SELECT 1', None)
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from answerkey.errors import kind_of
+
+__all__ = [
+    "QatchTestRow",
+    "QatchSummary",
+    "QatchTestReport",
+    "QatchReport",
+    "id_text",
+    "read_id",
+]
+
+
+def id_text(value: object) -> str | None:
+    """The text of an id (or a db_id): text as given, an integer as its digits; None for
+    anything else (``1.0`` or ``true`` would not read back as written).
+
+    >>> id_text(7), id_text("q1"), id_text(1.0), id_text(True)
+    ('7', 'q1', None, None)
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) else None
+
+
+def read_id(value: Any, what: str = "an id") -> Any:
+    """``id_text`` as a pydantic validator: null stays null, anything else that is not an id
+    is an error worded for the user."""
+    text = id_text(value)
+    if text is not None or value is None:
+        return text
+    raise PydanticCustomError(
+        "id_type", "{what} is a string or an integer, not {kind}", {"what": what, "kind": kind_of(value)}
+    )
+
+
+def _read_db_id(value: Any) -> Any:
+    return read_id(value, "a db_id")
+
+
+_TEXT_OR_INTEGER = WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
+TestId = Annotated[str, BeforeValidator(read_id), Field(min_length=1), _TEXT_OR_INTEGER]
+DbId = Annotated[str, BeforeValidator(_read_db_id), Field(min_length=1), _TEXT_OR_INTEGER]
+Ratio = Annotated[float, Field(ge=0, le=1)]
+
+
+class QatchTestRow(BaseModel):
+    """One test: one line of a JSON Lines tests file, one element of a JSON or YAML list, or
+    one row of a CSV file under its header row.
+
+    The target is in the column ``query`` and the prediction in ``prediction`` unless
+    ``--target-col`` / ``--prediction-col`` name other columns. Other columns (the question,
+    notes) are allowed and ignored.
+    """
+
+    model_config = ConfigDict(extra="allow", title="QatchTest")
+
+    id: TestId | None = Field(
+        None, description="Unique test id (a string or an integer); default: the test's position in the file, from 1."
+    )
+    db_id: DbId | None = Field(
+        None,
+        description="The test's database, ROOT/<db_id>/<db_id>.sqlite under --db ROOT. Required when the target "
+        "is SQL (always with --task sp).",
+    )
+    query: Annotated[str, Field(min_length=1)] | list[list[Any]] = Field(
+        description="The target, in the column --target-col names (default query): SQL text, run on the test's "
+        "database; with --task qa also a table: a list of rows, or its JSON text."
+    )
+    prediction: Any = Field(
+        description="The prediction, in the column --prediction-col names (default prediction): SQL text with "
+        '--task sp; with --task qa a table, a list of rows like [["wales", "scotland"], ["england"]] or its JSON '
+        "text. A prediction that is not one (null included) scores 0 on every metric."
+    )
+
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class QatchSummary(BaseModel):
+    """Counts and metric means of a run."""
+
+    model_config = _STRICT
+    tests: int = Field(ge=0)
+    evaluated: int = Field(ge=0, description="Tests whose target could be evaluated.")
+    errors: int = Field(ge=0, description="Tests whose target failed (errors of the tests, left out of the means).")
+    prediction_errors: int = Field(ge=0, description="Predictions malformed or failing (scored 0).")
+    means: dict[str, Ratio | None] = Field(
+        description="Mean of each metric over the tests where it has a value; null where it has none."
+    )
+    counts: dict[str, int] = Field(description="How many tests each metric's mean is over.")
+
+
+class QatchTestReport(BaseModel):
+    """One test's scores."""
+
+    model_config = _STRICT
+    id: str
+    line: int | None = Field(description="Line of the test in the tests file.")
+    db_id: str | None
+    metrics: dict[str, Ratio | None] = Field(
+        description="Each metric's value; null where it does not apply (tuple order when the target has no "
+        "ORDER BY) or the target failed."
+    )
+    error: str | None = Field(description="Why the target could not be evaluated (an error of the test).")
+    prediction_error: str | None = Field(description="Why the prediction scored zeros.")
+
+
+class QatchReport(BaseModel):
+    """The report of ``answerkey qatch`` (``--json`` / ``--yaml``)."""
+
+    model_config = _STRICT
+    signature: str = Field(description="Options that change scores, and the version.")
+    task: Literal["qa", "sp"]
+    metrics: list[str] = Field(description="The metrics computed, in the order of the report.")
+    summary: QatchSummary
+    tests: list[QatchTestReport] = Field(description="Every test, in file order.")
+    warnings: list[str]
