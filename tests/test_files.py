@@ -89,7 +89,7 @@ def test_unprintable_characters_in_yaml_are_input_errors():
     """A control character in YAML is a located InputError, not a yaml.reader.ReaderError."""
     with pytest.raises(InputError) as caught:
         load_yaml("id: q1\nanswer: \x1f\n", source="corpus.yaml")
-    assert caught.value.line == 2
+    assert (caught.value.line, caught.value.column) == (2, 9)
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_a_lone_surrogate_in_yaml_is_refused():
     """YAML's double-quoted escapes can write a lone surrogate too: refused where it is."""
     with pytest.raises(InputError) as caught:
         load_yaml('- id: q1\n  tags: ["\\ud800"]\n', source="c.yaml")
-    assert caught.value.line == 2
+    assert (caught.value.line, caught.value.column) == (2, 11)
 
 
 def test_json_positions_point_at_keys_and_elements():

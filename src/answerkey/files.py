@@ -64,6 +64,8 @@ __all__ = [
     "JsonLine",
     "read_jsonl",
     "validation_errors",
+    "id_text",
+    "read_id",
     "regular_files",
     "OutputError",
     "check_outputs",
@@ -540,8 +542,12 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         message = " ".join(part for part in (error.context, error.problem) if part) or "invalid YAML"
-        if "invalid Unicode character escape" in message:  # libyaml's words for "\ud800"
+        if "invalid Unicode character escape" in message and mark is not None:  # libyaml's words for "\ud800"
             message = "an escape in a quoted string is not a character (half of a UTF-16 surrogate pair?)"
+            escape = text.rfind("\\", 0, mark.index + 1)  # libyaml points inside the escape
+            if escape >= 0:
+                line, column = line_column(text, escape)
+                raise InputError(message, source=source, line=line, column=column) from None
         raise InputError(
             message, source=source, line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None
         ) from None
@@ -755,6 +761,36 @@ def validation_errors(
         found.append(InputError(f"{where}: {message}" if where else message, source=source, line=line,
                                 column=column))
     return found
+
+
+def id_text(value: object) -> str | None:
+    """The text of an id (an item, test, case or db id): text as given, an integer as its
+    digits; None for anything else (``1.0`` or ``true`` would not read back as written).
+
+    >>> id_text(7), id_text("q1"), id_text(1.0), id_text(True)
+    ('7', 'q1', None, None)
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) else None
+
+
+def read_id(value: Any, what: str = "an id") -> Any:
+    """``id_text`` as a schema validator (a pydantic ``BeforeValidator``): null stays null,
+    anything else that is not an id is a ``ValueError`` worded for the user, the same rule in
+    every file format.
+
+    >>> read_id(7), read_id(None)
+    ('7', None)
+    >>> read_id(1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: an id is a string or an integer, not a number
+    """
+    text = id_text(value)
+    if text is not None or value is None:
+        return text
+    raise ValueError(f"{what} is a string or an integer, not {kind_of(value)}")
 
 
 # ---------------------------------------------------------------------------------- directories

@@ -155,8 +155,10 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
     def convert(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
         return metric_names(value, known(), none=none)
 
+    names = ", ".join(known())
     return click.option("--metrics", default="all", show_default=True, metavar="NAMES", callback=convert,
-                        help="Metrics to compute, comma-separated; all" + (", or none." if none else "."))
+                        help=f"Metrics to compute, comma-separated from: {names}; or all"
+                        + (", or none." if none else "."))
 
 
 def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:

@@ -36,10 +36,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from answerkey.errors import InputError, InputErrors, did_you_mean, kind_of, plural
-from answerkey.files import Document, load_document, read_text, source_name
+from answerkey.files import Document, id_text, load_document, read_text, source_name
 from answerkey.limits import MAX_TABLE_CHARS
 from answerkey.qatch.run import TASKS, QatchTest, is_table
-from answerkey.qatch.schema import id_text
 
 __all__ = ["FORMATS", "CSV_SUFFIXES", "load_tests"]
 

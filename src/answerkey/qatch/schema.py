@@ -15,41 +15,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
-from pydantic_core import PydanticCustomError
 
-from answerkey.errors import kind_of
+from answerkey.files import read_id
 
 __all__ = [
     "QatchTestRow",
     "QatchSummary",
     "QatchTestReport",
     "QatchReport",
-    "id_text",
-    "read_id",
 ]
-
-
-def id_text(value: object) -> str | None:
-    """The text of an id (or a db_id): text as given, an integer as its digits; None for
-    anything else (``1.0`` or ``true`` would not read back as written).
-
-    >>> id_text(7), id_text("q1"), id_text(1.0), id_text(True)
-    ('7', 'q1', None, None)
-    """
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return value if isinstance(value, str) else None
-
-
-def read_id(value: Any, what: str = "an id") -> Any:
-    """``id_text`` as a pydantic validator: null stays null, anything else that is not an id
-    is an error worded for the user."""
-    text = id_text(value)
-    if text is not None or value is None:
-        return text
-    raise PydanticCustomError(
-        "id_type", "{what} is a string or an integer, not {kind}", {"what": what, "kind": kind_of(value)}
-    )
 
 
 def _read_db_id(value: Any) -> Any:

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from answerkey.files import read_id
+
 __all__ = [
     "CATEGORIES",
     "VERDICTS",
@@ -28,7 +30,6 @@ __all__ = [
     "ItemReport",
     "ScoreReport",
     "cas_text",
-    "item_id",
 ]
 
 # H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
@@ -62,16 +63,6 @@ def cas_text(value: Any) -> Any:
     return value
 
 
-def item_id(value: Any) -> Any:
-    """An id is text; an integer is taken as its digits. ``1.0`` or ``true`` is no id."""
-    if isinstance(value, bool) or isinstance(value, float):
-        raise PydanticCustomError("id_type", "an id is a string or an integer, not {kind}",
-                                  {"kind": "a boolean" if isinstance(value, bool) else "a number with a fraction"})
-    if isinstance(value, int):
-        return str(value)
-    return value
-
-
 def _category(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
@@ -83,7 +74,7 @@ def _category(value: Any) -> Any:
 # YAML and JSON numbers and booleans are accepted where CAS text is expected (see cas_text).
 CasText = Annotated[str, BeforeValidator(cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})]
 ItemId = Annotated[
-    str, BeforeValidator(item_id), Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
+    str, BeforeValidator(read_id), Field(min_length=1), WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
 ]
 
 
