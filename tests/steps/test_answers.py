@@ -3,17 +3,11 @@
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-import yaml
-from click.testing import CliRunner
 
-from answerkey.cli import cli
 from answerkey.steps import AnswerJudge, run_evaluation
 from answerkey.steps.answers import parse_claim_counts
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class StubServer:
@@ -32,8 +26,11 @@ class StubServer:
                 prompt = body["messages"][0]["content"]
                 kind = "correctness" if "Reference answer:" in prompt else "relevance"
                 reply = stub.replies[kind]
-                payload = reply if isinstance(reply, bytes) else json.dumps(
-                    {"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
+                payload = (
+                    reply
+                    if isinstance(reply, bytes)
+                    else json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
+                )
                 self.send_response(stub.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -60,12 +57,26 @@ def stub():
     server.close()
 
 
-REFERENCE = [{"template_id": "t", "questions": [{
-    "id": "q1", "question_text": "List the transformers in OSLO", "reference_answer": "OSLO T1, OSLO T2",
-    "reference_steps": [[{"name": "calc", "args": {}, "output": "x"}]],
-}]}]
-RESPONSE = {"q1": {"question_id": "q1", "actual_answer": "OSLO T1",
-                   "actual_steps": [{"name": "calc", "id": "c1", "status": "success", "output": "x"}]}}
+REFERENCE = [
+    {
+        "template_id": "t",
+        "questions": [
+            {
+                "id": "q1",
+                "question_text": "List the transformers in OSLO",
+                "reference_answer": "OSLO T1, OSLO T2",
+                "reference_steps": [[{"name": "calc", "args": {}, "output": "x"}]],
+            }
+        ],
+    }
+]
+RESPONSE = {
+    "q1": {
+        "question_id": "q1",
+        "actual_answer": "OSLO T1",
+        "actual_steps": [{"name": "calc", "id": "c1", "status": "success", "output": "x"}],
+    }
+}
 
 
 def test_answer_metrics_from_the_endpoint(stub):
@@ -92,19 +103,43 @@ def test_answer_metrics_from_the_endpoint(stub):
     assert "OSLO T1, OSLO T2" in body["messages"][0]["content"]
 
 
-@pytest.mark.parametrize("status, replies, expected", [
-    (500, {}, {"answer_eval_error": "the judge endpoint answered HTTP 500",
-               "answer_relevance_error": "the judge endpoint answered HTTP 500"}),
-    (200, {"correctness": "two claims", "relevance": "very"},
-     {"answer_eval_error": "expected 4 tab-separated fields, got: 'two claims'",
-      "answer_relevance_error": "could not convert string to float: 'very'"}),
-    (200, {"correctness": "1\t2\t3\twhy", "relevance": "1.5"},
-     {"answer_eval_error": "impossible claim counts: 1, 2, 3",
-      "answer_relevance_error": "relevance must be between 0 and 1, got '1.5'"}),
-    (200, {"correctness": b"not json", "relevance": b'{"choices": []}'},
-     {"answer_eval_error": "the judge endpoint's reply is not a chat completion",
-      "answer_relevance_error": "the judge endpoint's reply is not a chat completion"}),
-])
+@pytest.mark.parametrize(
+    "status, replies, expected",
+    [
+        (
+            500,
+            {},
+            {
+                "answer_eval_error": "the judge endpoint answered HTTP 500",
+                "answer_relevance_error": "the judge endpoint answered HTTP 500",
+            },
+        ),
+        (
+            200,
+            {"correctness": "two claims", "relevance": "very"},
+            {
+                "answer_eval_error": "expected 4 tab-separated fields, got: 'two claims'",
+                "answer_relevance_error": "could not convert string to float: 'very'",
+            },
+        ),
+        (
+            200,
+            {"correctness": "1\t2\t3\twhy", "relevance": "1.5"},
+            {
+                "answer_eval_error": "impossible claim counts: 1, 2, 3",
+                "answer_relevance_error": "relevance must be between 0 and 1, got '1.5'",
+            },
+        ),
+        (
+            200,
+            {"correctness": b"not json", "relevance": b'{"choices": []}'},
+            {
+                "answer_eval_error": "the judge endpoint's reply is not a chat completion",
+                "answer_relevance_error": "the judge endpoint's reply is not a chat completion",
+            },
+        ),
+    ],
+)
 def test_failures_become_error_keys(stub, status, replies, expected):
     """A failed or malformed judgement is reported as an error key, never as a score."""
     stub.status = status
@@ -126,8 +161,9 @@ def test_unreachable_endpoint():
 def test_environment_configuration():
     """Off unless ANSWERKEY_JUDGE_URL is set; model, key and timeout from the environment."""
     assert AnswerJudge.from_environment({}) is None
-    judge = AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://127.0.0.1:9/v1",
-                                          "ANSWERKEY_JUDGE_TIMEOUT": "3", "ANSWERKEY_JUDGE_API_KEY": "k"})
+    judge = AnswerJudge.from_environment(
+        {"ANSWERKEY_JUDGE_URL": "http://127.0.0.1:9/v1", "ANSWERKEY_JUDGE_TIMEOUT": "3", "ANSWERKEY_JUDGE_API_KEY": "k"}
+    )
     assert judge == AnswerJudge(url="http://127.0.0.1:9/v1", model="gpt-4o-mini", api_key="k", timeout=3.0)
     with pytest.raises(ValueError, match="ANSWERKEY_JUDGE_TIMEOUT must be a number of seconds"):
         AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_TIMEOUT": "soon"})
@@ -140,18 +176,3 @@ def test_claim_counts_parser():
     assert parse_claim_counts(" 3\t2\t2\tTwo match.\textra ") == (3, 2, 2, "Two match.\textra")
     with pytest.raises(ValueError, match="claim counts must be integers"):
         parse_claim_counts("a\tb\tc\td")
-
-
-def test_cli_answers_flag(stub, monkeypatch, tmp_path):
-    """`--answers` uses the endpoint from the environment; the signature says so."""
-    monkeypatch.setenv("ANSWERKEY_JUDGE_URL", stub.url)
-    output = tmp_path / "results.yaml"
-    outcome = CliRunner().invoke(cli, ["steps", "evaluate", str(ROOT / "examples/steps/reference.yaml"),
-                                       str(ROOT / "examples/steps/responses.jsonl"), "--answers", "-o", str(output)])
-    assert outcome.exit_code == 0, outcome.output
-    text = output.read_text(encoding="utf-8")
-    assert "|answers:llm|" in text.splitlines()[0]
-    results = yaml.safe_load(text)
-    answered = [r for r in results if "actual_answer" in r]
-    assert answered and all(r["answer_relevance"] == 0.9 and r["answer_recall"] == 0.5 for r in answered)
-    assert all("answer_relevance" not in r for r in results if "actual_answer" not in r)

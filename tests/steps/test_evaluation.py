@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from answerkey.errors import InputError
 from answerkey.adapters.sparql import XSD
+from answerkey.errors import InputError, InputErrors
 from answerkey.steps import run_evaluation
 
 SPARQL = "application/sparql-results+json"
@@ -24,9 +24,14 @@ def lit(value, datatype=None):
 
 
 def select(variables, rows):
-    return json.dumps({"head": {"vars": variables}, "results": {"bindings": [
-        {name: term for name, term in zip(variables, row) if term is not None} for row in rows
-    ]}})
+    return json.dumps(
+        {
+            "head": {"vars": variables},
+            "results": {
+                "bindings": [{name: term for name, term in zip(variables, row) if term is not None} for row in rows]
+            },
+        }
+    )
 
 
 def ask(value):
@@ -34,7 +39,13 @@ def ask(value):
 
 
 def sparql_step(output, **options):
-    return {"name": "sparql_query", "args": {"query": "SELECT ..."}, "output": output, "output_media_type": SPARQL, **options}
+    return {
+        "name": "sparql_query",
+        "args": {"query": "SELECT ..."},
+        "output": output,
+        "output_media_type": SPARQL,
+        **options,
+    }
 
 
 def actual(step_id, output, name="sparql_query", status="success", **extra):
@@ -42,25 +53,50 @@ def actual(step_id, output, name="sparql_query", status="success", **extra):
 
 
 def corpus(*groups, question_id="q1", template_id="t1"):
-    return [{"template_id": template_id, "questions": [
-        {"id": question_id, "question_text": "Q?", "reference_steps": list(groups)}
-    ]}]
+    return [
+        {
+            "template_id": template_id,
+            "questions": [{"id": question_id, "question_text": "Q?", "reference_steps": list(groups)}],
+        }
+    ]
 
 
 def evaluate(reference_group, actual_steps, **options):
-    [result] = run_evaluation(corpus(reference_group), {"q1": {"question_id": "q1", "actual_steps": actual_steps}}, **options)
+    [result] = run_evaluation(
+        corpus(reference_group), {"q1": {"question_id": "q1", "actual_steps": actual_steps}}, **options
+    )
     return result
 
 
 # graphrag-eval 4.0 README, "Example Reference Corpus" (OSLO) and "Example Evaluation Results".
-OSLO_REFERENCE = select(["transformer", "transformerName"], [
-    [uri("urn:uuid:f1769de8-9aeb-11e5-91da-b8763fd99c5f"), lit("OSLO T2")],
-    [uri("urn:uuid:f1769dd6-9aeb-11e5-91da-b8763fd99c5f"), lit("OSLO T1")],
-])
+OSLO_REFERENCE = select(
+    ["transformer", "transformerName"],
+    [
+        [uri("urn:uuid:f1769de8-9aeb-11e5-91da-b8763fd99c5f"), lit("OSLO T2")],
+        [uri("urn:uuid:f1769dd6-9aeb-11e5-91da-b8763fd99c5f"), lit("OSLO T1")],
+    ],
+)
 OSLO_ACTUAL_STEPS = [
-    actual("call_3wIrBHIsInzAWzo8qwwYAkDD", json.dumps({"head": {"vars": ["iri", "name", "rank"]}, "results": {"bindings": [
-        {"iri": uri("urn:uuid:f176963c-9aeb-11e5-91da-b8763fd99c5f"), "name": lit("OSLO"), "rank": lit("0.01185", "float")}
-    ]}}, indent=2), name="autocomplete_search", args={"query": "OSLO", "result_class": "cim:Substation"}),
+    actual(
+        "call_3wIrBHIsInzAWzo8qwwYAkDD",
+        json.dumps(
+            {
+                "head": {"vars": ["iri", "name", "rank"]},
+                "results": {
+                    "bindings": [
+                        {
+                            "iri": uri("urn:uuid:f176963c-9aeb-11e5-91da-b8763fd99c5f"),
+                            "name": lit("OSLO"),
+                            "rank": lit("0.01185", "float"),
+                        }
+                    ]
+                },
+            },
+            indent=2,
+        ),
+        name="autocomplete_search",
+        args={"query": "OSLO", "result_class": "cim:Substation"},
+    ),
     actual("call_3b3zHJnBXwYYSg04BiFGAAgO", json.dumps(json.loads(OSLO_REFERENCE), indent=2)),
 ]
 
@@ -68,19 +104,45 @@ OSLO_ACTUAL_STEPS = [
 def test_readme_example_result():
     """The README's OSLO question: steps_score 1 and `matches` names the SPARQL call, in the
     documented key order."""
-    reference = [{"template_id": "list_all_transformers_within_Substation_SUBSTATION", "questions": [{
-        "id": "c10bbc8dce98a4b8832d125134a16153",
-        "question_text": "List all transformers within Substation OSLO",
-        "reference_answer": "OSLO T1, OSLO T2",
-        "reference_steps": [[sparql_step(OSLO_REFERENCE, required_columns=["transformer", "transformerName"])]],
-    }]}]
-    response = {"question_id": "c10bbc8dce98a4b8832d125134a16153", "input_tokens": 221339, "output_tokens": 212,
-                "total_tokens": 221551, "elapsed_sec": 6.601679801940918, "actual_steps": OSLO_ACTUAL_STEPS,
-                "actual_answer": "OSLO T2 and OSLO T1"}
+    reference = [
+        {
+            "template_id": "list_all_transformers_within_Substation_SUBSTATION",
+            "questions": [
+                {
+                    "id": "c10bbc8dce98a4b8832d125134a16153",
+                    "question_text": "List all transformers within Substation OSLO",
+                    "reference_answer": "OSLO T1, OSLO T2",
+                    "reference_steps": [
+                        [sparql_step(OSLO_REFERENCE, required_columns=["transformer", "transformerName"])]
+                    ],
+                }
+            ],
+        }
+    ]
+    response = {
+        "question_id": "c10bbc8dce98a4b8832d125134a16153",
+        "input_tokens": 221339,
+        "output_tokens": 212,
+        "total_tokens": 221551,
+        "elapsed_sec": 6.601679801940918,
+        "actual_steps": OSLO_ACTUAL_STEPS,
+        "actual_answer": "OSLO T2 and OSLO T1",
+    }
     [result] = run_evaluation(reference, {response["question_id"]: response})
     assert list(result) == [
-        "template_id", "question_id", "question_text", "reference_answer", "reference_steps", "status",
-        "actual_answer", "actual_steps", "steps_score", "input_tokens", "output_tokens", "total_tokens", "elapsed_sec",
+        "template_id",
+        "question_id",
+        "question_text",
+        "reference_answer",
+        "reference_steps",
+        "status",
+        "actual_answer",
+        "actual_steps",
+        "steps_score",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "elapsed_sec",
     ]
     assert result["steps_score"] == 1.0
     assert result["reference_steps"][-1][0]["matches"] == "call_3b3zHJnBXwYYSg04BiFGAAgO"
@@ -101,29 +163,51 @@ def test_inputs_are_not_modified():
 TRANSFORMERS = [[uri("urn:t:2"), lit("T2"), lit("110", "integer")], [uri("urn:t:1"), lit("T1"), lit("220", "integer")]]
 
 
-@pytest.mark.parametrize("required, variables, rows, ordered, expected", [
-    # Required columns only; the actual result has extra columns, other names, another order.
-    (["t", "name"], ["kv", "label", "x"], [[lit("220", "integer"), lit("T1"), uri("urn:t:1")],
-                                           [lit("110", "integer"), lit("T2"), uri("urn:t:2")]], False, 1.0),
-    # Missing a required column.
-    (["t", "name"], ["label"], [[lit("T1")], [lit("T2")]], False, 0.0),
-    # A URI is not the literal with the same text.
-    (["t"], ["t"], [[lit("urn:t:2")], [lit("urn:t:1")]], False, 0.0),
-    # Unordered: any row order; duplicates follow set semantics.
-    (["name"], ["name"], [[lit("T1")], [lit("T2")], [lit("T1")]], False, 1.0),
-    # An extra row is wrong.
-    (["name"], ["name"], [[lit("T1")], [lit("T2")], [lit("T3")]], False, 0.0),
-    # Ordered: the same order passes, the reverse fails.
-    (["name", "kv"], ["name", "kv"], [[lit("T2"), lit("110", "integer")], [lit("T1"), lit("220", "integer")]], True, 1.0),
-    (["name", "kv"], ["name", "kv"], [[lit("T1"), lit("220", "integer")], [lit("T2"), lit("110", "integer")]], True, 0.0),
-    # Numbers compare by value across integer types; a number is not its text.
-    (["kv"], ["kv"], [[lit("110", "long")], [lit("220", "short")]], False, 1.0),
-    (["kv"], ["kv"], [[lit("110")], [lit("220")]], False, 0.0),
-])
+@pytest.mark.parametrize(
+    "required, variables, rows, ordered, expected",
+    [
+        # Required columns only; the actual result has extra columns, other names, another order.
+        (
+            ["t", "name"],
+            ["kv", "label", "x"],
+            [[lit("220", "integer"), lit("T1"), uri("urn:t:1")], [lit("110", "integer"), lit("T2"), uri("urn:t:2")]],
+            False,
+            1.0,
+        ),
+        # Missing a required column.
+        (["t", "name"], ["label"], [[lit("T1")], [lit("T2")]], False, 0.0),
+        # A URI is not the literal with the same text.
+        (["t"], ["t"], [[lit("urn:t:2")], [lit("urn:t:1")]], False, 0.0),
+        # Unordered: any row order; duplicates follow set semantics.
+        (["name"], ["name"], [[lit("T1")], [lit("T2")], [lit("T1")]], False, 1.0),
+        # An extra row is wrong.
+        (["name"], ["name"], [[lit("T1")], [lit("T2")], [lit("T3")]], False, 0.0),
+        # Ordered: the same order passes, the reverse fails.
+        (
+            ["name", "kv"],
+            ["name", "kv"],
+            [[lit("T2"), lit("110", "integer")], [lit("T1"), lit("220", "integer")]],
+            True,
+            1.0,
+        ),
+        (
+            ["name", "kv"],
+            ["name", "kv"],
+            [[lit("T1"), lit("220", "integer")], [lit("T2"), lit("110", "integer")]],
+            True,
+            0.0,
+        ),
+        # Numbers compare by value across integer types; a number is not its text.
+        (["kv"], ["kv"], [[lit("110", "long")], [lit("220", "short")]], False, 1.0),
+        (["kv"], ["kv"], [[lit("110")], [lit("220")]], False, 0.0),
+    ],
+)
 def test_sparql_select_comparison(required, variables, rows, ordered, expected):
     """SELECT results are judged by the comparator on the required columns (issue #6)."""
     reference = select(["t", "name", "kv"], TRANSFORMERS)
-    result = evaluate([sparql_step(reference, required_columns=required, ordered=ordered)], [actual("a1", select(variables, rows))])
+    result = evaluate(
+        [sparql_step(reference, required_columns=required, ordered=ordered)], [actual("a1", select(variables, rows))]
+    )
     assert result["steps_score"] == expected
 
 
@@ -144,16 +228,33 @@ def test_typed_decimals_35_and_35_0_are_equal():
     assert result["steps_score"] == 1.0
 
 
-@pytest.mark.parametrize("reference, output, score, mismatch", [
-    (ask(True), ask(True), 1.0, None),
-    (ask(True), ask(False), 0.0, "a1: ASK result false; expected true"),
-    (ask(False), select(["x"], []), 0.0, "a1: an ASK result (a boolean) was expected; the actual output is a SELECT result"),
-    (select(["x"], [[lit("1")]]), ask(True), 0.0, "a1: a SELECT result was expected; the actual output is an ASK result"),
-    (ask(True), "@prefix cim: <https://cim.ucaiug.io/ns#> .\n<urn:a> cim:b <urn:c> .", 0.0,
-     "a1: actual output: not SPARQL results JSON (a DESCRIBE or CONSTRUCT result?): Expecting value"),
-    (ask(True), '{"head": ', 0.0, "a1: actual output: not SPARQL results JSON: Expecting value"),
-    (select(["x"], []), select(["y", "z"], []), 1.0, None),
-])
+@pytest.mark.parametrize(
+    "reference, output, score, mismatch",
+    [
+        (ask(True), ask(True), 1.0, None),
+        (ask(True), ask(False), 0.0, "a1: ASK result false; expected true"),
+        (
+            ask(False),
+            select(["x"], []),
+            0.0,
+            "a1: an ASK result (a boolean) was expected; the actual output is a SELECT result",
+        ),
+        (
+            select(["x"], [[lit("1")]]),
+            ask(True),
+            0.0,
+            "a1: a SELECT result was expected; the actual output is an ASK result",
+        ),
+        (
+            ask(True),
+            "@prefix cim: <https://cim.ucaiug.io/ns#> .\n<urn:a> cim:b <urn:c> .",
+            0.0,
+            "a1: actual output: not SPARQL results JSON (a DESCRIBE or CONSTRUCT result?): Expecting value",
+        ),
+        (ask(True), '{"head": ', 0.0, "a1: actual output: not SPARQL results JSON: Expecting value"),
+        (select(["x"], []), select(["y", "z"], []), 1.0, None),
+    ],
+)
 def test_ask_describe_and_invalid_outputs(reference, output, score, mismatch):
     """ASK compares the boolean; a DESCRIBE/CONSTRUCT string or invalid JSON scores 0 with a reason."""
     result = evaluate([sparql_step(reference)], [actual("a1", output)])
@@ -161,13 +262,16 @@ def test_ask_describe_and_invalid_outputs(reference, output, score, mismatch):
     assert result["reference_steps"][0][0].get("mismatch") == mismatch
 
 
-@pytest.mark.parametrize("reference, output, score", [
-    ('{"a": [1, 2.0], "b": null}', '{"b": null, "a": [1.0, 2]}', 1.0),
-    ('{"a": 1}', '{"a": true}', 0.0),
-    ('{"a": 1}', '{"a": "1"}', 0.0),
-    ('[1, 2]', '[2, 1]', 0.0),
-    ('[1, 2]', 'not json', 0.0),
-])
+@pytest.mark.parametrize(
+    "reference, output, score",
+    [
+        ('{"a": [1, 2.0], "b": null}', '{"b": null, "a": [1.0, 2]}', 1.0),
+        ('{"a": 1}', '{"a": true}', 0.0),
+        ('{"a": 1}', '{"a": "1"}', 0.0),
+        ("[1, 2]", "[2, 1]", 0.0),
+        ("[1, 2]", "not json", 0.0),
+    ],
+)
 def test_json_outputs_deep_equality(reference, output, score):
     """application/json compares decoded values: 1 == 1.0, but true is not 1."""
     step = {"name": "lookup", "args": {}, "output": reference, "output_media_type": "application/json"}
@@ -207,8 +311,10 @@ def test_only_the_last_group_is_scored():
     """Earlier groups are not scored (graphrag-eval 4.0)."""
     first = {"name": "autocomplete_search", "args": {}, "output": "never produced"}
     reference = select(["x"], [[lit("1")]])
-    [result] = run_evaluation(corpus([first], [sparql_step(reference)]),
-                              {"q1": {"question_id": "q1", "actual_steps": [actual("a1", reference)]}})
+    [result] = run_evaluation(
+        corpus([first], [sparql_step(reference)]),
+        {"q1": {"question_id": "q1", "actual_steps": [actual("a1", reference)]}},
+    )
     assert result["steps_score"] == 1.0
     assert "matches" not in result["reference_steps"][0][0]
 
@@ -230,8 +336,11 @@ def test_documented_cases_agree_with_greedy_latest_first():
     """Where graphrag-eval's greedy choice is optimal, the matches are the same as its own:
     the latest successful candidate wins (the README's STAVANGER case: error, then success)."""
     reference = select(["x"], [[lit("1")]])
-    steps = [actual("call_DbMk", None, status="error", error="prefix urn undefined"),
-             actual("call_Qm1m", reference), actual("call_late", reference)]
+    steps = [
+        actual("call_DbMk", None, status="error", error="prefix urn undefined"),
+        actual("call_Qm1m", reference),
+        actual("call_late", reference),
+    ]
     result = evaluate([sparql_step(reference)], steps)
     assert result["reference_steps"][0][0]["matches"] == "call_late"
     assert result["steps_score"] == 1.0
@@ -257,11 +366,14 @@ def test_step_without_id_is_matched_by_index():
     assert result["reference_steps"][0][0]["matches"] == 1
 
 
-@pytest.mark.parametrize("response, error", [
-    ({"question_id": "q1", "status": "error", "error": "Recursion limit"}, "Recursion limit"),
-    ({"question_id": "q1", "error": "timeout"}, "timeout"),
-    ({"question_id": "q1", "status": "error"}, "the response has status error"),
-])
+@pytest.mark.parametrize(
+    "response, error",
+    [
+        ({"question_id": "q1", "status": "error", "error": "Recursion limit"}, "Recursion limit"),
+        ({"question_id": "q1", "error": "timeout"}, "timeout"),
+        ({"question_id": "q1", "status": "error"}, "the response has status error"),
+    ],
+)
 def test_error_responses(response, error):
     """An error response is an error sample: status error, its message, no steps_score."""
     [result] = run_evaluation(corpus([sparql_step(ask(True))]), {"q1": response})
@@ -275,20 +387,32 @@ def test_missing_response_is_an_error_sample():
     assert (result["status"], result["error"]) == ("error", "no response for question 'q1'")
 
 
-@pytest.mark.parametrize("steps, error", [
-    (None, "no reference_steps to score"),
-    ([], "reference_steps is empty"),
-    ([[{"name": "a", "output": "x"}], []], "the last group of reference_steps is empty"),
-])
+@pytest.mark.parametrize(
+    "steps, error",
+    [
+        (None, "no reference_steps to score"),
+        ([], "reference_steps is empty"),
+        ([[{"name": "a", "output": "x"}], []], "the last group of reference_steps is empty"),
+    ],
+)
 def test_nothing_to_score_is_an_error_for_that_question(steps, error):
     """No reference steps or an empty last group: a clear error for that question only."""
     question = {"id": "q1", "question_text": "Q?"}
     if steps is not None:
         question["reference_steps"] = steps
-    reference = [{"template_id": "t", "questions": [question, {"id": "q2", "question_text": "Q2?",
-                  "reference_steps": [[{"name": "a", "output": "x"}]]}]}]
-    responses = [{"question_id": "q1", "actual_steps": []},
-                 {"question_id": "q2", "actual_steps": [{"name": "a", "status": "success", "output": "x"}]}]
+    reference = [
+        {
+            "template_id": "t",
+            "questions": [
+                question,
+                {"id": "q2", "question_text": "Q2?", "reference_steps": [[{"name": "a", "output": "x"}]]},
+            ],
+        }
+    ]
+    responses = [
+        {"question_id": "q1", "actual_steps": []},
+        {"question_id": "q2", "actual_steps": [{"name": "a", "status": "success", "output": "x"}]},
+    ]
     first, second = run_evaluation(reference, responses)
     assert (first["status"], first["error"]) == ("error", error)
     assert second["steps_score"] == 1.0
@@ -297,37 +421,141 @@ def test_nothing_to_score_is_an_error_for_that_question(steps, error):
 def test_responses_as_list_and_steps_key():
     """Responses may be a list; `steps` is accepted for `actual_steps`, and kept as given."""
     reference = select(["x"], [[lit("1")]])
-    [result] = run_evaluation(corpus([sparql_step(reference)]), [{"question_id": "q1", "steps": [actual("a1", reference)]}])
+    [result] = run_evaluation(
+        corpus([sparql_step(reference)]), [{"question_id": "q1", "steps": [actual("a1", reference)]}]
+    )
     assert result["steps_score"] == 1.0 and result["actual_steps"][0]["id"] == "a1"
 
 
-@pytest.mark.parametrize("reference, responses, message", [
-    (corpus([sparql_step("@prefix x: <y> .")]), {},
-     "reference.0.questions.0.reference_steps.0.0: Value error, output: not SPARQL results JSON "
-     "(a DESCRIBE or CONSTRUCT result?): Expecting value"),
-    (corpus([sparql_step(select(["a"], []), required_columns=["a", "b"])]), {},
-     "reference.0.questions.0.reference_steps.0.0: Value error, output: required_columns: no variable b in the "
-     "reference result (it has a)"),
-    (corpus([{"name": "x", "output": "y", "output_media_type": "text/csv"}]), {},
-     "reference.0.questions.0.reference_steps.0.0.output_media_type: Input should be "
-     "'application/sparql-results+json' or 'application/json'"),
-    (corpus([{"name": "x", "output": "y"}]) + corpus([{"name": "x", "output": "y"}]), {},
-     "reference: Value error, question id 'q1' appears twice"),
-    (corpus([{"name": "x", "output": "y"}]), {"q1": {"question_id": "q2"}},
-     "responses.q1: keyed by 'q1' but its question_id is 'q2'"),
-    (corpus([{"name": "x", "output": "y"}]), [{"question_id": "q1"}, {"question_id": "q1"}],
-     "responses.1: a second response to question 'q1'"),
-    (corpus([{"name": "x", "output": "y"}]), [{"question_id": "q1", "steps": [], "actual_steps": []}],
-     'responses.0: Value error, give the steps as "actual_steps" or as "steps", not both'),
-    (corpus([{"name": "x", "output": "y"}]), [{"question_id": "q1", "actual_steps": [{"name": "x"}]}],
-     "responses.0.actual_steps.0.status: Field required"),
-    (corpus([{"name": "x", "output": "y"}]), "q1", "responses must be an object keyed by question id or a list of responses"),
-])
+@pytest.mark.parametrize(
+    "reference, responses, message",
+    [
+        (
+            corpus([sparql_step("@prefix x: <y> .")]),
+            {},
+            "reference.0.questions.0.reference_steps.0.0: output: not SPARQL results JSON "
+            "(a DESCRIBE or CONSTRUCT result?): Expecting value",
+        ),
+        (
+            corpus([sparql_step(select(["a"], []), required_columns=["a", "b"])]),
+            {},
+            "reference.0.questions.0.reference_steps.0.0: output: required_columns: no variable b in the "
+            "reference result (it has a)",
+        ),
+        (
+            corpus([{"name": "x", "output": "y", "output_media_type": "text/csv"}]),
+            {},
+            "reference.0.questions.0.reference_steps.0.0.output_media_type: should be "
+            "'application/sparql-results+json' or 'application/json'",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]) + corpus([{"name": "x", "output": "y"}]),
+            {},
+            "reference: question id 'q1' appears twice",
+        ),
+        (
+            [{"template_id": "t", "questions": [{"id": 1.5, "question_text": "Q"}]}],
+            {},
+            "reference.0.questions.0.id: an id is a string or an integer, not a number with a fraction",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            {"q1": {"question_id": "q2"}},
+            "responses.q1: keyed by 'q1' but its question_id is 'q2'",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1"}, {"question_id": "q1"}],
+            "responses.1: a second response to question 'q1'",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1", "steps": [], "actual_steps": []}],
+            'responses.0: give the steps as "actual_steps" or as "steps", not both',
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1", "actual_steps": [{"name": "x"}]}],
+            "responses.0.actual_steps.0.status: missing; this field is required",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1", "steps": 3}],
+            "responses.0.steps: should be a list, not an integer",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1", "elapsed_sec": float("inf")}],
+            "responses.0.elapsed_sec: should be a finite number of at least 0, not infinity",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            [{"question_id": "q1", "input_tokens": True}],
+            "responses.0.input_tokens: should be a finite number of at least 0, not a boolean",
+        ),
+        (
+            corpus([{"name": "x", "output": "y"}]),
+            "q1",
+            "responses must be an object keyed by question id or a list of responses",
+        ),
+    ],
+)
 def test_bad_input_is_an_input_error(reference, responses, message):
-    """Bad corpora and responses raise InputError naming the place, never a traceback."""
+    """Bad corpora and responses raise InputError naming the place in answerkey's words
+    (no pydantic jargon), never a traceback."""
     with pytest.raises(InputError) as raised:
         run_evaluation(reference, responses)
     assert raised.value.message == message
+    assert raised.value.source is None
+
+
+def test_several_bad_places_are_all_named():
+    """Every problem of a bad corpus is raised at once (InputErrors), each named by its path."""
+    reference = [{"template_id": "t", "questions": [{"id": "q1"}, {"id": "q2", "question_text": 5}]}]
+    with pytest.raises(InputErrors) as raised:
+        run_evaluation(reference, {})
+    assert [error.message for error in raised.value.errors] == [
+        "reference.0.questions.0.question_text: missing; this field is required",
+        "reference.0.questions.1.question_text: should be a string, not an integer",
+    ]
+
+
+def test_nesting_past_the_file_limit_is_refused():
+    """Python values nested deeper than any file may be are an InputError, not a RecursionError."""
+    deep: list = []
+    for _ in range(150):
+        deep = [deep]
+    with pytest.raises(InputError) as raised:
+        run_evaluation(corpus([{"name": "x", "output": "y"}]), [{"question_id": "q1", "extra": deep}])
+    assert raised.value.message == "responses.0: nested deeper than 100 levels"
+
+
+def test_cyclic_values_are_refused_at_once():
+    """A list that holds itself twice (2^100 paths to walk) is refused as too deep, at once."""
+    cyclic: list = []
+    cyclic.extend([cyclic, cyclic])
+    with pytest.raises(InputError) as raised:
+        run_evaluation(corpus([{"name": "x", "output": "y"}]), [{"question_id": "q1", "actual_steps": cyclic}])
+    assert raised.value.message == "responses.0: nested deeper than 100 levels"
+
+
+def test_huge_integer_in_an_output_scores_zero_with_a_reason():
+    """An output holding an integer Python will not convert (over 4,300 digits) scores 0 with
+    the reason; in the reference it is an InputError."""
+    huge = '{"a": ' + "1" * 5000 + "}"
+    step = {"name": "lookup", "args": {}, "output": '{"a": 1}', "output_media_type": "application/json"}
+    result = evaluate([step], [actual("a1", huge, name="lookup")])
+    assert result["steps_score"] == 0.0
+    assert (
+        result["reference_steps"][0][0]["mismatch"] == "a1: actual output: holds an integer of more than 4,300 digits"
+    )
+    huge_sparql = select(["x"], [[lit("1", "integer")]]).replace('"1"', "1" * 5000)
+    result = evaluate([sparql_step(ask(True))], [actual("a1", huge_sparql)])
+    assert (
+        result["reference_steps"][0][0]["mismatch"] == "a1: actual output: holds an integer of more than 4,300 digits"
+    )
+    with pytest.raises(InputError, match=r"output: holds an integer of more than 4,300 digits$"):
+        run_evaluation(corpus([{**step, "output": huge}]), {})
 
 
 def test_rows_are_tuples_not_joined_strings():

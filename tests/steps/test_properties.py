@@ -12,13 +12,24 @@ from answerkey.testing.strategies import relations
 
 
 def score(reference_results, actual_results, *, required=None, ordered=False):
-    step = {"name": "sparql_query", "args": {}, "output": json.dumps(reference_results),
-            "output_media_type": "application/sparql-results+json", "ordered": ordered}
+    step = {
+        "name": "sparql_query",
+        "args": {},
+        "output": json.dumps(reference_results),
+        "output_media_type": "application/sparql-results+json",
+        "ordered": ordered,
+    }
     if required is not None:
         step["required_columns"] = required
     reference = [{"template_id": "t", "questions": [{"id": "q", "question_text": "Q", "reference_steps": [[step]]}]}]
-    response = {"q": {"question_id": "q", "actual_steps": [
-        {"name": "sparql_query", "id": "a", "status": "success", "output": json.dumps(actual_results)}]}}
+    response = {
+        "q": {
+            "question_id": "q",
+            "actual_steps": [
+                {"name": "sparql_query", "id": "a", "status": "success", "output": json.dumps(actual_results)}
+            ],
+        }
+    }
     [result] = run_evaluation(reference, response)
     return result["steps_score"]
 
@@ -53,30 +64,51 @@ def test_dropping_a_required_column_scores_zero(relation):
 
 outputs = st.one_of(
     st.text(max_size=30),
-    st.builds(json.dumps, st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(max_size=4),
-        lambda children: st.lists(children, max_size=3) | st.dictionaries(
-            st.sampled_from(["head", "vars", "results", "bindings", "boolean", "id"]), children, max_size=3),
-        max_leaves=12)),
+    st.builds(
+        json.dumps,
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+            lambda children: (
+                st.lists(children, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(["head", "vars", "results", "bindings", "boolean", "id"]), children, max_size=3
+                )
+            ),
+            max_leaves=12,
+        ),
+    ),
     st.none(),
     st.integers(),
 )
 
 
-@given(st.lists(st.tuples(st.sampled_from(["sparql_query", "lookup", "retrieval", "calc"]),
-                          st.sampled_from(["success", "error"]), outputs), max_size=5))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["sparql_query", "lookup", "retrieval", "calc"]),
+            st.sampled_from(["success", "error"]),
+            outputs,
+        ),
+        max_size=5,
+    )
+)
 def test_any_actual_outputs_score_between_0_and_1(steps):
     """Whatever the agent's steps hold, every question gets a score in [0, 1], never an exception."""
     group = [
-        {"name": "sparql_query", "output": json.dumps({"head": {}, "boolean": True}),
-         "output_media_type": "application/sparql-results+json"},
+        {
+            "name": "sparql_query",
+            "output": json.dumps({"head": {}, "boolean": True}),
+            "output_media_type": "application/sparql-results+json",
+        },
         {"name": "lookup", "output": '{"a": 1}', "output_media_type": "application/json"},
         {"name": "retrieval", "args": {"k": 2}, "output": '[{"id": 1}, {"id": 2}]'},
         {"name": "calc", "output": "42"},
     ]
     reference = [{"template_id": "t", "questions": [{"id": "q", "question_text": "Q", "reference_steps": [group]}]}]
-    actual = [{"name": name, "id": f"s{i}", "status": status, "output": output}
-              for i, (name, status, output) in enumerate(steps)]
+    actual = [
+        {"name": name, "id": f"s{i}", "status": status, "output": output}
+        for i, (name, status, output) in enumerate(steps)
+    ]
     [result] = run_evaluation(reference, {"q": {"question_id": "q", "actual_steps": actual}})
     assert 0.0 <= result["steps_score"] <= 1.0
     matched = [step["matches"] for step in result["reference_steps"][0] if "matches" in step]

@@ -1,18 +1,62 @@
-"""``answerkey steps``: graphrag-eval-compatible evaluation of agent steps."""
+"""``answerkey steps evaluate|aggregate``: graphrag-eval-compatible evaluation of agent steps."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
 import click
+
+from answerkey.cli import Trouble
+from answerkey.cli.options import epsilon_option, finish, quiet_option, report_options, start
+from answerkey.report import REPORT_FORMATS, ReportPaths
+from answerkey.steps.answers import ENVIRONMENT, AnswerJudge
+from answerkey.steps.load import read_evaluation_inputs, read_results
+from answerkey.steps.run import StepsOptions, aggregate_steps, evaluate_steps
 
 __all__ = ["steps"]
 
 
-def _signature(epsilon: float, answers: bool) -> str:
-    from answerkey.comparator.values import MatchRule
-    from answerkey.signature import Signature
+def output_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``-o/--output FILE``: the report as YAML, or as JSON when FILE ends in .json."""
+    return click.option(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="Same as --yaml FILE, or --json FILE when FILE ends in .json (kept for compatibility). "
+        "Without -o, --json or --yaml the YAML report goes to standard output.",
+    )(function)
 
-    eps = MatchRule(epsilon=epsilon).describe()["epsilon"]
-    return str(Signature.of(epsilon=eps, scalars="atis", strings="exact", answers="llm" if answers else "off"))
+
+@dataclasses.dataclass(frozen=True)
+class StepsReportPaths(ReportPaths):
+    """The report paths, remembering which one ``-o`` gave, so that a bad path is named by
+    the option the user typed."""
+
+    output_format: str | None = None
+
+    def outputs(self) -> dict[str, tuple[str | None, str]]:
+        """Option name -> (path, format), ``-o`` for the report it gave."""
+        return {
+            ("-o" if name == self.output_format else f"--{name}"): (getattr(self, name), name)
+            for name in REPORT_FORMATS
+        }
+
+
+def report_paths(reports: ReportPaths, output: str | None) -> StepsReportPaths:
+    """The reports to write: ``-o`` gives the YAML report (the JSON one for a .json name), and
+    with neither ``--json`` nor ``--yaml`` the YAML report goes to standard output."""
+    format = None
+    if output is not None:
+        format = "json" if output.lower().endswith(".json") else "yaml"
+        given = getattr(reports, format)
+        if given is not None:
+            raise Trouble(f"-o {output} and --{format} {given} both ask for the {format.upper()} report; give one")
+        reports = dataclasses.replace(reports, **{format: output})
+    if reports.json is None and reports.yaml is None and reports.xlsx != "-":  # `--xlsx -` is refused as such
+        reports = dataclasses.replace(reports, yaml="-")
+    return StepsReportPaths(reports.json, reports.yaml, reports.xlsx, output_format=format)
 
 
 @click.group()
@@ -31,37 +75,40 @@ def steps() -> None:
 
 
 @steps.command(short_help="Score agent steps against a reference corpus.")
-@click.argument("reference", type=click.Path(dir_okay=False, allow_dash=True))
-@click.argument("responses", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", default="-", show_default=True, metavar="FILE",
-              help="Where to write the per-question results: YAML, or JSON if FILE ends in .json.")
-@click.option("--xlsx", metavar="FILE", help="Also write a workbook: one row per question, and the aggregates.")
-@click.option("--epsilon", type=click.FloatRange(min=0), default=1e-4, show_default=True,
-              help="Relative tolerance for reals in SPARQL results.")
-@click.option("--answers", is_flag=True,
-              help="Also judge final answers with an LLM at ANSWERKEY_JUDGE_URL (see the README).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def evaluate(reference: str, responses: str, output: str, xlsx: str | None, epsilon: float,
-             answers: bool, quiet: bool) -> None:
-    """Score RESPONSES (JSON keyed by question id, a JSON list, or JSONL) against the
-    REFERENCE corpus (YAML: templates → questions → reference_steps).
+@click.argument("reference", metavar="REFERENCE")
+@click.argument("responses", metavar="RESPONSES")
+@output_option
+@report_options
+@epsilon_option
+@click.option(
+    "--answers", is_flag=True, help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see the README)."
+)
+@quiet_option
+def evaluate(
+    reference: str, responses: str, output: str | None, reports: ReportPaths, epsilon: float, answers: bool, quiet: bool
+) -> None:
+    """Score RESPONSES against the REFERENCE corpus.
+
+    REFERENCE is YAML or JSON: templates -> questions -> reference_steps (`answerkey schema
+    steps-reference`). RESPONSES is a JSON or YAML object keyed by question id, a list of
+    responses, or JSON Lines (`answerkey schema steps-responses`).
 
     A question without a response, or with an error response, is an error sample. Unmatched
-    reference steps get a `mismatch` key saying why.
+    reference steps get a `mismatch` key saying why. The report (`answerkey schema
+    steps-results`) holds the signature, a summary, one result per question with
+    graphrag-eval's keys, and the warnings; a one-line summary goes to standard error.
 
     \b
-    Example:
+    Examples:
       answerkey steps evaluate examples/steps/reference.yaml examples/steps/responses.jsonl -o results.yaml
-    """
-    from answerkey.cli import Trouble
-    from answerkey.errors import InputError
-    from answerkey.files import write_output as atomic_write
-    from answerkey.progress import progress
-    from answerkey.steps.aggregates import compute_aggregates
-    from answerkey.steps.answers import AnswerJudge
-    from answerkey.steps.run import run_evaluation
-    from answerkey.steps.load import dump_results, read_reference, read_responses
+      answerkey steps evaluate reference.yaml responses.json --json results.json --xlsx results.xlsx
 
+    Exit status: 0 evaluated, 2 trouble (bad input, listed as FILE:LINE:COL: message).
+    """
+    if reference == "-" and responses == "-":
+        raise Trouble("only one of REFERENCE and RESPONSES can be read from standard input")
+    reports = report_paths(reports, output)
+    start(reports, {"REFERENCE": reference, "RESPONSES": responses})
     judge = None
     if answers:
         try:
@@ -69,72 +116,36 @@ def evaluate(reference: str, responses: str, output: str, xlsx: str | None, epsi
         except ValueError as error:
             raise Trouble(str(error)) from None
         if judge is None:
-            raise Trouble("--answers needs ANSWERKEY_JUDGE_URL (an OpenAI-compatible API base URL)")
-    try:
-        corpus, _ = read_reference(reference)
-        by_id = read_responses(responses)
-    except InputError as error:
-        raise Trouble(str(error)) from None
-    known = {question.id for template in corpus.root for question in template.questions}
-    for question_id in by_id:
-        if question_id not in known:
-            click.echo(f"warning: {responses}: a response to question {question_id!r}, which is not in the reference",
-                       err=True)
-    total = len(known)
-    ticks = iter(progress(range(total), total=total, label="steps", quiet=quiet))
-    # Responses are passed as (model, raw) pairs already validated; hand over the raw ones.
-    results = run_evaluation(
-        corpus, [raw for _, raw in by_id.values()], epsilon=epsilon, answer_judge=judge,
-        on_question=lambda: next(ticks, None),
-    )
-    for _ in ticks:
-        pass  # let the bar finish and clear itself
-    signature = _signature(epsilon, answers)
-    atomic_write(output, dump_results(results, output, comment=f"answerkey steps evaluate | {signature}"))
-    scores = [result["steps_score"] for result in results if "steps_score" in result]
-    errors = sum(1 for result in results if result.get("status") == "error")
-    mean = f"{sum(scores) / len(scores):.4f}" if scores else "n/a"
-    click.echo(
-        f"{len(results)} questions: {len(results) - errors} success, {errors} error; "
-        f"mean steps_score {mean} ({signature})",
-        err=True,
-    )
-    if xlsx:
-        from answerkey.steps.report import write_workbook
-
-        write_workbook(xlsx, results, compute_aggregates(results), signature=signature)
+            raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
+    options = StepsOptions(epsilon=epsilon, answers=answers)
+    loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
+    run = evaluate_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
+    finish(run, reports, quiet=quiet)
+    click.echo(run.summary_line(), err=True)
 
 
 @steps.command(short_help="Aggregate results: per template, micro, macro.")
-@click.argument("results", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("-o", "--output", default="-", show_default=True, metavar="FILE",
-              help="Where to write the aggregates: YAML, or JSON if FILE ends in .json.")
-@click.option("--xlsx", metavar="FILE", help="Also write a workbook: one row per question, and the aggregates.")
-def aggregate(results: str, output: str, xlsx: str | None) -> None:
-    """Aggregate per-question RESULTS (from `steps evaluate`): per template, micro, macro.
+@click.argument("results", metavar="RESULTS")
+@output_option
+@report_options
+@quiet_option
+def aggregate(results: str, output: str | None, reports: ReportPaths, quiet: bool) -> None:
+    """Aggregate per-question RESULTS: per template, micro, macro.
 
-    Each metric gets sum/mean/median/min/max over successful questions; `steps` counts the
-    executed steps by name (total, once_per_sample, empty_results, errors); macro is the mean
-    of the per-template means.
+    RESULTS is the report of `steps evaluate` (JSON or YAML), or a list of per-question
+    results as graphrag-eval writes them. Each metric gets sum/mean/median/min/max over
+    successful questions; `steps` counts the executed steps by name (total,
+    once_per_sample, empty_results, errors); macro is the mean of the per-template means.
+    The report (`answerkey schema steps-aggregates`) carries the signature of the results
+    (its options `unknown` when they have none).
 
     \b
     Example:
-      answerkey steps aggregate results.yaml -o aggregates.yaml
+      answerkey steps aggregate results.yaml -o aggregates.yaml --xlsx report.xlsx
+
+    Exit status: 0 aggregated, 2 trouble (bad input, listed as FILE:LINE:COL: message).
     """
-    from answerkey.cli import Trouble
-    from answerkey.errors import InputError
-    from answerkey.files import write_output as atomic_write
-    from answerkey.steps.aggregates import compute_aggregates
-    from answerkey.steps.load import dump_results, read_results
-
-    try:
-        loaded, signature = read_results(results)
-    except InputError as error:
-        raise Trouble(str(error)) from None
-    aggregates = compute_aggregates(loaded)
-    comment = f"answerkey steps aggregate | {signature}" if signature else ""
-    atomic_write(output, dump_results(aggregates, output, comment=comment))
-    if xlsx:
-        from answerkey.steps.report import write_workbook
-
-        write_workbook(xlsx, loaded, aggregates, signature=signature or "")
+    reports = report_paths(reports, output)
+    start(reports, {"RESULTS": results})
+    run = aggregate_steps(read_results(results))
+    finish(run, reports, quiet=quiet)

@@ -6,11 +6,27 @@ macro aggregates. graphrag-eval users switch by changing one import::
 
     results = run_evaluation(reference_qas, responses)
     aggregates = compute_aggregates(results)
+
+The workflow: ``schema`` (the file formats), ``load`` (reference, responses and results
+files), ``run`` (an ``EvaluationRun`` or an ``AggregationRun``) and ``report`` (their JSON,
+YAML, workbook and summary table).
 """
 
 from answerkey.steps.aggregates import compute_aggregates
 from answerkey.steps.answers import AnswerJudge
-from answerkey.steps.run import StepsScore, run_evaluation, score_steps, validate_reference, validate_responses
+from answerkey.steps.load import read_reference, read_responses, read_results, validate_results
+from answerkey.steps.run import (
+    AggregationRun,
+    EvaluationRun,
+    StepsOptions,
+    StepsScore,
+    aggregate_steps,
+    evaluate_steps,
+    run_evaluation,
+    score_steps,
+    validate_reference,
+    validate_responses,
+)
 from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response, Template
 
 __all__ = [
@@ -18,8 +34,17 @@ __all__ = [
     "compute_aggregates",
     "score_steps",
     "StepsScore",
+    "StepsOptions",
+    "EvaluationRun",
+    "AggregationRun",
+    "evaluate_steps",
+    "aggregate_steps",
+    "read_reference",
+    "read_responses",
+    "read_results",
     "validate_reference",
     "validate_responses",
+    "validate_results",
     "AnswerJudge",
     "ReferenceCorpus",
     "Template",

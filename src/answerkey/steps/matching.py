@@ -121,8 +121,7 @@ def best_matching(references: int, actuals: Sequence[int], score: Score) -> Matc
         return greedy
     # Pad with one dummy column per reference step so every step can stay unmatched.
     weights = [
-        [cached(reference, actual) for actual in actuals] + [0.0] * references
-        for reference in range(references)
+        [cached(reference, actual) for actual in actuals] + [0.0] * references for reference in range(references)
     ]
     chosen = assignment(weights)
     optimal: Matching = {}

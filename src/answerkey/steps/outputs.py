@@ -9,12 +9,13 @@ score below 1, the reason.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from answerkey.errors import InputError
 from answerkey.adapters.sparql import read_sparql_results
+from answerkey.errors import InputError
 from answerkey.metrics.retrieval import recall_at_k
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ __all__ = [
     "STEP_NAMES",
     "parse_reference_output",
     "json_equal",
+    "unreadable",
 ]
 
 
@@ -36,6 +38,21 @@ class Comparison:
 
     score: float
     reason: str = ""
+
+
+def unreadable(error: ValueError) -> InputError:
+    """An ``InputError`` for a ``ValueError`` that decoding an output raised (an
+    ``InputError`` stays as it is). ``json.loads`` raises a plain ``ValueError`` for an
+    integer of more digits than ``sys.get_int_max_str_digits()``: say so in our words.
+
+    >>> unreadable(ValueError("Exceeds the limit (4300 digits) for integer string conversion")).message
+    'holds an integer of more than 4,300 digits'
+    """
+    if isinstance(error, InputError):
+        return error
+    if "integer string conversion" in str(error):
+        return InputError(f"holds an integer of more than {sys.get_int_max_str_digits():,} digits")
+    return InputError(str(error))
 
 
 def _decode_json(output: Any) -> Any:
@@ -110,10 +127,13 @@ def _parse_sparql(step: ReferenceStep) -> Any:
 
 def parse_reference_output(step: ReferenceStep) -> Any:
     """The reference output in the form its comparison uses (raises ``InputError``)."""
-    if step.output_media_type in MEDIA_TYPES:
-        return MEDIA_TYPES[step.output_media_type][0](step)
-    if step.name in STEP_NAMES:
-        return STEP_NAMES[step.name][0](step)
+    try:
+        if step.output_media_type in MEDIA_TYPES:
+            return MEDIA_TYPES[step.output_media_type][0](step)
+        if step.name in STEP_NAMES:
+            return STEP_NAMES[step.name][0](step)
+    except ValueError as error:
+        raise unreadable(error) from None
     return step.output
 
 
@@ -144,8 +164,8 @@ class OutputComparer:
         if key not in self._decoded:
             try:
                 self._decoded[key] = decode()
-            except InputError as error:
-                self._decoded[key] = error
+            except ValueError as error:
+                self._decoded[key] = unreadable(error)
         value = self._decoded[key]
         if isinstance(value, InputError):
             raise value
@@ -168,7 +188,9 @@ def _compare_sparql(comparer: OutputComparer, reference: ReferenceStep, actual: 
         return Comparison(1.0)
     if isinstance(results, bool):
         return Comparison(0.0, "a SELECT result was expected; the actual output is an ASK result")
-    system = comparer.decoded(actual, "relation", lambda: results.relation(ordered=reference.ordered), reference.ordered)
+    system = comparer.decoded(
+        actual, "relation", lambda: results.relation(ordered=reference.ordered), reference.ordered
+    )
     verdict = judge(expected, system, epsilon=comparer.epsilon)
     if verdict.correct:
         return Comparison(1.0)

@@ -1,5 +1,11 @@
-"""Evaluating responses against a reference corpus: one result dict per question, in
-graphrag-eval's output layout.
+"""Evaluating responses against a reference corpus (one result dict per question, in
+graphrag-eval's layout), and aggregating results.
+
+``run_evaluation`` and ``compute_aggregates`` (``answerkey.steps.aggregates``) are the
+graphrag-eval API. ``evaluate_steps`` and ``aggregate_steps`` do the same for files read by
+``answerkey.steps.load`` and return results (``EvaluationRun``, ``AggregationRun``) with a
+signature, warnings located at ``FILE:LINE``, a document, a summary table and a workbook
+(``answerkey.steps.report``).
 
 >>> reference = [{"template_id": "t", "questions": [{"id": "q1", "question_text": "Pi?",
 ...     "reference_steps": [[{"name": "calc", "args": {}, "output": "3.14"}]]}]}]
@@ -14,20 +20,70 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from answerkey.errors import InputError
+from answerkey.comparator import DEFAULT_EPSILON, MatchRule
+from answerkey.errors import InputError, RunWarning, plural
+from answerkey.progress import progress
+from answerkey.report.workbook import Workbook
+from answerkey.signature import Signature
+from answerkey.steps import report
+from answerkey.steps.aggregates import aggregate_results
+from answerkey.steps.answers import AnswerJudge
+from answerkey.steps.load import (
+    EvaluationResults,
+    Reference,
+    Responses,
+    validate_reference,
+    validate_responses,
+)
 from answerkey.steps.matching import best_matching
-from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response
 from answerkey.steps.outputs import OutputComparer
+from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response
 
-__all__ = ["run_evaluation", "score_steps", "StepsScore", "validate_reference", "validate_responses"]
+__all__ = [
+    "StepsOptions",
+    "StepsScore",
+    "EvaluationRun",
+    "AggregationRun",
+    "UNKNOWN_SIGNATURE",
+    "run_evaluation",
+    "evaluate_steps",
+    "aggregate_steps",
+    "score_steps",
+    "validate_reference",
+    "validate_responses",
+]
 
 # Response keys copied to the result when present (graphrag-eval's order).
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
+# The signature of results that carry none (graphrag-eval's own, say): their options are unknown.
+UNKNOWN_SIGNATURE = Signature.of(epsilon="unknown", answers="unknown")
+
+
+@dataclass(frozen=True)
+class StepsOptions:
+    """The options of an evaluation, both in its signature: ``epsilon`` (the relative
+    tolerance for reals in SPARQL results) and ``answers`` (final answers judged by an LLM).
+
+    >>> str(StepsOptions(epsilon=0.001).signature)  # doctest: +ELLIPSIS
+    'eps:0.001|answers:off|v:...'
+    """
+
+    epsilon: float = DEFAULT_EPSILON
+    answers: bool = False
+
+    def __post_init__(self) -> None:
+        MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
+
+    @property
+    def signature(self) -> Signature:
+        """``eps:0.0001|answers:off|v:...``: the steps workflow has no scalar or string options."""
+        epsilon = MatchRule(epsilon=self.epsilon).describe()["epsilon"]
+        return Signature.of(epsilon=epsilon, answers="llm" if self.answers else "off")
 
 
 @dataclass(frozen=True)
@@ -43,78 +99,76 @@ class StepsScore:
     reasons: dict[int, str]
 
 
-def _path_message(error: ValidationError, prefix: str) -> InputError:
-    details = error.errors(include_url=False)
-    first = details[0]
-    where = ".".join(str(part) for part in (prefix, *first.get("loc", ())) if part != "")
-    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
-    return InputError(f"{where}: {first['msg']}{more}")
+@dataclass
+class EvaluationRun:
+    """An evaluation: one result dict per question of the reference (graphrag-eval's keys),
+    in its order, their aggregates (``compute_aggregates``), and the warnings (an
+    ``answerkey.report.Result``)."""
+
+    signature: Signature
+    options: StepsOptions
+    results: list[dict[str, Any]]
+    aggregates: dict[str, Any]
+    warnings: list[RunWarning] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """Questions that are error samples."""
+        return sum(1 for result in self.results if result.get("status") == "error")
+
+    @property
+    def mean_steps_score(self) -> float | None:
+        """The mean steps score of the questions that have one, or None."""
+        scores = [result["steps_score"] for result in self.results if "steps_score" in result]
+        return sum(scores) / len(scores) if scores else None
+
+    def summary_line(self) -> str:
+        """``9 questions: 8 success, 1 error; mean steps_score 0.5625 (signature)``."""
+        mean = self.mean_steps_score
+        shown = f"{mean:.4f}" if mean is not None else "n/a"
+        return (
+            f"{plural(len(self.results), 'question')}: {len(self.results) - self.errors:,} success, "
+            f"{self.errors:,} error; mean steps_score {shown} ({self.signature})"
+        )
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema steps-results``)."""
+        return report.results_document(self)
+
+    def summary_table(self) -> str:
+        """Success, error and mean steps score per template, micro and macro; the signature."""
+        return report.summary_table(self.aggregates, self.signature)
+
+    def workbook(self) -> Workbook:
+        """Overview (one row per question), Statistics (the aggregates), Step counts."""
+        return report.workbook(self.results, self.aggregates)
 
 
-# Deeper JSON/YAML than this is refused: results are deep-copied and written out recursively.
-MAX_DEPTH = 100
+@dataclass
+class AggregationRun:
+    """Aggregates of evaluation results, with the signature of the results (an
+    ``answerkey.report.Result``)."""
 
+    signature: Signature
+    results: list[dict[str, Any]]
+    aggregates: dict[str, Any]
+    warnings: list[RunWarning] = field(default_factory=list)
 
-def _check_depth(value: Any, where: str) -> None:
-    """Raise ``InputError`` if ``value`` nests lists/dicts deeper than ``MAX_DEPTH``."""
-    stack = [(value, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, Mapping):
-            children = current.values()
-        elif isinstance(current, list):
-            children = current
-        else:
-            continue
-        if depth >= MAX_DEPTH:
-            raise InputError(f"{where}: nested deeper than {MAX_DEPTH} levels")
-        stack.extend((child, depth + 1) for child in children)
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema steps-aggregates``)."""
+        return report.aggregates_document(self)
 
+    def summary_table(self) -> str:
+        """Success, error and mean steps score per template, micro and macro; the signature."""
+        return report.summary_table(self.aggregates, self.signature)
 
-def validate_reference(reference_qas: Any) -> ReferenceCorpus:
-    """The reference corpus as models (a ``ReferenceCorpus`` is returned as is). Raises
-    ``InputError`` naming the first bad place, e.g. ``reference.0.questions.1.id: ...``."""
-    if isinstance(reference_qas, ReferenceCorpus):
-        return reference_qas
-    _check_depth(reference_qas, "reference")
-    try:
-        return ReferenceCorpus.model_validate(reference_qas)
-    except ValidationError as error:
-        raise _path_message(error, "reference") from None
-
-
-def validate_responses(responses: Any) -> dict[str, tuple[Response, Mapping]]:
-    """Responses keyed by question id, each as ``(model, the raw dict)``.
-
-    Accepts a mapping of question id to response (graphrag-eval's form) or a sequence of
-    responses with ``question_id``. Raises ``InputError`` for bad responses or duplicate ids.
-    """
-    if isinstance(responses, Mapping):
-        items: Iterable[tuple[str, Any]] = ((str(key), value) for key, value in responses.items())
-    elif isinstance(responses, Sequence) and not isinstance(responses, (str, bytes)):
-        items = ((str(index), value) for index, value in enumerate(responses))
-    else:
-        raise InputError("responses must be an object keyed by question id or a list of responses")
-    found: dict[str, tuple[Response, Mapping]] = {}
-    for where, raw in items:
-        if isinstance(raw, Response):
-            model, raw = raw, raw.model_dump(exclude_unset=True)
-        else:
-            _check_depth(raw, f"responses.{where}")
-            try:
-                model = Response.model_validate(raw)
-            except ValidationError as error:
-                raise _path_message(error, f"responses.{where}") from None
-        if isinstance(responses, Mapping) and model.question_id != where:
-            raise InputError(f"responses.{where}: keyed by {where!r} but its question_id is {model.question_id!r}")
-        if model.question_id in found:
-            raise InputError(f"responses.{where}: a second response to question {model.question_id!r}")
-        found[model.question_id] = (model, raw)
-    return found
+    def workbook(self) -> Workbook:
+        """Overview (one row per question read), Statistics (the aggregates), Step counts."""
+        return report.workbook(self.results, self.aggregates)
 
 
 def score_steps(
-    last_group: Sequence[ReferenceStep], actual_steps: Sequence[ActualStep], *, epsilon: float = 1e-4
+    last_group: Sequence[ReferenceStep], actual_steps: Sequence[ActualStep], *, epsilon: float = DEFAULT_EPSILON
 ) -> StepsScore:
     """Score the actual steps against the reference's last group of steps.
 
@@ -133,9 +187,7 @@ def score_steps(
         raise ValueError("the last group of reference steps is empty")
     comparer = OutputComparer(epsilon=epsilon)
     names = {step.name for step in last_group}
-    candidates = [
-        index for index, step in enumerate(actual_steps) if step.status == "success" and step.name in names
-    ]
+    candidates = [index for index, step in enumerate(actual_steps) if step.status == "success" and step.name in names]
     reasons: dict[int, list[str]] = {index: [] for index in range(len(last_group))}
 
     def score(reference_index: int, actual_index: int) -> float:
@@ -177,12 +229,19 @@ def _steps_error(question: Question) -> str | None:
     return None
 
 
+def _raw_templates(reference_qas: Any) -> list[Any]:
+    """The templates as given, as plain values (models are dumped as they were written)."""
+    if isinstance(reference_qas, ReferenceCorpus):
+        return [template.model_dump(exclude_unset=True) for template in reference_qas.root]
+    return [t.model_dump(exclude_unset=True) if isinstance(t, BaseModel) else t for t in reference_qas]
+
+
 def run_evaluation(
     reference_qas: Any,
     responses: Any,
     *,
-    epsilon: float = 1e-4,
-    answer_judge: Any = None,
+    epsilon: float = DEFAULT_EPSILON,
+    answer_judge: AnswerJudge | None = None,
     on_question: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Evaluate ``responses`` against ``reference_qas``: one result dict per question, in
@@ -192,32 +251,38 @@ def run_evaluation(
     ``reference_qas`` is the corpus (a list of templates, as dicts or a ``ReferenceCorpus``);
     ``responses`` maps question id to response, or is a list of responses. A question without
     a response, or whose response is an error, gives ``status: error``. ``answer_judge`` (see
-    ``answerkey.steps.answers``) adds the answer metrics; without it they are absent.
+    ``answerkey.steps.answers``) adds the answer metrics; without it they are absent. Bad
+    input raises ``InputError`` naming its place (``reference.0.questions.1.id: ...``).
     """
     corpus = validate_reference(reference_qas)
-    raw_templates = (
-        reference_qas.model_dump(exclude_unset=True) if isinstance(reference_qas, ReferenceCorpus) else
-        [t.model_dump(exclude_unset=True) if isinstance(t, BaseModel) else t for t in reference_qas]
-    )
     by_id = validate_responses(responses)
-    results = []
+    return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, epsilon, answer_judge, on_question))
+
+
+def _evaluate(
+    corpus: ReferenceCorpus,
+    raw_templates: Sequence[Any],
+    by_id: Mapping[str, tuple[Response, Mapping[str, Any]]],
+    epsilon: float,
+    answer_judge: AnswerJudge | None,
+    on_question: Callable[[], None] | None = None,
+) -> Iterable[dict[str, Any]]:
     for template, raw_template in zip(corpus.root, raw_templates):
         for question, raw_question in zip(template.questions, raw_template["questions"]):
-            results.append(
-                _evaluate_question(template.template_id, question, raw_question, by_id.get(question.id), epsilon, answer_judge)
+            yield _evaluate_question(
+                template.template_id, question, raw_question, by_id.get(question.id), epsilon, answer_judge
             )
             if on_question is not None:
                 on_question()
-    return results
 
 
 def _evaluate_question(
     template_id: str,
     question: Question,
-    raw_question: Mapping,
-    response: tuple[Response, Mapping] | None,
+    raw_question: Mapping[str, Any],
+    response: tuple[Response, Mapping[str, Any]] | None,
     epsilon: float,
-    answer_judge: Any,
+    answer_judge: AnswerJudge | None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {
         "template_id": template_id,
@@ -249,7 +314,7 @@ def _evaluate_question(
     raw_steps = raw.get("actual_steps", raw.get("steps"))
     if raw_steps is not None:
         result["actual_steps"] = copy.deepcopy(raw_steps)
-    if steps_error is None:
+    if steps_error is None and question.reference_steps:
         last_group = question.reference_steps[-1]
         scored = score_steps(last_group, actual_steps, epsilon=epsilon)
         output_group = result["reference_steps"][-1]
@@ -263,3 +328,98 @@ def _evaluate_question(
         if key in raw:
             result[key] = raw[key]
     return result
+
+
+def _response_warnings(reference: Reference, responses: Responses) -> list[RunWarning]:
+    """A warning per response to a question the reference lacks, one saying why when ids
+    differ only by case or none matches, and one counting the questions without a response."""
+    known = reference.corpus.question_ids()
+    known_set = set(known)
+    unknown = [question_id for question_id in responses.by_id if question_id not in known_set]
+    warnings = [
+        RunWarning(
+            f"{responses.origin(question_id)}: a response to question {question_id!r}, which is not in the reference",
+            "unknown-question",
+        )
+        for question_id in unknown
+    ]
+    if unknown:
+        folded = {question_id.casefold() for question_id in known}
+        by_case = [question_id for question_id in unknown if question_id.casefold() in folded]
+        if by_case:
+            warnings.append(
+                RunWarning(
+                    f"{plural(len(by_case), 'response')} of {len(unknown):,} to questions not in the reference name a "
+                    f"question id but for case (e.g. {by_case[0]!r}); ids are compared exactly",
+                    "unknown-question-case",
+                )
+            )
+        elif len(unknown) == len(responses.by_id):
+            warnings.append(
+                RunWarning(
+                    f"no response in {responses.source} is to a question of the reference {reference.source}: "
+                    "are these the responses to this reference?",
+                    "unknown-question-all",
+                )
+            )
+    missing = sum(1 for question_id in known if question_id not in responses.by_id)
+    if missing:
+        warnings.append(
+            RunWarning(
+                f"{plural(missing, 'question')} of {len(known):,} in {reference.source} "
+                f"{'has' if missing == 1 else 'have'} no response in {responses.source} (error samples)",
+                "no-response",
+            )
+        )
+    return warnings
+
+
+def evaluate_steps(
+    reference: Reference,
+    responses: Responses,
+    options: StepsOptions | None = None,
+    *,
+    answer_judge: AnswerJudge | None = None,
+    quiet: bool = True,
+) -> EvaluationRun:
+    """Evaluate the responses read from a file against the reference read from a file:
+    ``run_evaluation``'s results, with the signature of ``options`` and warnings about
+    responses to unknown questions and questions without a response. ``quiet=False`` draws a
+    progress bar on a terminal for large corpora."""
+    options = options or StepsOptions()
+    total = len(reference.corpus.question_ids())
+    results = _evaluate(reference.corpus, reference.templates, responses.by_id, options.epsilon, answer_judge)
+    shown = list(progress(results, total=total, label="steps", quiet=quiet))
+    try:
+        aggregates = aggregate_results(shown)
+    except InputError as error:  # figures too large to add up: they come from the responses
+        raise error.located(responses.source) from None
+    return EvaluationRun(options.signature, options, shown, aggregates, _response_warnings(reference, responses))
+
+
+def aggregate_steps(results: EvaluationResults) -> AggregationRun:
+    """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
+    when they have none) and a warning per question that has two results (both are counted)."""
+    warnings = []
+    first_seen: dict[str, int] = {}
+    for index, result in enumerate(results.results):
+        question_id = result.get("question_id")
+        if question_id is None:
+            continue
+        key = str(question_id)
+        if key in first_seen:
+            first = results.origin(first_seen[key])
+            warnings.append(
+                RunWarning(
+                    f"{results.origin(index)}: a second result for question {key!r} (first at {first}); "
+                    "both are aggregated",
+                    "duplicate-result",
+                )
+            )
+        else:
+            first_seen[key] = index
+    try:
+        aggregates = aggregate_results(results.results)
+    except InputError as error:  # figures too large to add up
+        raise error.located(results.source) from None
+    return AggregationRun(results.signature or UNKNOWN_SIGNATURE, results.results, aggregates, warnings)

@@ -1,40 +1,155 @@
-"""The graphrag-eval file formats as pydantic models: the reference corpus and the responses.
+"""The graphrag-eval file formats as pydantic models: the reference corpus, the responses, the
+per-question results and the reports of ``steps evaluate`` and ``steps aggregate``
+(``answerkey schema steps-reference``, ``steps-responses``, ``steps-results``,
+``steps-aggregates``).
 
-Unknown keys are kept (``extra="allow"``): they are copied to the results unchanged, as
-graphrag-eval does.
+These models decide what a file may hold and word what is wrong with it. Unknown keys of the
+reference and the responses are kept (``extra="allow"``): they are copied to the results
+unchanged, as graphrag-eval does.
+
+>>> Response.model_validate({"question_id": 7, "steps": []}).question_id
+'7'
+>>> QuestionResult.model_validate({"template_id": "t", "steps_score": float("inf")})
+Traceback (most recent call last):
+...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for QuestionResult
+steps_score
+  should be a number from 0 to 1, not infinity ...
 """
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, RootModel, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    RootModel,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
-from answerkey.errors import InputError
+from answerkey.errors import InputError, kind_of
+from answerkey.steps.outputs import parse_reference_output
 
 __all__ = [
     "SPARQL_RESULTS",
     "JSON",
+    "METRICS",
+    "RATIO_METRICS",
+    "Identifier",
     "ReferenceStep",
     "Question",
     "Template",
     "ReferenceCorpus",
     "ActualStep",
     "Response",
+    "ResponsesFile",
+    "QuestionResult",
+    "ResultsSummary",
+    "ResultsReport",
+    "SeriesFigures",
+    "MeanFigure",
+    "StepCounts",
+    "SampleFigures",
+    "TemplateFigures",
+    "MacroFigures",
+    "AggregatesReport",
+    "shown_number",
 ]
 
 SPARQL_RESULTS = "application/sparql-results+json"
 JSON = "application/json"
 
+# Per-question figures that are aggregated, in the order aggregates list them (graphrag-eval's).
+METRICS = (
+    "answer_recall",
+    "answer_precision",
+    "answer_f1",
+    "answer_relevance",
+    "answer_relevance_cost",
+    "steps_score",
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "elapsed_sec",
+)
+# The figures among them that are fractions, from 0 to 1; the others are counts, seconds, dollars.
+RATIO_METRICS = ("answer_recall", "answer_precision", "answer_f1", "answer_relevance", "steps_score")
 
-def _id_text(value: object) -> object:
+
+def _identifier(value: Any) -> Any:
     # YAML reads an unquoted id such as 1234 as a number; an id is a name, so keep its text.
-    if isinstance(value, int) and not isinstance(value, bool):
+    # 1.0 or true is no id: its text would not be what was written.
+    if isinstance(value, (bool, float)):
+        raise PydanticCustomError(
+            "id_type",
+            "an id is a string or an integer, not {kind}",
+            {"kind": "a boolean" if isinstance(value, bool) else "a number with a fraction"},
+        )
+    if isinstance(value, int):
         return str(value)
     return value
 
 
-Identifier = Annotated[str, BeforeValidator(_id_text), Field(min_length=1)]
+Identifier = Annotated[
+    str,
+    BeforeValidator(_identifier),
+    Field(min_length=1),
+    WithJsonSchema({"type": ["string", "integer"], "minLength": 1}),
+]
+
+
+def shown_number(value: Any) -> str:
+    """A number as a message shows it: ``infinity``, ``NaN``, an integer's digit count when
+    it is long, else its text.
+
+    >>> shown_number(float("-inf")), shown_number(1.5), shown_number(10 ** 40), shown_number("x")
+    ('-infinity', '1.5', 'an integer of 41 digits', 'a string')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return kind_of(value)
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, float) and math.isinf(value):
+        return "infinity" if value > 0 else "-infinity"
+    text = repr(value)
+    return f"an integer of {len(text.lstrip('-')):,} digits" if isinstance(value, int) and len(text) > 20 else text
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
+
+
+def _ratio(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (_finite(value) and 0 <= value <= 1):
+        raise PydanticCustomError(
+            "ratio", "should be a number from 0 to 1, not {shown}", {"shown": shown_number(value)}
+        )
+    return value
+
+
+def _figure(value: Any) -> Any:
+    # Counts, seconds and costs: they are added up and averaged, so each must be a finite
+    # number a float can hold.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (_finite(value) and value >= 0):
+        raise PydanticCustomError(
+            "figure", "should be a finite number of at least 0, not {shown}", {"shown": shown_number(value)}
+        )
+    return value
+
+
+Ratio = Annotated[float, BeforeValidator(_ratio), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
+Figure = Annotated[float, BeforeValidator(_figure), WithJsonSchema({"type": "number", "minimum": 0})]
 
 
 class ReferenceStep(BaseModel):
@@ -58,14 +173,12 @@ class ReferenceStep(BaseModel):
 
     @model_validator(mode="after")
     def _parse_output(self) -> ReferenceStep:
-        from answerkey.steps.outputs import parse_reference_output
-
         if self.required_columns is not None and len(set(self.required_columns)) != len(self.required_columns):
-            raise ValueError("required_columns names a variable twice")
+            raise PydanticCustomError("required_columns", "required_columns names a variable twice")
         try:
             self._expected = parse_reference_output(self)
         except InputError as error:
-            raise ValueError(f"output: {error.message}") from None
+            raise PydanticCustomError("reference_output", "output: {message}", {"message": error.message}) from None
         return self
 
     @property
@@ -81,10 +194,12 @@ class Question(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: Identifier
-    question_text: str
-    reference_steps: list[list[ReferenceStep]] | None = None
-    reference_answer: str | None = None
+    id: Identifier = Field(description="Unique question id.")
+    question_text: str = Field(description="The question, as asked.")
+    reference_steps: list[list[ReferenceStep]] | None = Field(
+        None, description="Groups of expected steps in execution order; the last group is scored."
+    )
+    reference_answer: str | None = Field(None, description="The expected final answer.")
 
 
 class Template(BaseModel):
@@ -92,7 +207,7 @@ class Template(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    template_id: Identifier
+    template_id: Identifier = Field(description="Unique template id.")
     questions: list[Question]
 
 
@@ -105,9 +220,15 @@ class ReferenceCorpus(RootModel[list[Template]]):
         for template in self.root:
             for question in template.questions:
                 if question.id in seen:
-                    raise ValueError(f"question id {question.id!r} appears twice")
+                    raise PydanticCustomError(
+                        "duplicate_id", "question id {id} appears twice", {"id": repr(question.id)}
+                    )
                 seen.add(question.id)
         return self
+
+    def question_ids(self) -> list[str]:
+        """The ids of every question, in corpus order."""
+        return [question.id for template in self.root for question in template.questions]
 
 
 class ActualStep(BaseModel):
@@ -115,11 +236,11 @@ class ActualStep(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str
-    args: dict[str, Any] = Field(default_factory=dict)
-    id: Identifier | None = None
+    name: str = Field(description="The step (tool) name.")
+    args: dict[str, Any] = Field(default_factory=dict, description="The step's arguments.")
+    id: Identifier | None = Field(None, description="The step's id, which `matches` names.")
     status: str = Field(description='"success" or "error"; only successful steps can match.')
-    output: Any = None
+    output: Any = Field(None, description="What the step returned (for SPARQL, the results JSON text).")
     error: str | None = None
 
 
@@ -128,28 +249,174 @@ class Response(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    question_id: Identifier
-    status: str | None = None
-    error: str | None = None
-    actual_steps: list[ActualStep] | None = None
-    actual_answer: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    elapsed_sec: float | None = None
+    question_id: Identifier = Field(description="The question this answers.")
+    status: str | None = Field(None, description='"error" for a response that failed.')
+    error: str | None = Field(None, description="The error message of a failed response.")
+    # `actual_steps` is the documented key; some agents log the same list as `steps`.
+    actual_steps: list[ActualStep] | None = Field(
+        None, validation_alias=AliasChoices("actual_steps", "steps"), description="The steps executed (or `steps`)."
+    )
+    actual_answer: str | None = Field(None, description="The final answer.")
+    input_tokens: Figure | None = None
+    output_tokens: Figure | None = None
+    total_tokens: Figure | None = None
+    elapsed_sec: Figure | None = None
 
     @model_validator(mode="before")
     @classmethod
-    def _steps_key(cls, value: Any) -> Any:
-        # `actual_steps` is the documented key; some agents log the same list as `steps`.
-        if isinstance(value, dict) and "steps" in value:
-            if "actual_steps" in value:
-                raise ValueError('give the steps as "actual_steps" or as "steps", not both')
-            value = {**value, "actual_steps": value["steps"]}
-            del value["steps"]
+    def _one_steps_key(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "steps" in value and "actual_steps" in value:
+            raise PydanticCustomError("steps_twice", 'give the steps as "actual_steps" or as "steps", not both')
         return value
 
     @property
     def is_error(self) -> bool:
         """True for an error response (``status: error`` or an ``error`` message)."""
         return self.status == "error" or self.error is not None
+
+
+class ResponsesFile(RootModel[dict[str, Response] | list[Response] | Response]):
+    """An agent's responses: an object keyed by question id, a list of responses (one per line
+    in JSON Lines), or a single response (``answerkey schema steps-responses``)."""
+
+
+_REPORT = ConfigDict(extra="forbid")
+
+
+class QuestionResult(BaseModel):
+    """One question's result, as ``run_evaluation`` gives it and graphrag-eval writes it.
+
+    Keys other than these (graphrag-eval's claim counts and reasons, ...) are kept as they are.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    template_id: Identifier
+    question_id: Identifier | None = None
+    question_text: str | None = None
+    reference_answer: str | None = None
+    reference_steps: list[list[dict[str, Any]]] | None = Field(
+        None, description="The reference steps; in the last group, `matches` (the actual step) or `mismatch` (why)."
+    )
+    status: Literal["success", "error"] | None = None
+    error: str | None = Field(None, description="Why the question is an error sample.")
+    actual_answer: str | None = None
+    actual_steps: list[dict[str, Any]] | None = None
+    answer_recall: Ratio | None = None
+    answer_precision: Ratio | None = None
+    answer_f1: Ratio | None = None
+    answer_relevance: Ratio | None = None
+    answer_relevance_cost: Figure | None = None
+    steps_score: Ratio | None = Field(None, description="Matched total / size of the reference's last group.")
+    input_tokens: Figure | None = None
+    output_tokens: Figure | None = None
+    total_tokens: Figure | None = None
+    elapsed_sec: Figure | None = None
+
+
+class ResultsSummary(BaseModel):
+    """Counts over the questions, and the mean steps score of those that have one."""
+
+    model_config = _REPORT
+
+    questions: int = Field(ge=0)
+    success: int = Field(ge=0)
+    error: int = Field(ge=0)
+    mean_steps_score: Ratio | None = Field(description="null when no question has a steps score.")
+
+
+class ResultsReport(BaseModel):
+    """The report of ``answerkey steps evaluate`` (``--json`` / ``--yaml``)."""
+
+    model_config = _REPORT
+
+    signature: str = Field(description="Options that change scores, and the version.")
+    summary: ResultsSummary
+    results: list[QuestionResult] = Field(description="One per question of the reference, in its order.")
+    warnings: list[str]
+
+
+class SeriesFigures(BaseModel):
+    """A figure over the successful questions of a group."""
+
+    model_config = _REPORT
+
+    sum: float
+    mean: float
+    median: float
+    min: float
+    max: float
+
+
+class MeanFigure(BaseModel):
+    """The mean of the per-template means."""
+
+    model_config = _REPORT
+
+    mean: float
+
+
+class StepCounts(BaseModel):
+    """Executed steps by name; counts that would be empty are left out."""
+
+    model_config = _REPORT
+
+    total: dict[str, int] | None = None
+    once_per_sample: dict[str, int] | None = Field(None, description="Questions that executed the step.")
+    empty_results: dict[str, int] | None = Field(None, description="Steps whose SPARQL results have no bindings.")
+    errors: dict[str, int] | None = None
+
+
+class SampleFigures(BaseModel):
+    """Counts of a group of questions, and each figure some successful question has."""
+
+    model_config = _REPORT
+
+    number_of_error_samples: int = Field(ge=0)
+    number_of_success_samples: int = Field(ge=0)
+    answer_recall: SeriesFigures | None = None
+    answer_precision: SeriesFigures | None = None
+    answer_f1: SeriesFigures | None = None
+    answer_relevance: SeriesFigures | None = None
+    answer_relevance_cost: SeriesFigures | None = None
+    steps_score: SeriesFigures | None = None
+    input_tokens: SeriesFigures | None = None
+    output_tokens: SeriesFigures | None = None
+    total_tokens: SeriesFigures | None = None
+    elapsed_sec: SeriesFigures | None = None
+
+
+class TemplateFigures(SampleFigures):
+    """One template's figures, with the steps its questions executed."""
+
+    steps: StepCounts | None = None
+
+
+class MacroFigures(BaseModel):
+    """Each figure's mean over the templates that have it."""
+
+    model_config = _REPORT
+
+    answer_recall: MeanFigure | None = None
+    answer_precision: MeanFigure | None = None
+    answer_f1: MeanFigure | None = None
+    answer_relevance: MeanFigure | None = None
+    answer_relevance_cost: MeanFigure | None = None
+    steps_score: MeanFigure | None = None
+    input_tokens: MeanFigure | None = None
+    output_tokens: MeanFigure | None = None
+    total_tokens: MeanFigure | None = None
+    elapsed_sec: MeanFigure | None = None
+
+
+class AggregatesReport(BaseModel):
+    """The report of ``answerkey steps aggregate`` (``--json`` / ``--yaml``): graphrag-eval's
+    aggregates, with the signature of the results they were computed from."""
+
+    model_config = _REPORT
+
+    signature: str = Field(description="The signature of the results aggregated (its options unknown if none).")
+    per_template: dict[str, TemplateFigures] = Field(description="Templates in the order of their first result.")
+    micro: SampleFigures = Field(description="Over all questions.")
+    macro: MacroFigures = Field(description="The mean of the per-template means.")
+    warnings: list[str]
