@@ -99,6 +99,9 @@ def test_unprintable_characters_in_yaml_are_input_errors():
         ("answer: 2024-02-30\n", 9, "not a date: '2024-02-30' (day is out of range for month)"),
         ("- 0000-00-00\n", 3, "not a date: '0000-00-00' (year 0 is out of range)"),
         ("answer: " + "9" * 5000 + "\n", 9, "an integer of more than 4,300 digits"),
+        ("epsilon: .inf\n", 10, ".inf is not a finite number"),
+        ("- -.Inf\n", 3, "-.Inf is not a finite number"),
+        ("x: !!float nan\n", 4, "nan is not a finite number"),
     ],
 )
 def test_a_yaml_scalar_python_cannot_build_is_a_located_input_error(text, column, message):

@@ -380,6 +380,15 @@ def _yaml_loader() -> tuple[Any, type]:
                     None, None, f"not a date: {node.value!r} ({error})", node.start_mark
                 ) from None
 
+        def construct_yaml_float(self, node: Any) -> Any:
+            # .nan and .inf are not numbers in any answerkey format (JSON has none either).
+            value = super().construct_yaml_float(node)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{node.value} is not a finite number", node.start_mark
+                )
+            return value
+
         def construct_yaml_int(self, node: Any) -> Any:
             # int() refuses more than 4,300 digits with a plain ValueError.
             try:
@@ -392,6 +401,7 @@ def _yaml_loader() -> tuple[Any, type]:
     loader: Any = BoundedSafeLoader  # PyYAML's stubs do not type add_constructor on a subclass
     loader.add_constructor("tag:yaml.org,2002:timestamp", BoundedSafeLoader.construct_yaml_timestamp)
     loader.add_constructor("tag:yaml.org,2002:int", BoundedSafeLoader.construct_yaml_int)
+    loader.add_constructor("tag:yaml.org,2002:float", BoundedSafeLoader.construct_yaml_float)
     return yaml, BoundedSafeLoader
 
 
