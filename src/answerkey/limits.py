@@ -30,6 +30,8 @@ __all__ = [
     "SQL_TIMEOUT",
     "SQL_MAX_ROWS",
     "SQL_MAX_RESULT_BYTES",
+    "SQL_HEAP_FACTOR",
+    "SQL_HEAP_FLOOR",
     "MAX_QUERY_CHARS",
     "MAX_DB_ID_CHARS",
     "FUZZ_TIMEOUT",
@@ -61,6 +63,10 @@ MAX_TABLE_CHARS = 16 * 1024 * 1024
 SQL_TIMEOUT = 30.0
 SQL_MAX_ROWS = 1_000_000
 SQL_MAX_RESULT_BYTES = 64 * 1024 * 1024
+# SQLite's heap while one query runs (in its helper process): this many times the result
+# byte limit, and at least SQL_HEAP_FLOOR bytes.
+SQL_HEAP_FACTOR = 4
+SQL_HEAP_FLOOR = 256 * 1024 * 1024
 MAX_QUERY_CHARS = 1_000_000
 MAX_DB_ID_CHARS = 128
 
@@ -106,6 +112,8 @@ LIMITS: dict[str, Limit] = {
     "sql_rows": Limit("rows of a query result", SQL_MAX_ROWS, "rows", "--max-rows", "stopped, scored 0, beyond"),
     "sql_bytes": Limit("bytes of a query result", SQL_MAX_RESULT_BYTES, "bytes", "--max-result-bytes",
                        "stopped, scored 0, beyond"),
+    "sql_heap": Limit("SQLite memory while one query runs", SQL_HEAP_FACTOR,
+                      "x the result byte limit, at least 256 MiB", "--max-result-bytes", "stopped, scored 0, beyond"),
     "query_chars": Limit("SQL query text", MAX_QUERY_CHARS, "characters", behaviour="scored 0 beyond"),
     "db_id_chars": Limit("a db_id", MAX_DB_ID_CHARS, "characters", behaviour="scored 0 beyond"),
     "fuzz_timeout": Limit("one call of a formatter", FUZZ_TIMEOUT, "seconds", "--timeout", "killed beyond"),

@@ -3,14 +3,34 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from answerkey.adapters.sql import Databases, QueryResult, run_query, sql_value, stop_query_processes
+from answerkey.limits import MAX_DB_ID_CHARS
 from answerkey.model import NIL, Number, Relation, String
-from answerkey.adapters.sql import Databases, QueryResult, run_query, sql_value
 
 RUNAWAY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+# One function call that runs for tens of seconds (2e6 x 2e4 character comparisons), in which
+# SQLite never looks at its interrupt flag or calls its progress handler.
+LIKE_BOMB = "SELECT printf('%.*c', 2000000, 'a') LIKE ('%' || printf('%.*c', 20000, 'a') || 'b')"
+INSTR_BOMB = "SELECT instr(printf('%.*c', 30000000, 'a'), printf('%.*c', 20000000, 'a') || 'b')"
+# 60 rows of 60 MB each (3.6 GB in all), made by SQL from nothing.
+SIXTY_BY_SIXTY_MB = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 60) "
+    "SELECT printf('%.*c', 60000000, 'a') FROM n"
+)
+# One row of ten 60 MB values: every value is under the length limit, the row is not.
+WIDE_ROW = "SELECT " + ", ".join(f"printf('%.*c', 60000000, '{letter}')" for letter in "abcdefghij")
+LINUX = sys.platform.startswith("linux")
 
 
 @pytest.fixture
@@ -124,7 +144,7 @@ def test_missing_database(spider):
     [
         ("SELECT nope FROM country", "no such column: nope"),
         ("SELEC 1", 'near "SELEC": syntax error'),
-        (42, "the query is a int, not text"),
+        (42, "the query is an integer, not text"),
     ],
 )
 def test_failing_queries_report_errors(spider, query, error):
@@ -149,3 +169,366 @@ def test_mixed_column_types_are_rows_not_a_relation(spider):
     with pytest.raises(ValueError, match="a string in a column of numbers"):
         result.relation()
     assert Relation(result.rows[:1]) == Relation.from_rows([[1]])
+
+
+def _children() -> set[int]:
+    """The live (not zombie) child processes of this process, read from /proc."""
+    children = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as file:
+                    state, parent = file.read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(parent) == os.getpid() and state != "Z":
+                children.add(int(entry))
+    return children
+
+
+def _snapshot(root):
+    """Every file under root with its bytes' digest."""
+    return {str(path.relative_to(root)): _digest(path) for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def _database(path, script="CREATE TABLE t (x); INSERT INTO t VALUES (1), (2);", journal_mode=None):
+    """Create a SQLite database at path (parents too) by running script."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path)
+    if journal_mode is not None:
+        connection.execute(f"PRAGMA journal_mode = {journal_mode}")
+    connection.executescript(script)
+    connection.close()
+    return path
+
+
+def test_lone_surrogates_are_errors_not_exceptions(spider):
+    """A lone surrogate in the query or the db_id is an error naming its character."""
+    databases = Databases(spider)
+    assert databases.run("world", "SELECT '\ud800'").error == (
+        "the query is not valid text: it holds half of a UTF-16 surrogate pair at character 9"
+    )
+    assert run_query(spider / "world" / "world.sqlite", "SELECT 1 -- \udfff").error == (
+        "the query is not valid text: it holds half of a UTF-16 surrogate pair at character 13"
+    )
+    assert databases.run("wor\udc00ld", "SELECT 1").error == (
+        "the db_id is not valid text: it holds half of a UTF-16 surrogate pair at character 4"
+    )
+    assert databases.path("wor\udc00ld") is None
+    # a pair is one character, and valid text
+    assert databases.run("world", "SELECT '\U0001f600'").rows == ((String("\U0001f600"),),)
+
+
+def test_long_db_id_is_refused(spider):
+    """A db_id over MAX_DB_ID_CHARS is an error; one at the limit is looked up without OSError."""
+    assert Databases(spider).run("a" * 300, "SELECT 1").error == (
+        f"the db_id is longer than {MAX_DB_ID_CHARS} characters (it has 300)"
+    )
+    at_limit = "a" * MAX_DB_ID_CHARS
+    expected = spider / at_limit / f"{at_limit}.sqlite"
+    assert Databases(spider).run(at_limit, "SELECT 1").error == f"no database {at_limit!r} (expected {str(expected)!r})"
+
+
+def test_path_errors_are_results(spider, tmp_path_factory):
+    """An unreadable path (name too long, link loop, FIFO) is an error result, never an OSError or a hang."""
+    long_root = tmp_path_factory.mktemp("roots") / ("r" * 300)
+    expected = long_root / "world" / "world.sqlite"
+    assert Databases(long_root).run("world", "SELECT 1").error == (
+        f"cannot read the database 'world': File name too long ({str(expected)!r})"
+    )
+    long_file = spider / ("f" * 300 + ".sqlite")
+    assert run_query(long_file, "SELECT 1").error == (
+        f"cannot read the database file {str(long_file)!r}: File name too long"
+    )
+    (spider / "loop").mkdir()
+    loop = spider / "loop" / "loop.sqlite"
+    loop.symlink_to(loop)
+    assert Databases(spider).run("loop", "SELECT 1").error == (
+        f"cannot read the database 'loop': Too many levels of symbolic links ({str(loop)!r})"
+    )
+    (spider / "pipe").mkdir()
+    os.mkfifo(spider / "pipe" / "pipe.sqlite")
+    assert Databases(spider).run("pipe", "SELECT 1").error == (
+        f"no database 'pipe' (expected {str(spider / 'pipe' / 'pipe.sqlite')!r})"
+    )
+
+
+def test_not_a_database_file(spider):
+    """A file that is not SQLite is an error naming it."""
+    (spider / "junk").mkdir()
+    (spider / "junk" / "junk.sqlite").write_bytes(b"not a database at all\n" * 100)
+    real = os.path.realpath(spider / "junk" / "junk.sqlite")
+    assert Databases(spider).run("junk", "SELECT 1").error == f"cannot open {real!r}: file is not a database"
+
+
+@pytest.mark.parametrize("query", [LIKE_BOMB, INSTR_BOMB], ids=["like", "instr"])
+@pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
+def test_one_long_function_call_is_stopped_at_the_time_limit(spider, query):
+    """A query stuck inside one SQLite function call is stopped just past the time limit (its
+    helper process is ended) and the next query runs."""
+    stop_query_processes()
+    assert Databases(spider).run("world", "SELECT 1").ok
+    helpers = _children()
+    assert helpers
+    start = time.monotonic()
+    result = Databases(spider, timeout=1).run("world", query)
+    elapsed = time.monotonic() - start
+    assert result.error == "the query ran past the time limit of 1 s"
+    assert elapsed < 3  # a bound on a hang: unstopped, the query runs for tens of seconds
+    assert not helpers & _children()
+    assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+
+
+def test_byte_limit_counts_utf8_text_blobs_and_8_bytes_a_number(spider):
+    """Text counts its UTF-8 bytes, a blob its length, a number or NULL 8 bytes; one byte over is an error."""
+    names = "SELECT name FROM country"  # Wales, Scotland, England, Chile, Nowhere: 32 bytes
+    populations = "SELECT population FROM country"  # four numbers and a NULL: 40 bytes
+    # 25 rows of 'é' and a 2-byte blob: 25 x (2 + 2) bytes (SQLite's own length limit, which
+    # counts literals and terminators, is loose by a few bytes: values well under it here)
+    others = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) "
+        "SELECT char(233), zeroblob(2) FROM n"
+    )
+    for query, size in ((names, 32), (populations, 40), (others, 100)):
+        assert Databases(spider, max_result_bytes=size).run("world", query).ok
+        assert Databases(spider, max_result_bytes=size - 1).run("world", query).error == (
+            f"the query's result is larger than the limit of {size - 1} bytes (--max-result-bytes raises it)"
+        )
+
+
+def test_one_giant_value_fails_inside_sqlite(spider, tmp_path):
+    """A string or blob over the byte limit fails as SQLite makes it, even if the result would be small."""
+    databases = Databases(spider, max_result_bytes=1000)
+    message = (
+        "the query made or read a value or table row larger than the limit of 1,000 bytes "
+        "(--max-result-bytes raises it)"
+    )
+    assert databases.run("world", "SELECT zeroblob(1001)").error == message
+    assert databases.run("world", "SELECT length(hex(zeroblob(600)))").error == message
+    assert databases.run("world", "SELECT length(hex(zeroblob(499)))").rows == ((Number.of(998),),)
+    # The schema is not a result: a CREATE statement (1,240 characters) longer than the limit is still read.
+    columns = ", ".join(f"{letter * 400} TEXT" for letter in "abc")
+    _database(
+        tmp_path / "long" / "long.sqlite", f"CREATE TABLE t ({columns}); INSERT INTO t ({'a' * 400}) VALUES ('x');"
+    )
+    assert Databases(tmp_path, max_result_bytes=500).run("long", f"SELECT {'a' * 400} FROM t").rows == ((String("x"),),)
+    # A value stored in a table is refused as it is read.
+    _database(tmp_path / "row" / "row.sqlite", "CREATE TABLE t (a, b); INSERT INTO t VALUES ('x', zeroblob(2000));")
+    assert Databases(tmp_path, max_result_bytes=1000).run("row", "SELECT b FROM t").error == message
+    assert Databases(tmp_path, max_result_bytes=1000).run("row", "SELECT a FROM t").rows == ((String("x"),),)
+
+
+MEASURE = """
+import json, resource, sys, time
+from answerkey.adapters.sql import run_query, stop_query_processes
+start = time.monotonic()
+result = run_query(sys.argv[1], sys.argv[2])
+seconds = time.monotonic() - start
+stop_query_processes()
+peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+print(json.dumps({"error": result.error, "seconds": seconds, "peak_kib": peak}))
+"""
+
+
+@pytest.mark.parametrize(
+    "query, error",
+    [
+        (
+            SIXTY_BY_SIXTY_MB,
+            "the query's result is larger than the limit of 67,108,864 bytes (--max-result-bytes raises it)",
+        ),
+        (WIDE_ROW, "the query needed more memory than the limit of 268,435,456 bytes (--max-result-bytes raises it)"),
+    ],
+    ids=["60-rows-of-60-MB", "a-row-of-ten-60-MB-values"],
+)
+@pytest.mark.skipif(not LINUX, reason="ru_maxrss is in KiB on Linux")
+def test_huge_results_stop_at_the_byte_limit_in_bounded_memory(tmp_path, query, error):
+    """A result of gigabytes stops at the default byte limit, quickly, in a few hundred MB
+    (this process and its helper, measured in a subprocess)."""
+    database = _database(tmp_path / "empty.sqlite", "CREATE TABLE t (x);")
+    finished = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(database), query],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert finished.returncode == 0, finished.stderr
+    measured = json.loads(finished.stdout)
+    assert measured["error"] == error
+    assert measured["seconds"] < 30  # a bound on a hang: unbounded, this takes minutes or fails
+    assert measured["peak_kib"] < 600 * 1024
+
+
+def test_links_out_of_the_root_are_refused(spider, tmp_path_factory):
+    """A db_id whose directory or file is a link to outside the root is refused, naming where it leads."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    outside = _database(elsewhere / "evil" / "evil.sqlite")
+    (spider / "evil").symlink_to(elsewhere / "evil")
+    assert Databases(spider).run("evil", "SELECT * FROM t").error == (
+        f"the database 'evil' is outside the root: {str(spider / 'evil' / 'evil.sqlite')!r} "
+        f"leads to {os.path.realpath(outside)!r}"
+    )
+    (spider / "sly").mkdir()
+    (spider / "sly" / "sly.sqlite").symlink_to(outside)
+    assert Databases(spider).run("sly", "SELECT * FROM t").error == (
+        f"the database 'sly' is outside the root: {str(spider / 'sly' / 'sly.sqlite')!r} "
+        f"leads to {os.path.realpath(outside)!r}"
+    )
+
+
+def test_links_inside_the_root_are_followed(spider, tmp_path_factory):
+    """A link inside the root to a database inside it is allowed, and so is a root that is a link."""
+    (spider / "alias").mkdir()
+    (spider / "alias" / "alias.sqlite").symlink_to(spider / "world" / "world.sqlite")
+    assert Databases(spider).run("alias", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+    linked_root = tmp_path_factory.mktemp("links") / "root"
+    linked_root.symlink_to(spider)
+    assert Databases(linked_root).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+
+
+@pytest.mark.parametrize("journal_mode", ["wal", "delete", "truncate", "persist"])
+def test_reads_leave_every_file_as_it_was(tmp_path, journal_mode):
+    """Queries on a database in any journal mode create no file (no -wal, -shm, -journal)
+    and leave every byte as it was."""
+    root = tmp_path / "root"
+    path = _database(root / "w" / "w.sqlite", journal_mode=journal_mode)
+    assert (path.read_bytes()[18:20] == b"\x02\x02") == (journal_mode == "wal")  # the header's journal mode
+    before = _snapshot(root)
+    databases = Databases(root)
+    assert databases.run("w", "SELECT sum(x) FROM t").rows == ((Number.of(3),),)
+    for query in ("SELECT nope FROM t", "DROP TABLE t", "PRAGMA journal_mode = delete", RUNAWAY):
+        assert not Databases(root, timeout=0.2).run("w", query).ok
+    assert _snapshot(root) == before
+
+
+def test_a_database_being_written_is_refused(tmp_path):
+    """A database whose -wal file holds changes is refused (read immutable, they would be
+    missed); once its writer closes it, it is read whole."""
+    path = _database(tmp_path / "w" / "w.sqlite", journal_mode="wal")
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("INSERT INTO t VALUES (3)")
+    writer.commit()
+    assert Databases(tmp_path).run("w", "SELECT sum(x) FROM t").error == (
+        "the database 'w' is being written, or was not closed cleanly: its -wal file holds changes not in "
+        "the database file (checkpoint it, or copy it, first)"
+    )
+    writer.close()  # the last connection checkpoints and removes the -wal file
+    assert Databases(tmp_path).run("w", "SELECT sum(x) FROM t").rows == ((Number.of(6),),)
+
+
+def test_a_hot_journal_is_refused(spider):
+    """A database beside a hot rollback journal (a write interrupted mid-commit, as SQLite
+    leaves it) is refused; a journal with a zeroed header (PERSIST mode) is not hot."""
+    path = spider / "world" / "world.sqlite"
+    journal = spider / "world" / "world.sqlite-journal"
+    journal.write_bytes(bytes.fromhex("d9d505f920a163d7") + bytes(504))
+    assert run_query(path, "SELECT 1").error == (
+        f"the database file {str(path)!r} is being written, or a write was interrupted: it has a hot -journal "
+        "file (open it once with sqlite3 to roll it back, or copy it, first)"
+    )
+    journal.write_bytes(bytes(512))
+    assert run_query(path, "SELECT 1").ok
+
+
+def test_queries_from_several_threads(spider):
+    """Threads running queries at once each get their own answers."""
+    databases = Databases(spider)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda i: databases.run("world", f"SELECT {i}, count(*) FROM country"), range(40)))
+    assert [result.rows for result in results] == [((Number.of(i), Number.of(5)),) for i in range(40)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_runs_its_own_queries(spider):
+    """A forked child runs queries with its own helper; the parent's keeps working."""
+    databases = Databases(spider)
+    query = "SELECT count(*) FROM country"
+    assert databases.run("world", query).ok
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write, repr(databases.run("world", query).rows).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        told = pipe.read()
+    os.waitpid(pid, 0)
+    assert told == repr(((Number.of(5),),)).encode()
+    assert databases.run("world", query).rows == ((Number.of(5),),)
+
+
+@pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
+def test_a_helper_killed_while_idle_is_replaced(spider):
+    """If the idle helper process is killed from outside, the next query starts another."""
+    stop_query_processes()
+    assert Databases(spider).run("world", "SELECT 1").ok
+    (helper,) = _children()
+    os.kill(helper, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while helper in _children() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+
+
+@pytest.mark.parametrize(
+    "limits, error",
+    [
+        ({"timeout": float("nan")}, "the time limit must be a number of seconds above 0, not nan"),
+        ({"timeout": 0}, "the time limit must be a number of seconds above 0, not 0"),
+        ({"max_rows": -1}, "the row limit must be a whole number, 0 or more, not -1"),
+        ({"max_result_bytes": 0}, "the byte limit must be a whole number above 0, not 0"),
+    ],
+)
+def test_limits_that_cannot_bound_a_query(spider, limits, error):
+    """Limits that make no sense are an error result, not an exception or no limit."""
+    assert Databases(spider, **limits).run("world", "SELECT 1").error == error
+    assert run_query(spider / "world" / "world.sqlite", "SELECT 1", **limits).error == error
+
+
+FALLBACK = """
+import json, sys
+sys.executable = ""  # no helper process can be started
+from answerkey.adapters.sql import run_query
+runaway = run_query(sys.argv[1], sys.argv[2], timeout=0.2)
+count = run_query(sys.argv[1], "SELECT count(*) FROM t")
+print(json.dumps([runaway.error, str(count.rows)]))
+"""
+
+
+def test_without_helper_processes_queries_run_here(tmp_path):
+    """Where no helper can start, queries run in the process itself, still stopped at the time limit."""
+    database = _database(tmp_path / "d.sqlite")
+    finished = subprocess.run(
+        [sys.executable, "-c", FALLBACK, str(database), RUNAWAY],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout) == ["the query ran past the time limit of 0.2 s", str(((Number.of(2),),))]
+
+
+@pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
+def test_an_interrupted_query_keeps_its_helper(spider):
+    """A runaway the interrupt can stop (a loop of SQLite steps) ends at the time limit
+    without killing the helper process that ran it."""
+    stop_query_processes()
+    assert Databases(spider).run("world", "SELECT 1").ok
+    helpers = _children()
+    assert Databases(spider, timeout=0.2).run("world", RUNAWAY).error == "the query ran past the time limit of 0.2 s"
+    assert Databases(spider).run("world", "SELECT 2").ok
+    assert _children() == helpers
+
+
+def test_text_that_is_not_utf8_and_blobs(tmp_path):
+    """Stored text that is not UTF-8 is decoded with replacement characters, a blob becomes its X'..' text."""
+    _database(
+        tmp_path / "raw" / "raw.sqlite", "CREATE TABLE t (x); INSERT INTO t VALUES (CAST(X'FF61' AS TEXT)), (X'00AB');"
+    )
+    assert Databases(tmp_path).run("raw", "SELECT x FROM t").rows == ((String("\ufffda"),), (String("X'00AB'"),))

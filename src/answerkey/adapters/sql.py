@@ -1,13 +1,68 @@
 """Running SQL queries on SQLite databases, safely, into typed rows.
 
-Queries to evaluate (the SP task) are untrusted text. A database is opened read-only (URI
-``mode=ro`` and ``PRAGMA query_only``), an authorizer allows nothing but reading (no
-``ATTACH``, no writes, no pragmas), ``ATTACH`` is also limited to zero databases, a query
-is stopped past a time limit and past a row limit, and every failure is reported in the
-result instead of raised.
+Queries to evaluate (the SP task) are untrusted text, and so are the ``db_id`` values that
+name their databases. Databases are named by path (``run_query``), or by ``db_id`` in a
+Spider-layout root (``Databases``: ``ROOT/<db_id>/<db_id>.sqlite``). Every failure is
+reported in ``QueryResult.error``, never raised.
 
-Databases are named by path, or by ``db_id`` in a Spider-layout root
-(``ROOT/<db_id>/<db_id>.sqlite``).
+What a query may do: read. A database is opened read-only and immutable (URI ``mode=ro``
+and ``immutable=1``) with ``PRAGMA query_only``; an authorizer allows nothing but reading
+tables and calling functions (no ``ATTACH``, no writes, no DDL, no pragmas, no
+transactions), ``ATTACH`` is also limited to zero databases, and only one statement runs.
+
+Each limit, and what happens past it (the error text in ``QueryResult.error``):
+
+- **query text**: at most ``MAX_QUERY_CHARS`` characters ("the query is longer than ...");
+  text holding a lone UTF-16 surrogate is refused ("the query is not valid text: it holds
+  half of a UTF-16 surrogate pair at character N"), and so is a query that is not text.
+- **db_id**: at most ``MAX_DB_ID_CHARS`` characters, letters, digits, ``_``, ``.``, ``-``
+  and spaces, not starting with a dot ("the db_id is longer than ...", "the db_id is not
+  valid text: ...", "not a database name: ...").
+- **time** (``timeout`` seconds, default ``SQL_TIMEOUT``; ``--timeout``; an infinite one is
+  no limit): at the deadline one alarm thread (per process, not per query) interrupts the
+  query ("the query ran past the time limit of T s"). SQLite notices an interrupt only
+  between the steps of its virtual machine, not inside one long function call (``LIKE``
+  with many ``%`` over a long string, ``instr``, ``replace``: measured, an interrupt at
+  0.5 s took effect after 8 s), so queries run in helper processes (``serve_queries``):
+  a thread running a query takes an idle helper or starts one (up to four idle ones are
+  kept). Half a second past the deadline a helper still inside the query ends itself, a
+  second past it this process kills it, and the next query starts another. A helper ends
+  when this process ends (its requests pipe closes; if it is running a query then, at the
+  latest half a second past that query's deadline) and ignores Ctrl-C, which is this
+  process's to handle.
+- **rows** (``max_rows``, default ``SQL_MAX_ROWS``; ``--max-rows``): reading stops at the
+  first row past the limit ("the query returned more than N rows").
+- **bytes** (``max_result_bytes``, default ``SQL_MAX_RESULT_BYTES``;
+  ``--max-result-bytes``): rows are read one at a time and counted (text by its UTF-8
+  length, a blob by its length, a number or NULL as 8 bytes); reading stops at the first
+  row past the limit ("the query's result is larger than the limit of N bytes
+  (--max-result-bytes raises it)"). SQLite's own ``SQLITE_LIMIT_LENGTH`` is set to the
+  same number, so one giant string or blob, or a table row that large, fails inside SQLite
+  ("the query made or read a value or table row larger than the limit of N bytes ...";
+  SQLite applies it to names and literals in the query too, which matters only for limits
+  of a few hundred bytes), and SQLite's heap in a helper is capped at ``HEAP_FACTOR`` times
+  the limit, at least ``HEAP_FLOOR`` bytes ("the query needed more memory than the limit of
+  N bytes ..."), which bounds a row of many giant values too.
+
+Files. A ``db_id`` is a name inside the root, never a path: the real path of its database
+file (symbolic links resolved) must lie inside the real path of the root, or the query is
+refused ("the database 'x' is outside the root: ..."). A link inside the root to a file
+inside the root is allowed (one file may serve under two names); the root itself may be a
+link. ``run_query`` takes the path it is given, links and all. Because databases are
+opened immutable, a read creates no file and changes no byte (no ``-wal``, ``-shm`` or
+``-journal`` file appears beside a database, whatever its journal mode). The price: SQLite
+takes no lock and does not look at a write-ahead log or a journal, so a database must be at
+rest while it is read. One whose ``-wal`` file holds changes, or that has a hot
+``-journal``, is refused ("... is being written, or was not closed cleanly: its -wal file
+holds changes not in the database file"); and if another process writes a database while a
+query reads it, the query may see a half-written file: wrong rows or "database disk image
+is malformed". Evaluation databases are datasets at rest; checkpoint a live one (``PRAGMA
+wal_checkpoint(TRUNCATE)``) or copy it first. The checks are made when a query starts: a
+root that someone else changes meanwhile is not defended against.
+
+Where no helper process can be started (a frozen application, a system out of
+processes), queries run in this process: the time limit then holds except inside one
+long function call, and SQLite's heap is not capped (its cap is process-wide).
 
 >>> import sqlite3, tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -22,40 +77,84 @@ Databases are named by path, or by ``db_id`` in a Spider-layout root
 (True, ('name', 'price'), '(("pen" 1.5) ("ink" 7.25))')
 >>> Databases(root).run("shop", "DROP TABLE item").error
 'not authorized'
+>>> Databases(root, max_rows=1).run("shop", "SELECT name FROM item").error
+'the query returned more than 1 rows'
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import itertools
+import marshal
 import math
 import os
 import re
+import signal
 import sqlite3
+import stat
+import struct
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
-from answerkey.limits import MAX_QUERY_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
+from answerkey.errors import kind_of
+from answerkey.gc_pause import PAUSE_FROM_CELLS, PAUSE_FROM_CHARS, gc_paused
+from answerkey.limits import (
+    MAX_DB_ID_CHARS,
+    MAX_QUERY_CHARS,
+    SQL_HEAP_FACTOR,
+    SQL_HEAP_FLOOR,
+    SQL_MAX_RESULT_BYTES,
+    SQL_MAX_ROWS,
+    SQL_TIMEOUT,
+)
 from answerkey.model import NIL, Number, Relation, String, Value
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_ROWS",
     "DEFAULT_MAX_RESULT_BYTES",
+    "HEAP_FACTOR",
+    "HEAP_FLOOR",
     "QueryResult",
     "run_query",
     "Databases",
     "sql_value",
+    "serve_queries",
+    "stop_query_processes",
 ]
 
 DEFAULT_TIMEOUT = SQL_TIMEOUT
 DEFAULT_MAX_ROWS = SQL_MAX_ROWS
 DEFAULT_MAX_RESULT_BYTES = SQL_MAX_RESULT_BYTES
-# A value (string or blob) or a row longer than this is an error rather than memory spent.
-MAX_VALUE_BYTES = 64 * 1024 * 1024
-# The progress handler runs every this many virtual-machine instructions.
-_PROGRESS_STEPS = 10_000
-_FETCH_BATCH = 1_000
+# SQLite's heap in a helper process: SQL_HEAP_FACTOR times the byte limit, at least
+# SQL_HEAP_FLOOR. A query holds one row and its working values at a time (the page cache is
+# 2 MiB and sorts spill to temporary files), so this is room for a value of the limit's size.
+HEAP_FACTOR = SQL_HEAP_FACTOR
+HEAP_FLOOR = SQL_HEAP_FLOOR
+
+# What a number or NULL counts towards the byte limit (the size of a 64-bit value).
+_SCALAR_BYTES = 8
+# A helper ends itself this long past the deadline if it is still inside one function call,
+# and this process kills it a little later, should the helper itself be stuck.
+_END_GRACE = 0.5
+_KILL_GRACE = 1.0
+# The exit status of a helper that ended itself past a deadline (as timeout(1) exits).
+_EXIT_TIMEOUT = 124
+# A helper that has not started within this many seconds is killed (and queries run here).
+_START_WAIT = 30.0
+# Idle helpers kept for reuse; the rest are ended when their query is answered.
+_IDLE_PROCESSES = 4
+# SQLite's limits are C ints.
+_INT_MAX = 2**31 - 1
+# The first 8 bytes of a rollback journal that is "hot" (holds a transaction to roll back).
+_HOT_JOURNAL = bytes.fromhex("d9d505f920a163d7")
 
 # What a query may do: read tables, call functions, recurse in a CTE. Anything else (ATTACH,
 # writes, DDL, pragmas, transactions) is denied by the authorizer.
@@ -109,7 +208,7 @@ def _real(value: float) -> Value:
     return String("Inf" if value > 0 else "-Inf")
 
 
-_CONVERTERS: dict[type, Callable[[object], Value]] = {
+_CONVERTERS: dict[type, Callable[[Any], Value]] = {
     type(None): lambda value: NIL,
     int: lambda value: Number(value, False, str(value)),
     float: _real,
@@ -128,70 +227,33 @@ def run_query(
 ) -> QueryResult:
     """Run ``query`` on the SQLite file ``database``, read-only, within ``timeout`` seconds,
     ``max_rows`` rows and ``max_result_bytes`` bytes of result. Never raises for a bad query
-    or database: see ``.error``."""
-    if not isinstance(query, str):
-        return QueryResult(error=f"the query is a {type(query).__name__}, not text")
-    if len(query) > MAX_QUERY_CHARS:
-        return QueryResult(error=f"the query is longer than {MAX_QUERY_CHARS} characters")
-    path = Path(database)
-    if not path.is_file():
-        return QueryResult(error=f"no database file {str(path)!r}")
+    or database: see ``.error``.
+
+    >>> run_query("/nowhere/at/all.sqlite", "SELECT 1").error
+    "no database file '/nowhere/at/all.sqlite'"
+    """
+    problem = _limits_problem(timeout, max_rows, max_result_bytes) or _query_problem(query)
+    if problem is not None:
+        return QueryResult(error=problem)
+    path = str(database) if isinstance(database, (str, os.PathLike)) else repr(database)
     try:
-        connection = _open_read_only(path)
-    except sqlite3.Error as error:
-        return QueryResult(error=f"cannot open {str(path)!r}: {error}")
-    try:
-        return _execute(connection, query, timeout, max_rows)
-    finally:
-        connection.close()
-
-
-def _open_read_only(path: Path) -> sqlite3.Connection:
-    uri = path.resolve().as_uri() + "?mode=ro"
-    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    try:
-        connection.execute("PRAGMA query_only = ON")
-        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
-        connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_QUERY_CHARS * 4)
-        connection.set_authorizer(_authorize)
-        # Text that is not UTF-8 is still text: decode it with replacement characters.
-        connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    except BaseException:
-        connection.close()
-        raise
-    return connection
-
-
-def _authorize(action: int, *_details: object) -> int:
-    return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
-
-
-def _execute(connection: sqlite3.Connection, query: str, timeout: float, max_rows: int) -> QueryResult:
-    deadline = time.monotonic() + timeout
-    connection.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
-    rows: list[tuple[Value, ...]] = []
-    try:
-        cursor = connection.execute(query)
-        while batch := cursor.fetchmany(_FETCH_BATCH):
-            if len(rows) + len(batch) > max_rows:
-                return QueryResult(error=f"the query returned more than {max_rows} rows")
-            rows.extend(tuple(map(sql_value, row)) for row in batch)
-        columns = tuple(column[0] for column in cursor.description or ())
-    except (sqlite3.Error, sqlite3.Warning) as error:
-        if time.monotonic() > deadline and "interrupt" in str(error):
-            return QueryResult(error=f"the query ran past the time limit of {timeout:g} s")
-        return QueryResult(error=str(error) or type(error).__name__)
-    except MemoryError:
-        return QueryResult(error="the query's result does not fit in memory")
-    return QueryResult(tuple(rows), columns)
+        real = os.path.realpath(database, strict=True)
+        regular = stat.S_ISREG(os.stat(real).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        regular = False
+    except (OSError, TypeError, ValueError) as error:
+        return QueryResult(error=f"cannot read the database file {path!r}: {_why(error)}")
+    if not regular:
+        return QueryResult(error=f"no database file {path!r}")
+    return _run_file(real, f"file {path!r}", query, timeout, max_rows, max_result_bytes)
 
 
 class Databases:
     """SQLite databases in a Spider-layout root: ``ROOT/<db_id>/<db_id>.sqlite``.
 
     ``run(db_id, query)`` runs a query as ``run_query`` does; an unknown or malformed
-    ``db_id`` is an error in the result, never a path outside the root.
+    ``db_id`` is an error in the result, and so is one whose file (symbolic links resolved)
+    lies outside the root: never a path outside the root.
     """
 
     def __init__(
@@ -208,20 +270,524 @@ class Databases:
         self.max_result_bytes = max_result_bytes
 
     def path(self, db_id: str) -> Path | None:
-        """The database file of ``db_id``, or None if the name cannot be one."""
-        if not isinstance(db_id, str) or not _DB_ID.fullmatch(db_id) or db_id.strip(".") == "":
+        """The database file of ``db_id`` (links not resolved), or None if the name cannot be one."""
+        if _db_id_problem(db_id) is not None:
             return None
         return self.root / db_id / f"{db_id}.sqlite"
 
     def run(self, db_id: str, query: str) -> QueryResult:
-        """Run ``query`` on the database ``db_id`` (read-only, time and row limits)."""
-        path = self.path(db_id)
-        if path is None:
-            return QueryResult(error=f"not a database name: {db_id!r}")
-        if not path.is_file():
+        """Run ``query`` on the database ``db_id`` (read-only, time, row and byte limits)."""
+        problem = _db_id_problem(db_id) or _limits_problem(self.timeout, self.max_rows, self.max_result_bytes)
+        if problem is not None:
+            return QueryResult(error=problem)
+        path = self.root / db_id / f"{db_id}.sqlite"
+        try:
+            real = os.path.realpath(path, strict=True)
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+            root = os.path.realpath(self.root, strict=True)
+        except (FileNotFoundError, NotADirectoryError):
+            regular = False
+        except (OSError, ValueError) as error:
+            return QueryResult(error=f"cannot read the database {db_id!r}: {_why(error)} ({str(path)!r})")
+        if not regular:
             return QueryResult(error=f"no database {db_id!r} (expected {str(path)!r})")
-        return run_query(path, query, timeout=self.timeout, max_rows=self.max_rows,
-                         max_result_bytes=self.max_result_bytes)
+        if not _inside(root, real):
+            return QueryResult(error=f"the database {db_id!r} is outside the root: {str(path)!r} leads to {real!r}")
+        problem = _query_problem(query)
+        if problem is not None:
+            return QueryResult(error=problem)
+        return _run_file(real, repr(db_id), query, self.timeout, self.max_rows, self.max_result_bytes)
 
     def __repr__(self) -> str:
-        return f"Databases({str(self.root)!r}, timeout={self.timeout:g}, max_rows={self.max_rows})"
+        return (
+            f"Databases({str(self.root)!r}, timeout={self.timeout:g}, max_rows={self.max_rows}, "
+            f"max_result_bytes={self.max_result_bytes})"
+        )
+
+
+def _inside(root: str, real: str) -> bool:
+    """Whether the real path ``real`` lies inside the real directory ``root``."""
+    try:
+        return os.path.commonpath([root, real]) == root
+    except ValueError:  # on different drives (Windows)
+        return False
+
+
+def _db_id_problem(db_id: object) -> str | None:
+    """Why ``db_id`` cannot name a database under a root, or None."""
+    if not isinstance(db_id, str):
+        return f"not a database name: {db_id!r}"
+    problem = _not_text(db_id, "the db_id")
+    if problem is not None:
+        return problem
+    if len(db_id) > MAX_DB_ID_CHARS:
+        return f"the db_id is longer than {MAX_DB_ID_CHARS:,} characters (it has {len(db_id):,})"
+    if not _DB_ID.fullmatch(db_id):
+        return f"not a database name: {db_id!r}"
+    return None
+
+
+def _query_problem(query: object) -> str | None:
+    """Why ``query`` cannot be given to SQLite, or None."""
+    if not isinstance(query, str):
+        return f"the query is {kind_of(query)}, not text"
+    if len(query) > MAX_QUERY_CHARS:
+        return f"the query is longer than {MAX_QUERY_CHARS:,} characters (it has {len(query):,})"
+    return _not_text(query, "the query")
+
+
+def _not_text(text: str, what: str) -> str | None:
+    """Why ``text`` cannot be encoded as UTF-8 (a lone surrogate, which is not a character), or None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"{what} is not valid text: it holds half of a UTF-16 surrogate pair at character {error.start + 1:,}"
+    return None
+
+
+def _limits_problem(timeout: object, max_rows: object, max_result_bytes: object) -> str | None:
+    """Why the limits cannot bound a query, or None (an infinite timeout is no time limit)."""
+    if not isinstance(timeout, (int, float)) or not timeout > 0:
+        return f"the time limit must be a number of seconds above 0, not {timeout!r}"
+    if not isinstance(max_rows, int) or max_rows < 0:
+        return f"the row limit must be a whole number, 0 or more, not {max_rows!r}"
+    if not isinstance(max_result_bytes, int) or max_result_bytes < 1:
+        return f"the byte limit must be a whole number above 0, not {max_result_bytes!r}"
+    return None
+
+
+def _why(error: Exception) -> str:
+    """An OS error's reason without Python's decoration."""
+    return getattr(error, "strerror", None) or str(error) or "unreadable"
+
+
+def _being_written(real: str, label: str) -> str | None:
+    """Why the database file ``real`` is not at rest (a -wal file with changes, a hot
+    -journal), or None. Opened immutable, SQLite would not look at either."""
+    try:
+        wal = os.stat(real + "-wal")
+        if stat.S_ISREG(wal.st_mode) and wal.st_size > 0:
+            return (
+                f"the database {label} is being written, or was not closed cleanly: its -wal file holds "
+                "changes not in the database file (checkpoint it, or copy it, first)"
+            )
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as error:
+        return f"cannot check the -wal file of the database {label}: {_why(error)}"
+    try:
+        journal = os.stat(real + "-journal")
+        if stat.S_ISREG(journal.st_mode) and journal.st_size >= len(_HOT_JOURNAL):
+            with open(real + "-journal", "rb") as file:
+                if file.read(len(_HOT_JOURNAL)) == _HOT_JOURNAL:
+                    return (
+                        f"the database {label} is being written, or a write was interrupted: it has a hot "
+                        "-journal file (open it once with sqlite3 to roll it back, or copy it, first)"
+                    )
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as error:
+        return f"cannot check the -journal file of the database {label}: {_why(error)}"
+    return None
+
+
+# A request to a helper, and its reply: plain values, sent with marshal.
+_Request = tuple[str, str, float, int, int]  # real path, query, timeout, max_rows, max_result_bytes
+_Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None]  # columns, raw rows, error
+
+
+def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, max_result_bytes: int) -> QueryResult:
+    """Run a checked query on the regular file ``real``, in a helper process if one can run."""
+    problem = _being_written(real, label)
+    if problem is not None:
+        return QueryResult(error=problem)
+    request: _Request = (real, query, float(timeout), max_rows, max_result_bytes)
+    try:
+        reply = _STATE.processes.run(request)
+        if reply is None:
+            reply = _execute(request, isolated=False)
+        columns, rows, error = reply
+        if error is not None:
+            return QueryResult(error=error)
+        # sql_value inlined (SQLite gives no other types), and no collection while the typed
+        # rows are built: a third of the time of a 10,000-row result otherwise.
+        convert = _CONVERTERS
+        with gc_paused(len(rows) * len(columns) >= PAUSE_FROM_CELLS):
+            typed = tuple(tuple([convert[type(value)](value) for value in row]) for row in rows)
+    except MemoryError:
+        return QueryResult(error="the query's result does not fit in memory")
+    return QueryResult(typed, tuple(columns))
+
+
+def _execute(request: _Request, *, isolated: bool) -> _Reply:
+    """Run a request in this process: the raw rows (as SQLite gives them) or the error.
+
+    ``isolated`` when this process is a helper: SQLite's heap is then capped (a cap is
+    process-wide) and the process ends itself if the query is still running just past its
+    deadline.
+    """
+    path, query, timeout, max_rows, max_result_bytes = request
+    try:
+        connection = _open_read_only(path, max_result_bytes, isolated)
+    except (sqlite3.Error, MemoryError) as error:
+        return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}"
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        connection.interrupt()
+
+    alarms = []
+    if math.isfinite(timeout):
+        deadline = time.monotonic() + timeout
+        alarms.append(_STATE.alarms.arm(deadline, expire))
+        if isolated:
+            alarms.append(_STATE.alarms.arm(deadline + _END_GRACE, _end_past_deadline))
+    try:
+        # Rows are tuples of plain values, nothing for the collector to find; a pause is
+        # process-wide, so only in a helper, which runs nothing else.
+        with gc_paused(isolated):
+            return _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
+    finally:
+        # Disarmed first: an interrupt must never reach a closed connection.
+        for alarm in alarms:
+            _STATE.alarms.disarm(alarm)
+        connection.close()
+
+
+def _end_past_deadline() -> None:
+    os._exit(_EXIT_TIMEOUT)
+
+
+def _open_read_only(path: str, max_result_bytes: int, isolated: bool) -> sqlite3.Connection:
+    uri = Path(path).as_uri() + "?mode=ro&immutable=1"
+    connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        if isolated:
+            heap = max(HEAP_FACTOR * max_result_bytes, HEAP_FLOOR)
+            connection.execute(f"PRAGMA hard_heap_limit = {heap:d}")
+        connection.execute("PRAGMA query_only = ON")
+        # The schema is read now, before the length limit: a long CREATE statement is not a result.
+        connection.execute("SELECT 1 FROM sqlite_schema LIMIT 0").fetchall()
+        connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(max_result_bytes, _INT_MAX))
+        connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, min(MAX_QUERY_CHARS * 4, _INT_MAX))
+        connection.set_authorizer(_authorize)
+        # Text that is not UTF-8 is still text: decode it with replacement characters.
+        connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _authorize(action: int, *_details: object) -> int:
+    return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
+
+
+def _read(
+    connection: sqlite3.Connection,
+    query: str,
+    max_rows: int,
+    max_result_bytes: int,
+    isolated: bool,
+    expired: threading.Event,
+    timeout: float,
+) -> _Reply:
+    rows: list[tuple[object, ...]] = []
+    used = 0
+    try:
+        cursor = connection.execute(query)
+        # One row at a time (the cursor steps in C, as fast as fetchmany): the limit is
+        # overshot by one row at most, and SQLite's heap cap bounds a row.
+        for row in cursor:
+            if len(rows) == max_rows:
+                return (), [], f"the query returned more than {max_rows} rows"
+            for value in row:
+                kind = type(value)
+                if kind is str:
+                    used += len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
+                elif kind is bytes:
+                    used += len(value)
+                else:
+                    used += _SCALAR_BYTES
+            if used > max_result_bytes:
+                return (), [], f"the query's result is larger than {_byte_limit(max_result_bytes)}"
+            rows.append(row)
+        columns = tuple(column[0] for column in cursor.description or ())
+    except (sqlite3.Error, sqlite3.Warning) as error:
+        if expired.is_set():
+            return (), [], _past_time_limit(timeout)
+        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_TOOBIG:
+            return (), [], f"the query made or read a value or table row larger than {_byte_limit(max_result_bytes)}"
+        return (), [], str(error) or type(error).__name__
+    except MemoryError:
+        if expired.is_set():
+            return (), [], _past_time_limit(timeout)
+        if isolated:
+            heap = max(HEAP_FACTOR * max_result_bytes, HEAP_FLOOR)
+            return (), [], f"the query needed more memory than {_byte_limit(heap)}"
+        return (), [], "the query's result does not fit in memory"
+    except (ValueError, OverflowError) as error:
+        # A column name that is not UTF-8, say: still the query's failure, not ours.
+        return (), [], str(error) or type(error).__name__
+    return columns, rows, None
+
+
+def _byte_limit(limit: int) -> str:
+    return f"the limit of {limit:,} bytes (--max-result-bytes raises it)"
+
+
+def _past_time_limit(timeout: float) -> str:
+    return f"the query ran past the time limit of {timeout:g} s"
+
+
+class _Alarms:
+    """One daemon thread that runs each armed action at its time, unless disarmed first.
+
+    Actions run while the lock is held, so once ``disarm`` returns its action is not running
+    and never will: they must be quick (interrupt a connection, kill or end a process).
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition(threading.Lock())
+        self._pending: dict[int, tuple[float, Callable[[], object]]] = {}
+        self._keys = itertools.count()
+        self._thread: threading.Thread | None = None
+        # When the thread wakes next: an alarm due later needs no wake-up call.
+        self._wake_at = math.inf
+
+    def arm(self, when: float, action: Callable[[], object]) -> int:
+        """Run ``action`` at ``when`` (``time.monotonic()``); the key to disarm it."""
+        with self._condition:
+            key = next(self._keys)
+            self._pending[key] = (when, action)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._watch, name="answerkey-sql-alarms", daemon=True)
+                self._thread.start()
+            elif when < self._wake_at:
+                self._condition.notify()
+        return key
+
+    def disarm(self, key: int) -> None:
+        """Cancel an alarm (nothing if it has gone off)."""
+        with self._condition:
+            self._pending.pop(key, None)
+
+    def _watch(self) -> None:
+        with self._condition:
+            while True:
+                now = time.monotonic()
+                for key, (when, action) in list(self._pending.items()):
+                    if when <= now:
+                        del self._pending[key]
+                        with contextlib.suppress(Exception):
+                            action()
+                self._wake_at = min((when for when, _ in self._pending.values()), default=math.inf)
+                self._condition.wait(min(self._wake_at - now, 3600.0))
+
+
+class _QueryProcess:
+    """A helper process running queries (``serve_queries``), which can be killed when a
+    query is stuck inside one SQLite function call."""
+
+    def __init__(self) -> None:
+        # The directory holding this package goes first on the helper's path, so that it
+        # imports this same answerkey; -P keeps the current directory off that path.
+        source = str(Path(__file__).resolve().parents[2])
+        boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); import answerkey.adapters.sql as s; s.serve_queries()"
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", "-c", boot, source],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        if self.process.stdin is None or self.process.stdout is None:  # never: both are pipes
+            raise OSError("the query process has no pipes")
+        self.requests: IO[bytes] = self.process.stdin
+        self.replies: IO[bytes] = self.process.stdout
+        self.killed = False
+        alarm = _STATE.alarms.arm(time.monotonic() + _START_WAIT, self.kill)
+        try:
+            ready = _receive(self.replies)
+        finally:
+            _STATE.alarms.disarm(alarm)
+        if ready != b"":
+            self.end()
+            raise OSError("the query process did not start")
+
+    def kill(self) -> None:
+        """Kill the process now (from the alarm thread, past a deadline)."""
+        self.killed = True
+        with contextlib.suppress(OSError):
+            self.process.kill()
+
+    def ask(self, request: bytes, wait: float) -> bytes | None:
+        """The reply to ``request``, or None if the process ended (or was killed ``wait``
+        seconds after the request) before replying. ``BrokenPipeError`` if it had ended before."""
+        try:
+            _send(self.requests, request)
+        except (OSError, ValueError) as error:
+            raise BrokenPipeError("the query process has ended") from error
+        alarm = _STATE.alarms.arm(time.monotonic() + wait, self.kill) if math.isfinite(wait) else None
+        try:
+            header = self.replies.read(8)
+        except (OSError, ValueError):
+            header = b""
+        finally:
+            if alarm is not None:
+                _STATE.alarms.disarm(alarm)
+        if len(header) < 8:
+            return None
+        (size,) = struct.unpack("<Q", header)
+        try:
+            body = self.replies.read(size)
+        except (OSError, ValueError):
+            return None
+        return body if len(body) == size else None
+
+    def end(self) -> int:
+        """Wait for the process to end (it ends when its requests pipe closes): its exit status."""
+        for pipe in (self.requests, self.replies):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        try:
+            return self.process.wait(timeout=_KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.process.wait()
+
+
+class _QueryProcesses:
+    """The idle helper processes of this process; a thread running a query takes one."""
+
+    def __init__(self) -> None:
+        self._idle: list[_QueryProcess] = []
+        self._lock = threading.Lock()
+        self._unavailable = bool(getattr(sys, "frozen", False)) or not sys.executable
+
+    def run(self, request: _Request) -> _Reply | None:
+        """The reply of a helper to ``request``, or None if no helper can run."""
+        timeout = request[2]
+        for _attempt in range(2):
+            process = self._take()
+            if process is None:
+                return None
+            try:
+                reply = process.ask(marshal.dumps(request), timeout + _KILL_GRACE)
+            except BrokenPipeError:
+                process.end()  # it had ended while idle (killed from outside): start another
+                continue
+            except BaseException:
+                process.kill()
+                process.end()
+                raise
+            if reply is None:
+                status = process.end()
+                if process.killed or status == _EXIT_TIMEOUT:
+                    return (), [], _past_time_limit(timeout)
+                how = f"signal {-status}" if status < 0 else f"exit status {status}"
+                return (), [], f"the process running the query ended unexpectedly ({how})"
+            self._give_back(process)
+            with gc_paused(len(reply) >= PAUSE_FROM_CHARS):
+                columns, rows, error = marshal.loads(reply)
+            return columns, rows, error
+        return None
+
+    def _take(self) -> _QueryProcess | None:
+        with self._lock:
+            while self._idle:
+                process = self._idle.pop()
+                if process.process.poll() is None:
+                    return process
+                process.end()  # it ended while idle (killed from outside)
+            if self._unavailable:
+                return None
+        try:
+            return _QueryProcess()
+        except (OSError, ValueError, subprocess.SubprocessError):
+            self._unavailable = True
+            return None
+
+    def _give_back(self, process: _QueryProcess) -> None:
+        with self._lock:
+            if len(self._idle) < _IDLE_PROCESSES:
+                self._idle.append(process)
+                return
+        process.end()
+
+    def stop(self) -> None:
+        """End the idle helpers."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for process in idle:
+            process.end()
+
+    def forget(self) -> None:
+        """In a forked child: close the pipes to the parent's helpers, leave them to the parent."""
+        for process in self._idle:
+            for pipe in (process.requests, process.replies):
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
+def _send(stream: IO[bytes], body: bytes) -> None:
+    stream.write(struct.pack("<Q", len(body)))
+    stream.write(body)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(8)
+    if len(header) < 8:
+        return None
+    (size,) = struct.unpack("<Q", header)
+    body = stream.read(size)
+    return body if len(body) == size else None
+
+
+def serve_queries() -> None:
+    """The main loop of a helper process: answer the query requests on stdin, one at a time,
+    on stdout, until stdin ends. Started by this module (``python -c``); not for other use."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the replies
+    try:
+        _send(replies, b"")
+        while (request := _receive(requests)) is not None:
+            path, query, timeout, max_rows, max_result_bytes = marshal.loads(request)
+            reply = _execute((path, query, timeout, max_rows, max_result_bytes), isolated=True)
+            _send(replies, marshal.dumps(reply))
+    except BrokenPipeError:
+        pass  # the process that started this one has ended
+
+
+def stop_query_processes() -> None:
+    """End this process's idle helper processes (the next query starts one again). Called
+    at exit; useful before measuring, or before forking many workers."""
+    _STATE.processes.stop()
+
+
+class _ProcessState:
+    """This process's alarm thread and helper processes: a forked child makes its own."""
+
+    def __init__(self) -> None:
+        self.alarms = _Alarms()
+        self.processes = _QueryProcesses()
+        # The parent's helpers, seen from a forked child: kept, so that their Popen objects
+        # are never collected (and warned about) here.
+        self.inherited: list[_QueryProcesses] = []
+
+    def after_fork_in_child(self) -> None:
+        self.processes.forget()
+        self.inherited.append(self.processes)
+        self.alarms = _Alarms()
+        self.processes = _QueryProcesses()
+
+
+_STATE = _ProcessState()
+if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+    os.register_at_fork(after_in_child=_STATE.after_fork_in_child)
+atexit.register(stop_query_processes)
