@@ -328,3 +328,32 @@ def test_corpus_and_answers_problems_in_one_run(tmp_path):
         f"{answers}:1:1: answer: missing; this field is required",
         "2 errors in input",
     ]
+
+
+@pytest.mark.parametrize("name, text", [("a.jsonl", ""), ("a.yaml", "# nothing\n"), ("a.json", "[]")])
+def test_an_empty_answers_file_is_refused(tmp_path, name, text):
+    """An empty answers file is an error (exit 2), not every item scored no_answer in silence."""
+    answers = tmp_path / name
+    answers.write_text(text)
+    result = score(CORPUS, str(answers))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"{answers}: no answers in this file (an empty input is refused)\n"
+
+
+def test_a_json_answers_file_is_read_as_json(tmp_path):
+    """A .json answers file is JSON: a mapping of id to CAS text, and its errors are JSON's."""
+    answers = tmp_path / "a.json"
+    answers.write_text('{"q01": "3",\n "q02": }')
+    result = score(CORPUS, str(answers))
+    assert result.stderr == f"{answers}:2:9: invalid JSON: Expecting value\n"
+    answers.write_text('{"q01": "3"}')
+    document = json.loads(score(CORPUS, str(answers), "--json", "-", "--metrics", "none").stdout)
+    assert document["summary"]["correct"] == 1
+
+
+def test_an_item_with_a_misspelt_field_gets_a_suggestion(tmp_path):
+    """`anwser:` is an unknown field with a hint, in answerkey's words, not pydantic's."""
+    corpus = tmp_path / "c.yaml"
+    corpus.write_text("- id: q1\n  anwser: 5\n")
+    result = score(str(corpus), ANSWERS)
+    assert result.stderr == f"{corpus}:2:11: anwser: unknown field (did you mean 'answer'?)\n"

@@ -551,8 +551,8 @@ def test_huge_integer_in_an_output_scores_zero_with_a_reason():
     )
     huge_sparql = select(["x"], [[lit("1", "integer")]]).replace('"1"', "1" * 5000)
     result = evaluate([sparql_step(ask(True))], [actual("a1", huge_sparql)])
-    assert (
-        result["reference_steps"][0][0]["mismatch"] == "a1: actual output: holds an integer of more than 4,300 digits"
+    assert result["reference_steps"][0][0]["mismatch"] == (
+        "a1: actual output: SPARQL results JSON with an integer of more than 4,300 digits"
     )
     with pytest.raises(InputError, match=r"output: holds an integer of more than 4,300 digits$"):
         run_evaluation(corpus([{**step, "output": huge}]), {})

@@ -311,7 +311,7 @@ def _load(obj_or_text: object, source: str | None) -> object:
         except RecursionError:
             raise InputError("not SPARQL results JSON: nested too deeply", source=source) from None
         except ValueError:  # Python's limit on the digits of an int
-            raise InputError("not SPARQL results JSON: it holds an integer of more than 4,300 digits",
+            raise InputError("SPARQL results JSON with an integer of more than 4,300 digits",
                              source=source) from None
     return obj_or_text
 

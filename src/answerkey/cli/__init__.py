@@ -72,6 +72,8 @@ class _LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InputErrors as errors:
+            if len(errors.errors) == 1:  # one problem, one line
+                raise Trouble(str(errors.errors[0])) from None
             for error in errors.errors:
                 click.echo(str(error), err=True)
             raise Trouble(errors.message) from None
