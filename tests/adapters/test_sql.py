@@ -267,8 +267,9 @@ def test_one_long_function_call_is_stopped_at_the_time_limit(spider, query):
     """A query stuck inside one SQLite function call is stopped just past the time limit (its
     helper process is ended) and the next query runs."""
     stop_query_processes()
+    others = _children()  # processes earlier tests started (a multiprocessing forkserver, ...)
     assert Databases(spider).run("world", "SELECT 1").ok
-    helpers = _children()
+    helpers = _children() - others
     assert helpers
     start = time.monotonic()
     result = Databases(spider, timeout=1).run("world", query)
@@ -466,8 +467,9 @@ def test_a_forked_child_runs_its_own_queries(spider):
 def test_a_helper_killed_while_idle_is_replaced(spider):
     """If the idle helper process is killed from outside, the next query starts another."""
     stop_query_processes()
+    others = _children()  # processes earlier tests started (a multiprocessing forkserver, ...)
     assert Databases(spider).run("world", "SELECT 1").ok
-    (helper,) = _children()
+    (helper,) = _children() - others
     os.kill(helper, signal.SIGKILL)
     deadline = time.monotonic() + 10
     while helper in _children() and time.monotonic() < deadline:
@@ -519,11 +521,12 @@ def test_an_interrupted_query_keeps_its_helper(spider):
     """A runaway the interrupt can stop (a loop of SQLite steps) ends at the time limit
     without killing the helper process that ran it."""
     stop_query_processes()
+    others = _children()  # processes earlier tests started (a multiprocessing forkserver, ...)
     assert Databases(spider).run("world", "SELECT 1").ok
-    helpers = _children()
+    helpers = _children() - others
     assert Databases(spider, timeout=0.2).run("world", RUNAWAY).error == "the query ran past the time limit of 0.2 s"
     assert Databases(spider).run("world", "SELECT 2").ok
-    assert _children() == helpers
+    assert _children() - others == helpers
 
 
 def test_text_that_is_not_utf8_and_blobs(tmp_path):
