@@ -64,8 +64,9 @@ def render_rows(rows, quote=quote, number=number):
     date_columns = []
     for column in range(width):
         cells = [row[column] for row in rows if row[column] is not None]
-        date_columns.append(bool(cells) and all(isinstance(c, str) and not isinstance(c, Number) and is_date(c)
-                                                for c in cells))
+        date_columns.append(
+            bool(cells) and all(isinstance(c, str) and not isinstance(c, Number) and is_date(c) for c in cells)
+        )
     tuples = (
         "(" + " ".join(cas_value(v, date_columns[i], quote, number) for i, v in enumerate(row)) + ")" for row in rows
     )

@@ -12,6 +12,8 @@ from hypothesis import settings
 
 from answerkey.errors import InputError
 from answerkey.testing.fuzz import PARSERS, fuzz_parser
+from answerkey.testing.parsers import HOSTILE_INPUTS, fuzz_databases
+from answerkey.testing.runs import printable
 
 if os.environ.get("ANSWERKEY_FUZZ_EXAMPLES"):
     PARSER_EXAMPLES = max(1, int(os.environ["ANSWERKEY_FUZZ_EXAMPLES"]) // 10)
@@ -34,11 +36,11 @@ def test_parser_raises_only_documented_errors(name):
 
 @pytest.mark.parametrize("name", ["corpus-yaml", "answers-yaml", "sdmx-cases", "steps-reference"])
 def test_control_character_in_yaml_is_a_located_input_error(name):
-    """Regression: the minimal input fuzz self found, a lone control character in a YAML file,
-    is an InputError at line 1, column 1 (it used to escape as yaml.reader.ReaderError)."""
+    """Regression: what fuzz self found, a control character in a YAML file, is an InputError
+    at its line and column (it used to escape as yaml.reader.ReaderError)."""
     with pytest.raises(InputError) as caught:
-        PARSERS[name].check("\x1f")
-    assert (caught.value.line, caught.value.column) == (1, 1)
+        PARSERS[name].check("- \x1f\n")
+    assert (caught.value.line, caught.value.column) == (1, 3)
 
 
 @pytest.mark.parametrize("name", list(PARSERS)[:8])
@@ -55,3 +57,37 @@ def test_every_parser_checker_accepts_a_valid_text(name):
         "answers-yaml": "q1: ((1))\n",
     }
     PARSERS[name].check(valid[name])
+
+
+CRASHERS = [(name, text) for name, texts in HOSTILE_INPUTS.items() for text in texts]
+
+
+@pytest.mark.parametrize(
+    ("name", "text"), CRASHERS, ids=[f"{name}-{index}" for index, (name, _) in enumerate(CRASHERS)]
+)
+def test_each_known_hostile_input_is_refused_or_handled(name, text):
+    """Each hostile input of the loaders that crashed (lone surrogate escapes, a number for
+    actual_steps, infinite or 4,301-digit scores, a 300-character db_id, runaway or
+    forbidden SQL) loads, or is refused with an InputError; SQL always gives a result."""
+    try:
+        PARSERS[name].check(text)
+    except InputError:
+        assert name not in ("sql", "sql-db-id"), "SQL must give a result, not raise"
+
+
+def test_sql_outcomes_are_results_with_their_reasons():
+    """A forbidden statement, a lone surrogate and an endless query are results with an error,
+    on the fuzzer's own database; a plain query has rows."""
+    from answerkey.adapters.sql import run_query
+
+    database = fuzz_databases().database
+    assert run_query(database, "DROP TABLE item").error == "not authorized"
+    assert run_query(database, "SELECT '\ud800'").error is not None
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"
+    assert run_query(database, endless, timeout=1.0, max_rows=1000).error == "the query returned more than 1000 rows"
+    assert len(run_query(database, "SELECT name FROM item").rows) == 5
+
+
+def test_printable_escapes_lone_surrogates_only():
+    """Fuzzed text is printed with lone surrogates escaped, everything else as it is."""
+    assert printable("é\ud800😀") == "é\\ud800😀"

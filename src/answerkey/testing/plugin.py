@@ -1,8 +1,9 @@
 """Hypothesis entry point (``answerkey[fuzz]``): ``st.from_type`` knows answerkey's types.
 
-Hypothesis calls ``_hypothesis_setup_hook`` while it is itself being imported, possibly from
-inside ``answerkey.testing.strategies``; registrations are therefore deferred until first use, and
-this module imports nothing from answerkey at import time.
+Hypothesis calls ``_hypothesis_setup_hook`` (the name its entry points use) while it is
+itself being imported, possibly from inside ``answerkey.testing.strategies``; registrations
+are therefore deferred until first use, and this module imports nothing from answerkey at
+import time. The strategies come from ``answerkey.testing.strategies.MODEL_STRATEGIES``.
 
 >>> from hypothesis import given, settings, strategies as st
 >>> from answerkey.model import Relation
@@ -15,16 +16,12 @@ this module imports nothing from answerkey at import time.
 
 from __future__ import annotations
 
-# Model type name -> name of the answerkey.testing.strategies function that draws it.
-_STRATEGIES = {
-    "Relation": "relations",
-    "Alternatives": "alternatives",
-    "Boolean": "_boolean_values",
-    "Number": "_number_values",
-    "String": "_string_values",
-    "Date": "_date_values",
-    "Failure": "_failure_values",
-}
+from typing import Any
+
+__all__ = ["MODEL_TYPES"]
+
+# The model types registered with a strategy of MODEL_STRATEGIES (a test checks the two agree).
+MODEL_TYPES = ("Relation", "Alternatives", "Boolean", "Number", "String", "Date", "Failure")
 
 
 def _hypothesis_setup_hook() -> None:
@@ -32,15 +29,15 @@ def _hypothesis_setup_hook() -> None:
 
     from answerkey import model
 
-    def deferred(name: str):
-        def build():
-            from answerkey.testing import strategies
+    def deferred(type_name: str) -> Any:
+        def build() -> Any:
+            from answerkey.testing.strategies import MODEL_STRATEGIES
 
-            return getattr(strategies, name)()
+            return MODEL_STRATEGIES[type_name]()
 
         return st.deferred(build)
 
-    for type_name, strategy_name in _STRATEGIES.items():
-        st.register_type_strategy(getattr(model, type_name), deferred(strategy_name))
+    for type_name in MODEL_TYPES:
+        st.register_type_strategy(getattr(model, type_name), deferred(type_name))
     st.register_type_strategy(model.Nil, st.just(model.NIL))
     st.register_type_strategy(model.NoAnswer, st.just(model.NO_ANSWER))
