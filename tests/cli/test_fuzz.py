@@ -436,8 +436,9 @@ def test_roundtrip_refuses_numbers_that_are_not_finite(option, value, wanted):
     result = _invoke("roundtrip", "--cmd", "true", option, value)
     assert result.exit_code == 2 and result.stdout == ""
     shown = "'--epsilon' / '-e'" if option == "--epsilon" else "'--timeout'"
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for {shown}: must be a finite number {wanted}, not {value!r}"
+    assert result.stderr == (
+        f"cli fuzz roundtrip: Invalid value for {shown}: must be a finite number {wanted}, not {value!r} "
+        "(see 'cli fuzz roundtrip --help')\n"
     )
     assert "Traceback" not in result.stderr
 

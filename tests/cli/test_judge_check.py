@@ -77,8 +77,9 @@ def test_judge_options(run, files):
     assert bad.exit_code == 2 and "must be a finite number >= 0, not '-1'" in bad.stderr
     for value in ("inf", "1e400", "nan"):
         bad = run("judge", "--epsilon", value, canonical, system)
-        assert bad.exit_code == 2 and bad.stderr.splitlines()[-1] == (
-            f"Error: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r}")
+        assert bad.exit_code == 2 and bad.stderr == (
+            f"cli judge: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r} "
+            "(see 'cli judge --help')\n")
 
 
 def test_judge_json_and_explain(run, files):

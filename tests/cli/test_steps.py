@@ -471,8 +471,9 @@ def test_epsilon_must_be_finite(value):
     outcome = run("steps", "evaluate", REFERENCE, RESPONSES, "--epsilon", value)
     assert outcome.exit_code == 2
     assert outcome.stdout == ""
-    assert outcome.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r}"
+    assert outcome.stderr == (
+        f"cli steps evaluate: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r} "
+        "(see 'cli steps evaluate --help')\n"
     )
 
 

@@ -11,6 +11,7 @@ as ``FILE:LINE:COL: message`` on standard error, never as a traceback: the root 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
@@ -67,6 +68,26 @@ class _LazyGroup(click.Group):
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Run the command; in standalone mode exit with its status, a usage error being one
+        line (``answerkey judge: Invalid value for '--epsilon' ...``) and exit status 2."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as error:
+            where = error.ctx.command_path if error.ctx is not None else (prog_name or "answerkey")
+            click.echo(f"{where}: {error.format_message()} (see '{where} --help')", err=True)
+            sys.exit(error.exit_code)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(error.exit_code)
+        except click.Abort:
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(status if isinstance(status, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
