@@ -13,12 +13,13 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from answerkey.gc_pause import gc_paused
 
-__all__ = ["ordered_map", "shared", "batched", "exit_with_parent"]
+__all__ = ["ordered_map", "shared", "batched", "mark_fork_safe", "exit_with_parent"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -173,6 +174,17 @@ def ordered_map(
             gc.unfreeze()
 
 
+# Threads whose module makes a forked child start afresh (os.register_at_fork): they hold no
+# lock a child could inherit, so they do not stop ordered_map from forking.
+_FORK_SAFE: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+def mark_fork_safe(thread: threading.Thread) -> None:
+    """Let ``ordered_map`` fork while ``thread`` runs: for a thread whose module replaces it
+    and its locks in a forked child (``os.register_at_fork``), such as the SQL adapter's alarms."""
+    _FORK_SAFE.add(thread)
+
+
 def _start_method() -> str:
     """fork when this process runs a single thread: workers start with every module already
     imported (a spawned worker spends ~0.3 s importing answerkey). With other threads alive,
@@ -180,7 +192,9 @@ def _start_method() -> str:
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    current = threading.current_thread()
+    others = [thread for thread in threading.enumerate() if thread is not current and thread not in _FORK_SAFE]
+    if "fork" in methods and not others:
         return "fork"
     return "forkserver" if "forkserver" in methods else "spawn"
 

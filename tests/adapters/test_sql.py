@@ -535,3 +535,17 @@ def test_text_that_is_not_utf8_and_blobs(tmp_path):
         tmp_path / "raw" / "raw.sqlite", "CREATE TABLE t (x); INSERT INTO t VALUES (CAST(X'FF61' AS TEXT)), (X'00AB');"
     )
     assert Databases(tmp_path).run("raw", "SELECT x FROM t").rows == ((String("\ufffda"),), (String("X'00AB'"),))
+
+
+def test_the_alarm_thread_lets_worker_pools_fork(spider):
+    """After a query, its alarm thread (remade in a forked child) does not push ordered_map
+    off fork onto the slower fork server: the workers are this process's own children."""
+    from answerkey.parallel import ordered_map
+
+    assert Databases(spider).run("world", "SELECT 1").ok
+    assert list(ordered_map(_parent, [0, 1], jobs=2)) == [os.getpid()] * 2
+    assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+
+
+def _parent(_: int) -> int:
+    return os.getppid()

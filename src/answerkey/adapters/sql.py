@@ -115,6 +115,7 @@ from answerkey.limits import (
     SQL_TIMEOUT,
 )
 from answerkey.model import NIL, Number, Relation, String, Value
+from answerkey.parallel import mark_fork_safe
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -567,6 +568,7 @@ class _Alarms:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="answerkey-sql-alarms", daemon=True)
                 self._thread.start()
+                mark_fork_safe(self._thread)  # a forked child makes its own (_ProcessState)
             elif when < self._wake_at:
                 self._condition.notify()
         return key
