@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _table import Figure, print_table, write_json  # noqa: E402
 
-from answerkey.testing.fuzz import PARSERS, _run_hypothesis, fuzz_parser, generate_answers, roundtrip  # noqa: E402
+from answerkey.testing.fuzz import PARSERS, run_examples, fuzz_parser, generate_answers, roundtrip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATTER = [sys.executable, str(ROOT / "examples" / "fuzz" / "rows_to_cas.py")]
@@ -31,7 +31,7 @@ def _timed(function) -> float:
 def bench_self(examples: int = 2000) -> list[Figure]:
     """CAS inputs per second in `fuzz self`, against drawing the same inputs without parsing."""
     fuzzing = _timed(lambda: fuzz_parser("cas", examples=examples, seed=1))
-    drawing = _timed(lambda: _run_hypothesis(PARSERS["cas"].texts(), lambda text: None, examples=examples, seed=1))
+    drawing = _timed(lambda: run_examples(PARSERS["cas"].texts(), lambda text: None, examples=examples, seed=1))
     rate, draw_rate = examples / fuzzing, examples / drawing
     return [
         Figure(f"fuzz self, CAS ({examples} inputs)", rate, "/s", draw_rate,
@@ -62,7 +62,7 @@ def bench_roundtrip(examples: int = 100) -> list[Figure]:
 def bench_generate(count: int = 2000) -> list[Figure]:
     """Answers per second written by `fuzz generate` (CAS, any answer)."""
     seconds = _timed(lambda: generate_answers(count, seed=1))
-    drawing = _timed(lambda: _run_hypothesis(PARSERS["cas"].texts(), lambda text: None, examples=count, seed=1))
+    drawing = _timed(lambda: run_examples(PARSERS["cas"].texts(), lambda text: None, examples=count, seed=1))
     return [
         Figure(f"fuzz generate ({count} CAS answers)", count / seconds, "/s", count / drawing,
                "drawing fuzz-self CAS inputs (/s)", "report only"),

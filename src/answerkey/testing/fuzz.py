@@ -60,8 +60,6 @@ FINISHING_CALLS = 50
 # megabytes would otherwise hold hundreds of them.
 KEPT_OUTPUT_BYTES = 64 * 1024
 
-# benchmarks/bench_fuzz.py imports the old name; remove once it uses run_examples.
-_run_hypothesis = run_examples
 
 
 # --------------------------------------------------------------------------- generate
