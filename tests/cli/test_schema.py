@@ -2,6 +2,7 @@
 reports and bundled examples validate against them."""
 
 import json
+import sys
 
 import jsonschema
 import pytest
@@ -62,3 +63,18 @@ def test_check_json_says_where_each_file_is_wrong(run_cli, write_file):
         "invalid": 1,
     }
     assert result.stderr == ""
+
+
+def test_fuzz_reports_validate(run_cli, repo_root, write_file, monkeypatch):
+    """fuzz roundtrip --json (a pass and a failure), fuzz self --json and fuzz generate's .jsonl
+    satisfy their schemas."""
+    monkeypatch.chdir(repo_root)
+    for formatter, code in (("examples/fuzz/rows_to_cas.py", 0), ("tests/fixtures/formatters/drops_last_column.py", 1)):
+        result = run_cli("fuzz", "roundtrip", "--cmd", f"{sys.executable} {formatter}", "-n", "20", "--json", "-q")
+        assert result.exit_code == code
+        jsonschema.validate(json.loads(result.stdout), json_schema("fuzz-roundtrip-report"))
+    result = run_cli("fuzz", "self", "-n", "5", "--parser", "cas", "--json", "-q")
+    jsonschema.validate(json.loads(result.stdout), json_schema("fuzz-self-report"))
+    generated = run_cli("fuzz", "generate", "-n", "3", "-o", "-")
+    records = [json.loads(line) for line in generated.stdout.splitlines()]
+    jsonschema.validate(records, json_schema("fuzz-answers"))

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import click
 from pydantic import BaseModel, Field
 
-__all__ = ["schema", "SCHEMAS", "json_schema", "VerdictReport", "CheckReport", "FuzzAnswer"]
+__all__ = ["schema", "SCHEMAS", "json_schema", "VerdictReport", "CheckReport", "FuzzAnswer", "RoundtripReport", "SelfReport"]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -87,6 +87,56 @@ class FuzzAnswer(BaseModel):
     answer: str
 
 
+class RoundtripFailure(BaseModel):
+    """The minimal relation a formatter got wrong, what it was sent and printed, and why."""
+
+    relation: str = Field(description="The minimal failing relation, as CAS.")
+    input: str = Field(description="What the command got on stdin.")
+    output: str = Field(description="What it printed (cut to 64 KiB).")
+    stderr: str
+    output_truncated: bool
+    ended: str = Field(description="exited, timed out, or killed for printing too much.")
+    exit_status: int | None
+    reason: str
+
+
+class RoundtripReport(BaseModel):
+    """The output of ``answerkey fuzz roundtrip --json``."""
+
+    command: str
+    outcome: Literal["ok", "failure"]
+    seed: int
+    input_format: str
+    epsilon: float
+    timeout: float
+    examples: int = Field(ge=0, description="Relations tried.")
+    calls: int = Field(ge=0, description="Distinct inputs sent, shrinking included.")
+    failure: RoundtripFailure | None
+    reproduce: str | None = Field(description="The command line that reproduces the failure.")
+
+
+class ParserOutcome(BaseModel):
+    """How one parser fared under ``answerkey fuzz self``."""
+
+    name: str
+    description: str
+    outcome: str
+    examples: int = Field(ge=0)
+    skipped: str | None = Field(description="Why the parser was not fuzzed (a module not installed).")
+    input: str | None = Field(description="The minimal input that raised an undocumented exception.")
+    error: str | None = Field(description="Its traceback.")
+
+
+class SelfReport(BaseModel):
+    """The output of ``answerkey fuzz self --json``."""
+
+    outcome: str
+    seed: int
+    examples: int = Field(ge=0, description="Inputs per parser.")
+    bugs: int = Field(ge=0)
+    parsers: list[ParserOutcome]
+
+
 @dataclass(frozen=True)
 class SchemaEntry:
     """A file format: the pydantic model (``module:Model``), whether the model describes the
@@ -112,6 +162,10 @@ SCHEMAS: dict[str, SchemaEntry] = {
                                 "The output of answerkey check --json."),
     "fuzz-answers": SchemaEntry("answerkey.cli.schema:FuzzAnswer", "records",
                                 "Answers written by answerkey fuzz generate to a .jsonl file."),
+    "fuzz-roundtrip-report": SchemaEntry("answerkey.cli.schema:RoundtripReport", "document",
+                                         "The output of answerkey fuzz roundtrip --json."),
+    "fuzz-self-report": SchemaEntry("answerkey.cli.schema:SelfReport", "document",
+                                    "The output of answerkey fuzz self --json."),
     "qatch-tests": SchemaEntry("answerkey.qatch.schema:QatchTestRow", "records",
                                "A tests file for answerkey qatch: JSON Lines, a JSON or YAML list, or CSV rows."),
     "qatch-report": SchemaEntry("answerkey.qatch.schema:QatchReport", "document",
