@@ -1,6 +1,12 @@
 """README.md opens with the two commands CI runs: set up + judge, and the test command."""
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +43,40 @@ def test_readme_python_examples_run():
     )
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def console_blocks() -> list[str]:
+    """The README's ```console blocks: `$ command` lines, each followed by its output."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return [part.split("```", 1)[0] for part in text.split("```console\n")[1:]]
+
+
+def expected_pattern(lines: list[str]) -> "re.Pattern[str]":
+    """A line `...` stands for any lines; `...` inside a line for any text."""
+    parts = []
+    for line in lines:
+        if line == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        else:
+            parts.append(".*?".join(map(re.escape, line.split("..."))) + r"\n")
+    return re.compile("".join(parts))
+
+
+@pytest.mark.parametrize("block", console_blocks(), ids=lambda block: block.split("\n", 1)[0][2:60])
+def test_readme_console_examples_print_what_they_show(block, tmp_path):
+    """Each `$ command` in the README, run in a scratch directory beside the examples, prints
+    what the README shows under it (stdout and stderr, in order)."""
+    for name in ("examples", "tests"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    environment = {**os.environ, "PYTHONUNBUFFERED": "1",
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    commands: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            commands.append((line[2:], []))
+        else:
+            commands[-1][1].append(line)
+    for command, expected in commands:
+        result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=environment, capture_output=False,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        assert expected_pattern(expected).fullmatch(result.stdout), f"$ {command}\n{result.stdout}"
