@@ -7,7 +7,7 @@ True
 '((2341 "SMITH"))'
 """
 
-from answerkey._version import __version__
+from answerkey.version import __version__
 from answerkey.errors import AnswerkeyError, InputError, ParseError
 
 # Bound eagerly: ``answerkey.render`` is also a submodule, and importing it (as any module that

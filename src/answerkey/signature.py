@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from answerkey._version import __version__
+from answerkey.version import __version__
 
 __all__ = ["Signature", "SHORT_NAMES"]
 

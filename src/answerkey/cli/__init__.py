@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from answerkey._version import __version__
+from answerkey.version import __version__
 from answerkey.errors import InputError, InputErrors
 
 __all__ = ["cli", "main", "Trouble", "COMMANDS", "EXIT_INTERRUPTED"]
