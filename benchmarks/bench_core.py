@@ -13,10 +13,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table import Figure, best_of, print_table, write_json  # noqa: E402
-
-from answerkey import judge, parse, render  # noqa: E402
-from answerkey.model import Relation  # noqa: E402
+from _table import Figure, best_of, print_table, write_json
+from answerkey import judge, parse, render
+from answerkey.model import Relation
 
 SEED = 20261120
 
@@ -40,8 +39,14 @@ def bench_parse(target_bytes: int = 5_000_000) -> list[Figure]:
     parse_rate = size_mb / parse_seconds
     json_rate = len(json_text.encode()) / 1e6 / json_seconds
     return [
-        Figure(f"parse {size_mb:.1f} MB relation ({len(rows)} x 4 mixed)", parse_rate, "MB/s",
-               json_rate, "json.loads of the same rows (MB/s)", "report only"),
+        Figure(
+            f"parse {size_mb:.1f} MB relation ({len(rows)} x 4 mixed)",
+            parse_rate,
+            "MB/s",
+            json_rate,
+            "json.loads of the same rows (MB/s)",
+            "report only",
+        ),
     ]
 
 
@@ -63,8 +68,15 @@ def bench_wide_judge() -> list[Figure]:
     seconds = best_of(lambda: judge(canonical, system), repeat=5)
     baseline = best_of(lambda: judge(canonical, canonical), repeat=5)
     return [
-        Figure("judge 10 canonical of 30 shuffled columns x 1000 rows", seconds * 1000, "ms",
-               baseline * 1000, "judge of the canonical against itself (ms)", "< 50 ms", seconds < 0.05),
+        Figure(
+            "judge 10 canonical of 30 shuffled columns x 1000 rows",
+            seconds * 1000,
+            "ms",
+            baseline * 1000,
+            "judge of the canonical against itself (ms)",
+            "< 50 ms",
+            seconds < 0.05,
+        ),
     ]
 
 

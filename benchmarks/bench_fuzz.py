@@ -14,9 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table import Figure, print_table, write_json  # noqa: E402
-
-from answerkey.testing.fuzz import PARSERS, run_examples, fuzz_parser, generate_answers, roundtrip  # noqa: E402
+from _table import Figure, print_table, write_json
+from answerkey.testing.fuzz import PARSERS, fuzz_parser, generate_answers, roundtrip, run_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATTER = [sys.executable, str(ROOT / "examples" / "fuzz" / "rows_to_cas.py")]
@@ -34,8 +33,15 @@ def bench_self(examples: int = 2000) -> list[Figure]:
     drawing = _timed(lambda: run_examples(PARSERS["cas"].texts(), lambda text: None, examples=examples, seed=1))
     rate, draw_rate = examples / fuzzing, examples / drawing
     return [
-        Figure(f"fuzz self, CAS ({examples} inputs)", rate, "/s", draw_rate,
-               "Hypothesis drawing the same inputs, no parsing (/s)", ">= 0.5x", rate / draw_rate >= 0.5),
+        Figure(
+            f"fuzz self, CAS ({examples} inputs)",
+            rate,
+            "/s",
+            draw_rate,
+            "Hypothesis drawing the same inputs, no parsing (/s)",
+            ">= 0.5x",
+            rate / draw_rate >= 0.5,
+        ),
         Figure("fuzz self, CAS: projected time for 10^5 inputs", 100_000 / rate, "s", None, "", "report only"),
     ]
 
@@ -50,12 +56,22 @@ def bench_roundtrip(examples: int = 100) -> list[Figure]:
 
     seconds = _timed(run)
     rate = result.calls / seconds
-    bare = _timed(lambda: [subprocess.run(FORMATTER, input=b"[[1]]", capture_output=True, check=True)
-                           for _ in range(result.calls)])
+    bare = _timed(
+        lambda: [
+            subprocess.run(FORMATTER, input=b"[[1]]", capture_output=True, check=True) for _ in range(result.calls)
+        ]
+    )
     bare_rate = result.calls / bare
     return [
-        Figure(f"fuzz roundtrip ({result.calls} calls of rows_to_cas.py)", rate, "/s", bare_rate,
-               "spawning the formatter alone, same number of calls (/s)", ">= 0.7x", rate / bare_rate >= 0.7),
+        Figure(
+            f"fuzz roundtrip ({result.calls} calls of rows_to_cas.py)",
+            rate,
+            "/s",
+            bare_rate,
+            "spawning the formatter alone, same number of calls (/s)",
+            ">= 0.7x",
+            rate / bare_rate >= 0.7,
+        ),
     ]
 
 
@@ -64,8 +80,14 @@ def bench_generate(count: int = 2000) -> list[Figure]:
     seconds = _timed(lambda: generate_answers(count, seed=1))
     drawing = _timed(lambda: run_examples(PARSERS["cas"].texts(), lambda text: None, examples=count, seed=1))
     return [
-        Figure(f"fuzz generate ({count} CAS answers)", count / seconds, "/s", count / drawing,
-               "drawing fuzz-self CAS inputs (/s)", "report only"),
+        Figure(
+            f"fuzz generate ({count} CAS answers)",
+            count / seconds,
+            "/s",
+            count / drawing,
+            "drawing fuzz-self CAS inputs (/s)",
+            "report only",
+        ),
     ]
 
 

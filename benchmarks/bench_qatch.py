@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from answerkey.comparator.values import MatchRule  # noqa: E402
-from answerkey.metrics import METRICS, TABLE_METRICS, table_scores  # noqa: E402
-from answerkey.model import Relation  # noqa: E402
+from answerkey.comparator.values import MatchRule
+from answerkey.metrics import METRICS, TABLE_METRICS, table_scores
+from answerkey.model import Relation
 
 ROWS, COLUMNS, REPEATS = 16_000, 10, 5
 
@@ -78,7 +78,9 @@ def plain_python_metrics(target: list[list], prediction: list[list]) -> dict[str
         "tuple_cardinality": min(len(target), len(prediction)) / max(len(target), len(prediction)),
         "tuple_constraint": sum(prediction_counts[r] == c for r, c in target_counts.items()) / len(target_counts),
         "tuple_order": (2 - 6 * squares / (n * (n * n - 1))) / 2,
-        "execution_accuracy": float(len(target) == len(prediction) and target_counts.keys() == prediction_counts.keys()),
+        "execution_accuracy": float(
+            len(target) == len(prediction) and target_counts.keys() == prediction_counts.keys()
+        ),
     }
 
 
@@ -116,27 +118,60 @@ def main() -> None:
 
     baseline = best_time(lambda: plain_python_metrics(target, prediction))
     small_target, small_prediction = make_tables(2_000, seed=7)
-    assert abs(qatch_tuple_order(small_target, small_prediction)
-               - METRICS["tuple_order"](small_target, small_prediction)) < 1e-12
+    assert (
+        abs(qatch_tuple_order(small_target, small_prediction) - METRICS["tuple_order"](small_target, small_prediction))
+        < 1e-12
+    )
     figures = [
-        ("six metrics, typed relations (table_scores)", best_time(lambda: table_scores(target_relation, prediction_relation)), baseline, 0.5),
+        (
+            "six metrics, typed relations (table_scores)",
+            best_time(lambda: table_scores(target_relation, prediction_relation)),
+            baseline,
+            0.5,
+        ),
         ("six metrics, lists of Python rows", best_time(lambda: table_scores(target, prediction)), baseline, 0.5),
-        ("six metrics, every real off by 1e-9 (epsilon path)", best_time(lambda: table_scores(target_relation, perturbed)), baseline, None),
-        ("six registry calls, one by one", best_time(lambda: [METRICS[n](target_relation, prediction_relation) for n in TABLE_METRICS], 3), baseline, None),
-        ("tuple order, 2,000 rows (vs QATCH's algorithm)", best_time(lambda: METRICS["tuple_order"](small_target, small_prediction)),
-         best_time(lambda: qatch_tuple_order(small_target, small_prediction), 1), None),
+        (
+            "six metrics, every real off by 1e-9 (epsilon path)",
+            best_time(lambda: table_scores(target_relation, perturbed)),
+            baseline,
+            None,
+        ),
+        (
+            "six registry calls, one by one",
+            best_time(lambda: [METRICS[n](target_relation, prediction_relation) for n in TABLE_METRICS], 3),
+            baseline,
+            None,
+        ),
+        (
+            "tuple order, 2,000 rows (vs QATCH's algorithm)",
+            best_time(lambda: METRICS["tuple_order"](small_target, small_prediction)),
+            best_time(lambda: qatch_tuple_order(small_target, small_prediction), 1),
+            None,
+        ),
     ]
 
     header = ("figure", "value (s)", "baseline (s)", "ratio", "goal (s)", "met?")
     rows = [
-        (name, f"{value:.3f}", f"{base:.3f}", f"{value / base:.2f}x",
-         "-" if goal is None else f"< {goal}", "-" if goal is None else ("yes" if value < goal else "NO"))
+        (
+            name,
+            f"{value:.3f}",
+            f"{base:.3f}",
+            f"{value / base:.2f}x",
+            "-" if goal is None else f"< {goal}",
+            "-" if goal is None else ("yes" if value < goal else "NO"),
+        )
         for name, value, base, goal in figures
     ]
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    print(f"QATCH metrics on {ROWS:,} x {COLUMNS} tables, Python {sys.version.split()[0]}, best of {REPEATS} (CPU seconds)")
+    print(
+        f"QATCH metrics on {ROWS:,} x {COLUMNS} tables, Python {sys.version.split()[0]}, best of {REPEATS} (CPU seconds)"
+    )
     for row in [header, *rows]:
-        print("  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))))
+        print(
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths))
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table import Figure, print_table, write_json  # noqa: E402
+from _table import Figure, print_table, write_json
 
 SEED = 20261120
 GOAL_SPEEDUP = 1.7
@@ -49,8 +49,11 @@ def item_pair(index: int, rng: random.Random) -> tuple[dict, dict | None]:
     else:  # min/max
         ids = [rng.randrange(10**4) for _ in range(3)]
         item = {
-            "id": item_id, "query": "Who?", "answer": "(" + " ".join(f"({i})" for i in ids) + ")",
-            "max_answer": "(" + " ".join(f'({i} "E{i}" 4{i % 10})' for i in ids) + ")", "tags": ["min-max"],
+            "id": item_id,
+            "query": "Who?",
+            "answer": "(" + " ".join(f"({i})" for i in ids) + ")",
+            "max_answer": "(" + " ".join(f'({i} "E{i}" 4{i % 10})' for i in ids) + ")",
+            "tags": ["min-max"],
         }
         system = "(" + " ".join(f'("E{i}" {i})' for i in ids) + ")"
     roll = rng.random()
@@ -74,8 +77,19 @@ def write_files(directory: Path, items: int) -> tuple[str, str]:
 
 
 def timed_run(corpus: str, answers: str, jobs: int, out: str) -> float:
-    command = [sys.executable, "-c", "from answerkey.cli import main; main()", "score", corpus, answers,
-               "--jobs", str(jobs), "--json", out, "--quiet"]
+    command = [
+        sys.executable,
+        "-c",
+        "from answerkey.cli import main; main()",
+        "score",
+        corpus,
+        answers,
+        "--jobs",
+        str(jobs),
+        "--json",
+        out,
+        "--quiet",
+    ]
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
@@ -96,9 +110,15 @@ def main() -> None:
     speedup = one / two
     figures = [
         Figure(f"score --jobs 1, {arguments.items:,} items", one, "s"),
-        Figure(f"score --jobs 2, {arguments.items:,} items", two, "s", baseline=one,
-               baseline_name="score --jobs 1 (same files, same run)",
-               goal=f"<= 1/{GOAL_SPEEDUP} of it", met=speedup >= GOAL_SPEEDUP),
+        Figure(
+            f"score --jobs 2, {arguments.items:,} items",
+            two,
+            "s",
+            baseline=one,
+            baseline_name="score --jobs 1 (same files, same run)",
+            goal=f"<= 1/{GOAL_SPEEDUP} of it",
+            met=speedup >= GOAL_SPEEDUP,
+        ),
         Figure("speedup of --jobs 2", speedup, "x", goal=f">= {GOAL_SPEEDUP}x", met=speedup >= GOAL_SPEEDUP),
         Figure("--jobs 2 report identical to --jobs 1", float(same), "", goal="1", met=same),
     ]

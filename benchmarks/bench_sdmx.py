@@ -23,11 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table import Figure, best_of, print_table, write_json  # noqa: E402
-
-from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections  # noqa: E402
-from answerkey.report.excel import write_workbook  # noqa: E402
-from answerkey.sdmx.report import details_text, not_in_target_text  # noqa: E402
+from _table import Figure, best_of, print_table, write_json
+from answerkey.report.excel import write_workbook
+from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections
+from answerkey.sdmx.report import details_text, not_in_target_text
 
 DIMENSIONS = ["INDICATOR", "COUNTRY", "FREQUENCY", "UNIT"]
 
@@ -38,10 +37,13 @@ def terms(rng: random.Random, count: int) -> list[dict]:
 
 def indicator_selection(rng: random.Random) -> list[dict]:
     return [
-        {"dataset_id": dataset, "dimensions": [
-            {"dimension_name": name, "values": terms(rng, rng.randint(1, 5))}
-            for name in rng.sample(DIMENSIONS, rng.randint(1, 4))
-        ]}
+        {
+            "dataset_id": dataset,
+            "dimensions": [
+                {"dimension_name": name, "values": terms(rng, rng.randint(1, 5))}
+                for name in rng.sample(DIMENSIONS, rng.randint(1, 4))
+            ],
+        }
         for dataset in rng.sample(["IMF.RES:WEO", "IMF.STA:CPI"], rng.randint(1, 2))
     ]
 
@@ -49,9 +51,19 @@ def indicator_selection(rng: random.Random) -> list[dict]:
 def suite(count: int) -> tuple[list[dict], list[dict]]:
     rng = random.Random(5)
     cases = [
-        {"id": f"case-{n}", "name": f"case {n}", "tags": [f"tag{n % 7}"], "comments": "",
-         "conversation": [{"role": "user", "content": f"question {n}",
-                           "target": {"indicator_selection": indicator_selection(rng)}}]}
+        {
+            "id": f"case-{n}",
+            "name": f"case {n}",
+            "tags": [f"tag{n % 7}"],
+            "comments": "",
+            "conversation": [
+                {
+                    "role": "user",
+                    "content": f"question {n}",
+                    "target": {"indicator_selection": indicator_selection(rng)},
+                }
+            ],
+        }
         for n in range(count)
     ]
     records = [{"id": f"case-{n}", "indicator_selection": indicator_selection(rng)} for n in range(count)]
@@ -66,7 +78,8 @@ def baseline_scores(cases: list[dict], records: list[dict]) -> list[tuple[float,
             for dimension in entry["dimensions"]:
                 key = (entry["dataset_id"], dimension["dimension_name"])
                 chosen.setdefault(record["id"], {}).setdefault(key, set()).update(
-                    (v["id"], v["name"]) for v in dimension["values"])
+                    (v["id"], v["name"]) for v in dimension["values"]
+                )
     scores = []
     for case in cases:
         target: dict = {}
@@ -74,7 +87,8 @@ def baseline_scores(cases: list[dict], records: list[dict]) -> list[tuple[float,
             for entry in turn["target"]["indicator_selection"]:
                 for dimension in entry["dimensions"]:
                     target.setdefault((entry["dataset_id"], dimension["dimension_name"]), set()).update(
-                        (v["id"], v["name"]) for v in dimension["values"])
+                        (v["id"], v["name"]) for v in dimension["values"]
+                    )
         picked = chosen.get(case["id"], {})
         recalls, precisions = [], []
         for key, expected in target.items():
@@ -116,14 +130,28 @@ def main() -> None:
         workbook = openpyxl.Workbook()
         sheet = workbook.active
         for case in result.cases:
-            sheet.append([case.id, case.name, case.query, ", ".join(case.tags), case.macro_recall,
-                          case.macro_precision, details_text(case), not_in_target_text(case)])
+            sheet.append(
+                [
+                    case.id,
+                    case.name,
+                    case.query,
+                    ", ".join(case.tags),
+                    case.macro_recall,
+                    case.macro_precision,
+                    details_text(case),
+                    not_in_target_text(case),
+                ]
+            )
         workbook.save(path)
 
     with tempfile.TemporaryDirectory() as directory:
         target = Path(directory, "r.xlsx")
-        value = best_of(lambda: write_workbook(result.workbook(), target, warnings=result.warnings,
-                                               signature=str(result.signature), quiet=True), 3)
+        value = best_of(
+            lambda: write_workbook(
+                result.workbook(), target, warnings=result.warnings, signature=str(result.signature), quiet=True
+            ),
+            3,
+        )
         base = best_of(lambda: plain_workbook(target), 3)
         add(f"workbook of {count} cases", value, base, "openpyxl, same text, no styles or chart", 2)
 

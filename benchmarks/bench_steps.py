@@ -23,12 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _table import Figure, best_of, print_table, write_json  # noqa: E402
-
-from answerkey import judge  # noqa: E402
-from answerkey.adapters.sparql import XSD, read_sparql_results  # noqa: E402
-from answerkey.steps.schema import ActualStep, ReferenceStep  # noqa: E402
-from answerkey.steps.run import score_steps  # noqa: E402
+from _table import Figure, best_of, print_table, write_json
+from answerkey import judge
+from answerkey.adapters.sparql import XSD, read_sparql_results
+from answerkey.steps.run import score_steps
+from answerkey.steps.schema import ActualStep, ReferenceStep
 
 SEED = 20261120
 ROWS, COLUMNS = 2000, 10
@@ -46,8 +45,11 @@ def term(column: int, row: int, rng: random.Random) -> dict:
         return {"type": "literal", "value": str(rng.randrange(10**6)), "datatype": XSD + "integer"}
     if kind == 3:
         return {"type": "literal", "value": f"{rng.uniform(0, 1e4):.3f}", "datatype": XSD + "decimal"}
-    return {"type": "literal", "value": f"20{rng.randrange(10, 30)}-0{rng.randrange(1, 10)}-1{rng.randrange(10)}",
-            "datatype": XSD + "date"}
+    return {
+        "type": "literal",
+        "value": f"20{rng.randrange(10, 30)}-0{rng.randrange(1, 10)}-1{rng.randrange(10)}",
+        "datatype": XSD + "date",
+    }
 
 
 def results_pair(rng: random.Random) -> tuple[str, str]:
@@ -85,13 +87,25 @@ def baseline_estimate(reference_text: str, actual_text: str) -> tuple[float, int
     reference_vars, reference = columns(reference_text)
     actual_vars, actual = columns(actual_text)
     expected = Counter("".join(row) for row in zip(*(reference[v] for v in reference_vars)))
-    orders = (order for choice in itertools.combinations(actual_vars, len(reference_vars))
-              for order in itertools.permutations(choice))
+    orders = (
+        order
+        for choice in itertools.combinations(actual_vars, len(reference_vars))
+        for order in itertools.permutations(choice)
+    )
     # The right order: the actual column of each required reference column.
     target = tuple(f"x{int(name[1:])}" for name in REQUIRED)
-    tries = next(i for i, order in enumerate(
-        order for choice in itertools.combinations(actual_vars, len(reference_vars))
-        for order in itertools.permutations(choice)) if order == target) + 1
+    tries = (
+        next(
+            i
+            for i, order in enumerate(
+                order
+                for choice in itertools.combinations(actual_vars, len(reference_vars))
+                for order in itertools.permutations(choice)
+            )
+            if order == target
+        )
+        + 1
+    )
     sample = 40
     start = time.perf_counter()
     for order in itertools.islice(orders, sample):
@@ -107,9 +121,12 @@ def main() -> None:
     reference_text, actual_text = results_pair(rng)
 
     def whole_step(output: str = actual_text) -> float:
-        reference = ReferenceStep(name="sparql_query", output=reference_text,
-                                  output_media_type="application/sparql-results+json",
-                                  required_columns=[f"ref_{n}" for n in REQUIRED])
+        reference = ReferenceStep(
+            name="sparql_query",
+            output=reference_text,
+            output_media_type="application/sparql-results+json",
+            required_columns=[f"ref_{n}" for n in REQUIRED],
+        )
         actual = ActualStep(name="sparql_query", id="call_1", status="success", output=output)
         return score_steps([reference], [actual]).score
 
@@ -128,13 +145,29 @@ def main() -> None:
     baseline = per_try * tries
 
     figures = [
-        Figure("steps score: 2000x5 ref vs 2000x10 actual (ms)", step_seconds * 1000, "ms", baseline * 1000,
-               f"graphrag-eval method, est. {tries} column orders x {per_try * 1000:.1f} ms",
-               f"< {GOAL_MS} ms", step_seconds * 1000 < GOAL_MS),
-        Figure("same step, decimals nudged within epsilon (ms)", nudged_seconds * 1000, "ms", step_seconds * 1000,
-               "the step above, equal decimals (ms)"),
-        Figure("  of which: read 2000x10 SPARQL JSON (ms)", parse_seconds * 1000, "ms", json_seconds * 1000,
-               "json.loads of the same text (ms)"),
+        Figure(
+            "steps score: 2000x5 ref vs 2000x10 actual (ms)",
+            step_seconds * 1000,
+            "ms",
+            baseline * 1000,
+            f"graphrag-eval method, est. {tries} column orders x {per_try * 1000:.1f} ms",
+            f"< {GOAL_MS} ms",
+            step_seconds * 1000 < GOAL_MS,
+        ),
+        Figure(
+            "same step, decimals nudged within epsilon (ms)",
+            nudged_seconds * 1000,
+            "ms",
+            step_seconds * 1000,
+            "the step above, equal decimals (ms)",
+        ),
+        Figure(
+            "  of which: read 2000x10 SPARQL JSON (ms)",
+            parse_seconds * 1000,
+            "ms",
+            json_seconds * 1000,
+            "json.loads of the same text (ms)",
+        ),
         Figure("  of which: judge the two relations (ms)", judge_seconds * 1000, "ms"),
     ]
     print_table(figures, title="answerkey steps benchmark")

@@ -40,15 +40,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _table import Figure, print_table  # noqa: E402
-from bench_core import SEED, mixed_rows  # noqa: E402
-
-from answerkey import judge, render  # noqa: E402
-from answerkey.comparator import tuples  # noqa: E402
-from answerkey.comparator.tuples import equivalent  # noqa: E402
-from answerkey.comparator.values import MatchRule  # noqa: E402
-from answerkey.grammar import parse, parse_with_grammar  # noqa: E402
-from answerkey.model import Number, Relation  # noqa: E402
+from _table import Figure, print_table
+from answerkey import judge, render
+from answerkey.comparator import tuples
+from answerkey.comparator.tuples import equivalent
+from answerkey.comparator.values import MatchRule
+from answerkey.grammar import parse, parse_with_grammar
+from answerkey.model import Number, Relation
+from bench_core import SEED, mixed_rows
 
 
 def cpu_best_of(function, repeat: int):
@@ -93,10 +92,23 @@ def bench_parse(quick: bool) -> list[Figure]:
     json_rate = len(json_text.encode()) / 1e6 / json_seconds
     name = f"parse {megabytes:.1f} MB, {len(rows):,} x 4 (fast path)"
     return [
-        Figure(name, fast_rate, "MB/s", lark_rate, f"Lark grammar alone on {len(sample_rows):,} of the tuples (MB/s)",
-               ">= 5 MB/s, 3.5x", fast_rate >= 5 and fast_rate / lark_rate >= 3.5),
-        Figure("parse, against json.loads of the same rows", fast_rate, "MB/s", json_rate,
-               "json.loads of the rows as JSON (MB/s)", "report only"),
+        Figure(
+            name,
+            fast_rate,
+            "MB/s",
+            lark_rate,
+            f"Lark grammar alone on {len(sample_rows):,} of the tuples (MB/s)",
+            ">= 5 MB/s, 3.5x",
+            fast_rate >= 5 and fast_rate / lark_rate >= 3.5,
+        ),
+        Figure(
+            "parse, against json.loads of the same rows",
+            fast_rate,
+            "MB/s",
+            json_rate,
+            "json.loads of the rows as JSON (MB/s)",
+            "report only",
+        ),
     ]
 
 
@@ -153,10 +165,17 @@ def bench_search(quick: bool) -> list[Figure]:
                 baseline = naive_per_mapping * 479001600
                 baseline_name = "exhaustive enumeration, 12! x the k = 8 time per mapping (ms, estimated)"
             what = "one cell flipped, incorrect" if flip else "correct"
-            figures.append(Figure(
-                f"mapping search k = {k}, 0/1 x 50 rows, {what}", seconds * 1000, "ms", baseline * 1000,
-                baseline_name, f"< {goal * 1000:g} ms, verdict", seconds < goal and right,
-            ))
+            figures.append(
+                Figure(
+                    f"mapping search k = {k}, 0/1 x 50 rows, {what}",
+                    seconds * 1000,
+                    "ms",
+                    baseline * 1000,
+                    baseline_name,
+                    f"< {goal * 1000:g} ms, verdict",
+                    seconds < goal and right,
+                )
+            )
     rng = random.Random(SEED)
     system_rows = [
         [f"c{c}-{rng.randrange(10**9)}" if c % 3 == 0 else c * 10**6 + rng.randrange(10**6) for c in range(30)]
@@ -169,9 +188,17 @@ def bench_search(quick: bool) -> list[Figure]:
     system = Relation.from_rows([[row[c] for c in order] for row in system_rows])
     seconds, verdict = cpu_best_of(lambda: judge(canonical, system), 5)
     baseline, _ = cpu_best_of(lambda: judge(canonical, canonical), 5)
-    figures.append(Figure("judge 10 of 30 columns x 1,000 rows, distinct domains", seconds * 1000, "ms",
-                          baseline * 1000, "judge of the canonical answer against itself (ms)", "< 20 ms",
-                          seconds < 0.020 and verdict.correct))
+    figures.append(
+        Figure(
+            "judge 10 of 30 columns x 1,000 rows, distinct domains",
+            seconds * 1000,
+            "ms",
+            baseline * 1000,
+            "judge of the canonical answer against itself (ms)",
+            "< 20 ms",
+            seconds < 0.020 and verdict.correct,
+        )
+    )
     return figures
 
 
@@ -198,8 +225,17 @@ def bench_tolerant(quick: bool) -> list[Figure]:
     finally:
         tuples._ALIGN_FROM = threshold
     assert result is expected is True
-    return [Figure(f"set equivalence, epsilon, {count:,} x 5 reals", seconds, "s", baseline,
-                   "the exact windowed index alone (s)", "< 1 s", seconds < 1)]
+    return [
+        Figure(
+            f"set equivalence, epsilon, {count:,} x 5 reals",
+            seconds,
+            "s",
+            baseline,
+            "the exact windowed index alone (s)",
+            "< 1 s",
+            seconds < 1,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------ 4. batch scoring
@@ -290,8 +326,10 @@ def bench_score(quick: bool, command: list[str]) -> list[Figure]:
     with tempfile.TemporaryDirectory() as directory:
         corpus, answers = write_files(Path(directory), items)
         outputs = {jobs: Path(directory, f"report{jobs}.json") for jobs in (1, 2)}
-        arguments = {jobs: [*command, "score", corpus, answers, "--jobs", str(jobs), "--json", str(outputs[jobs]),
-                            "--quiet"] for jobs in (1, 2)}
+        arguments = {
+            jobs: [*command, "score", corpus, answers, "--jobs", str(jobs), "--json", str(outputs[jobs]), "--quiet"]
+            for jobs in (1, 2)
+        }
         # Timed without watching, the two alternating so both see the same machine: on two
         # cores, sampling /proc would take CPU from the workers. Peak memory comes from one
         # more, watched, run of each.
@@ -304,13 +342,32 @@ def bench_score(quick: bool, command: list[str]) -> list[Figure]:
     available = machine_parallelism()
     speedup = times[1] / times[2]
     return [
-        Figure(f"score --jobs 2, {items:,} items (wall)", times[2], "s", times[1], "score --jobs 1 (s)",
-               ">= 1.7x faster", speedup >= 1.7),
-        Figure("score --jobs 2 speedup", speedup, "x", available,
-               "two busy processes vs one on this machine now (x)", "report only"),
+        Figure(
+            f"score --jobs 2, {items:,} items (wall)",
+            times[2],
+            "s",
+            times[1],
+            "score --jobs 1 (s)",
+            ">= 1.7x faster",
+            speedup >= 1.7,
+        ),
+        Figure(
+            "score --jobs 2 speedup",
+            speedup,
+            "x",
+            available,
+            "two busy processes vs one on this machine now (x)",
+            "report only",
+        ),
         Figure("score --jobs 2 report identical to --jobs 1", float(same), "", goal="1", met=same),
-        Figure("score peak memory, --jobs 2 (all processes)", peaks[2] / 1024, "MB", peaks[1] / 1024,
-               "--jobs 1 (MB)", "report only"),
+        Figure(
+            "score peak memory, --jobs 2 (all processes)",
+            peaks[2] / 1024,
+            "MB",
+            peaks[1] / 1024,
+            "--jobs 1 (MB)",
+            "report only",
+        ),
     ]
 
 
@@ -332,8 +389,17 @@ def bench_startup(command: list[str]) -> list[Figure]:
         system.write_text('(("JONES" 5573 44) ("SMITH" 2341 45))\n')
         seconds = wall_best_of([*command, "judge", str(canonical), str(system)], 10)
     bare = wall_best_of([sys.executable, "-c", "pass"], 10)
-    return [Figure("answerkey judge, two small files (wall)", seconds, "s", bare,
-                   "python -c pass, the same interpreter (s)", "< 0.3 s", seconds < 0.3)]
+    return [
+        Figure(
+            "answerkey judge, two small files (wall)",
+            seconds,
+            "s",
+            bare,
+            "python -c pass, the same interpreter (s)",
+            "< 0.3 s",
+            seconds < 0.3,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------ the run
@@ -352,7 +418,9 @@ def machine() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", default=str(HERE / "latest.json"), help="write the figures here (default: %(default)s)")
+    parser.add_argument(
+        "--json", default=str(HERE / "latest.json"), help="write the figures here (default: %(default)s)"
+    )
     parser.add_argument("--quick", action="store_true", help="small inputs: a smoke test, not the targets")
     parser.add_argument("--others", action="store_true", help="also run bench_qatch, bench_sdmx and bench_steps")
     arguments = parser.parse_args()
@@ -362,19 +430,32 @@ def main() -> None:
     # environment turns it off, every run would compile answerkey's modules again (~0.03 s).
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     figures = (
-        bench_parse(arguments.quick) + bench_search(arguments.quick) + bench_tolerant(arguments.quick)
-        + bench_score(arguments.quick, command) + bench_startup(command)
+        bench_parse(arguments.quick)
+        + bench_search(arguments.quick)
+        + bench_tolerant(arguments.quick)
+        + bench_score(arguments.quick, command)
+        + bench_startup(command)
     )
     after = machine()
     print_table(figures, title=f"answerkey performance (issue 8){' --quick' if arguments.quick else ''}")
-    print(f"\nmachine: {before['platform']}, {before['cpus']} CPUs, Python {before['python']}; "
-          f"load average {before['load_average']} before, {after['load_average']} after")
+    print(
+        f"\nmachine: {before['platform']}, {before['cpus']} CPUs, Python {before['python']}; "
+        f"load average {before['load_average']} before, {after['load_average']} after"
+    )
     document = {
         "machine": before | {"load_average_after": after["load_average"]},
         "quick": arguments.quick,
         "figures": [
-            {"figure": f.name, "value": f.value, "unit": f.unit, "baseline": f.baseline,
-             "baseline_name": f.baseline_name, "ratio": f.ratio, "goal": f.goal, "met": f.met}
+            {
+                "figure": f.name,
+                "value": f.value,
+                "unit": f.unit,
+                "baseline": f.baseline,
+                "baseline_name": f.baseline_name,
+                "ratio": f.ratio,
+                "goal": f.goal,
+                "met": f.met,
+            }
             for f in figures
         ],
     }

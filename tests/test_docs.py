@@ -10,7 +10,8 @@ import pytest
 import answerkey
 
 MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(answerkey.__path__, prefix="answerkey.")
+    info.name
+    for info in pkgutil.walk_packages(answerkey.__path__, prefix="answerkey.")
     if info.name != "answerkey.__main__"
 )
 

@@ -38,8 +38,10 @@ def test_billion_laughs_is_rejected_at_the_node_limit():
     with pytest.raises(InputError) as caught:
         load_yaml(_billion_laughs(), source="bomb.yaml")
     error = caught.value
-    assert error.message == (f"aliases expand the document to more than {MAX_YAML_NODES:,} nodes: "
-                             "write repeated values out, or refer to them less often")
+    assert error.message == (
+        f"aliases expand the document to more than {MAX_YAML_NODES:,} nodes: "
+        "write repeated values out, or refer to them less often"
+    )
     assert (error.source, error.line) == ("bomb.yaml", 7)  # the first level past two million nodes
 
 
@@ -170,7 +172,8 @@ def test_a_bad_jsonl_line_is_reported_with_its_line_number_not_a_crash():
     """Good lines around a bad one are kept; the bad one becomes a located error entry."""
     entries = read_jsonl('{"id": "q1"}\n\n{"id": q2}\n{"id": "q3"}\n' + "[" * 100_000 + "\n", source="a.jsonl")
     assert [(entry.line, entry.value) for entry in entries if entry.error is None] == [
-        (1, {"id": "q1"}), (4, {"id": "q3"})
+        (1, {"id": "q1"}),
+        (4, {"id": "q3"}),
     ]
     errors = [entry.error for entry in entries if entry.error is not None]
     assert [(error.source, error.line, error.column) for error in errors] == [("a.jsonl", 3, 8), ("a.jsonl", 5, 1)]
@@ -186,7 +189,9 @@ def test_regular_files_skip_fifos_and_link_loops_without_hanging(tmp_path):
     found, skipped = regular_files(tmp_path, [".yaml"])
     assert [path.name for path in found] == ["a.yaml"]
     assert [(path.name, why) for path, why in skipped] == [
-        ("b.yaml", "a FIFO"), ("c.yaml", "Too many levels of symbolic links"), ("d.yaml", "No such file or directory"),
+        ("b.yaml", "a FIFO"),
+        ("c.yaml", "Too many levels of symbolic links"),
+        ("d.yaml", "No such file or directory"),
     ]
 
 
@@ -277,8 +282,9 @@ def test_a_symlink_to_standard_output_reaches_it(tmp_path):
 
 def test_a_temporary_file_left_by_a_killed_write_is_removed(tmp_path):
     """A temporary file of a process that is gone is cleaned up by the next write to the path."""
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     stale = tmp_path / f".report.json.{dead}-0.answerkey-tmp"
     stale.write_text("half a report")
     write_output(tmp_path / "report.json", "{}")

@@ -41,7 +41,11 @@ def test_numbers_keep_kind_and_text():
 def test_value_of_maps_python_values():
     """None, bool, int, float, str and date map to typed values."""
     assert [value_of(v) for v in [None, True, 3, "x", dt.date(2020, 1, 2)]] == [
-        NIL, Boolean(True), Number(3, False, "3"), String("x"), Date(dt.date(2020, 1, 2))
+        NIL,
+        Boolean(True),
+        Number(3, False, "3"),
+        String("x"),
+        Date(dt.date(2020, 1, 2)),
     ]
     with pytest.raises(TypeError):
         value_of(object())

@@ -38,7 +38,8 @@ def test_readme_python_examples_run():
     import doctest
 
     result = doctest.testfile(
-        str(ROOT / "README.md"), module_relative=False,
+        str(ROOT / "README.md"),
+        module_relative=False,
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
     assert result.attempted > 0
@@ -68,8 +69,11 @@ def test_readme_console_examples_print_what_they_show(block, tmp_path):
     what the README shows under it (stdout and stderr, in order)."""
     for name in ("examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
-    environment = {**os.environ, "PYTHONUNBUFFERED": "1",
-                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    environment = {
+        **os.environ,
+        "PYTHONUNBUFFERED": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
     commands: list[tuple[str, list[str]]] = []
     for line in block.splitlines():
         if line.startswith("$ "):
@@ -77,6 +81,14 @@ def test_readme_console_examples_print_what_they_show(block, tmp_path):
         else:
             commands[-1][1].append(line)
     for command, expected in commands:
-        result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=environment, capture_output=False,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        result = subprocess.run(
+            ["bash", "-c", command],
+            cwd=tmp_path,
+            env=environment,
+            capture_output=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+        )
         assert expected_pattern(expected).fullmatch(result.stdout), f"$ {command}\n{result.stdout}"

@@ -7,12 +7,12 @@ True
 '((2341 "SMITH"))'
 """
 
-from answerkey.version import __version__
 from answerkey.errors import AnswerkeyError, InputError, ParseError
 
 # Bound eagerly: ``answerkey.render`` is also a submodule, and importing it (as any module that
 # renders does) would otherwise rebind the package attribute to the module, not the function.
 from answerkey.grammar.render import render
+from answerkey.version import __version__
 
 __all__ = [
     "__version__",

@@ -106,8 +106,9 @@ class InputErrors(InputError):
         files = {error.source or "": index for index, error in reversed(list(enumerate(found)))}
         found.sort(key=lambda error: (files[error.source or ""], error.line or 0, error.column or 0))
         first = found[0] if found else InputError("no errors")
-        super().__init__(f"{plural(len(found), 'error')} in input", source=first.source, line=first.line,
-                         column=first.column)
+        super().__init__(
+            f"{plural(len(found), 'error')} in input", source=first.source, line=first.line, column=first.column
+        )
         self.errors = found
 
     def __str__(self) -> str:

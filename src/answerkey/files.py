@@ -143,8 +143,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > _MAX_INT_DIGITS:
-        raise _Refused(f"an integer of {len(digits):,} digits (more than {_MAX_INT_DIGITS:,})",
-                       re.compile(r"-?[0-9]{%d}" % (_MAX_INT_DIGITS + 1)))
+        raise _Refused(
+            f"an integer of {len(digits):,} digits (more than {_MAX_INT_DIGITS:,})",
+            re.compile(rf"-?[0-9]{{{_MAX_INT_DIGITS + 1}}}"),
+        )
     return int(digits)
 
 
@@ -166,9 +168,9 @@ def _lone_surrogate_escape(text: str) -> int | None:
         if backslashes % 2:
             continue  # "\\ud800" is the text \ud800, not an escape
         high = match.group()[3].lower() in "89ab"
-        if high and re.match(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}", text[match.end():match.end() + 6]):
+        if high and re.match(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}", text[match.end() : match.end() + 6]):
             continue
-        if not high and start >= 6 and re.fullmatch(r"\\u[dD][89abAB][0-9a-fA-F]{2}", text[start - 6:start]):
+        if not high and start >= 6 and re.fullmatch(r"\\u[dD][89abAB][0-9a-fA-F]{2}", text[start - 6 : start]):
             continue
         return start
     return None
@@ -180,8 +182,10 @@ def _surrogate_error(text: str, source: str | None, first_line: int) -> InputErr
         return None
     line, column = line_column(text, offset)
     return InputError(
-        f"the escape {text[offset:offset + 6]} is half of a UTF-16 surrogate pair, not a character",
-        source=source, line=line + first_line - 1, column=column,
+        f"the escape {text[offset : offset + 6]} is half of a UTF-16 surrogate pair, not a character",
+        source=source,
+        line=line + first_line - 1,
+        column=column,
     )
 
 
@@ -215,8 +219,9 @@ def decode_json(text: str, *, source: str | None = None, first_line: int = 1) ->
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as error:
-        raise InputError(f"invalid JSON: {error.msg}", source=source, line=error.lineno + first_line - 1,
-                         column=error.colno) from None
+        raise InputError(
+            f"invalid JSON: {error.msg}", source=source, line=error.lineno + first_line - 1, column=error.colno
+        ) from None
     except _Refused as error:
         if error.needle is None:
             offset = _second_key_offset(text)
@@ -226,8 +231,9 @@ def decode_json(text: str, *, source: str | None = None, first_line: int = 1) ->
         line, column = line_column(text, offset) if offset is not None else (1, 1)
         raise InputError(error.message, source=source, line=line + first_line - 1, column=column) from None
     except RecursionError:
-        raise InputError(f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=first_line,
-                         column=1) from None
+        raise InputError(
+            f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=first_line, column=1
+        ) from None
     if "\\" in text and _SURROGATE_ESCAPE.search(text):
         surrogate = _surrogate_error(text, source, first_line)
         if surrogate is not None:
@@ -275,7 +281,7 @@ def json_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
         if match is None or match.end() == index:
             break
         index = match.end()
-        string, colon, punctuation, bare = match.groups()
+        string, colon, punctuation, _ = match.groups()
         start = match.start(1) if string else match.start(3) if punctuation else match.start(4)
         if string and colon:  # an object key
             key = json.loads(string) if "\\" in string else string[1:-1]
@@ -358,7 +364,9 @@ def _yaml_loader() -> tuple[Any, type]:
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise yaml.constructor.ConstructorError(
-                        None, None, "a mapping key must be a plain value, not a list or a mapping",
+                        None,
+                        None,
+                        "a mapping key must be a plain value, not a list or a mapping",
                         key_node.start_mark,
                     )
                 # `yes:`, `1:` and `2024-01-01:` are the names "yes", "1" and "2024-01-01":
@@ -441,15 +449,18 @@ def _check_expansion(node: Any, source: str, text_length: int) -> None:
             raise InputError(
                 f"aliases expand the document to more than {what}: write repeated values out, "
                 "or refer to them less often",
-                source=source, line=mark.line + 1, column=mark.column + 1,
+                source=source,
+                line=mark.line + 1,
+                column=mark.column + 1,
             )
         sizes[id(current)] = (nodes, characters)
 
 
 def _too_deep(node: Any, source: str) -> InputError:
     mark = node.start_mark
-    return InputError(f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=mark.line + 1,
-                      column=mark.column + 1)
+    return InputError(
+        f"nested deeper than {MAX_JSON_DEPTH} levels", source=source, line=mark.line + 1, column=mark.column + 1
+    )
 
 
 def _check_depth(node: Any, source: str) -> None:
@@ -504,8 +515,12 @@ def _yaml_surrogate(data: Any, text: str, source: str) -> InputError | None:
             if _SURROGATE.search(current):
                 match = re.search(r"\\(u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}", text)
                 line, column = line_column(text, match.start()) if match else (None, None)
-                return InputError("a string holds half of a UTF-16 surrogate pair, which is not a character",
-                                  source=source, line=line, column=column)
+                return InputError(
+                    "a string holds half of a UTF-16 surrogate pair, which is not a character",
+                    source=source,
+                    line=line,
+                    column=column,
+                )
         elif isinstance(current, dict):
             stack.extend(current.values())
             stack.extend(current.keys())
@@ -518,8 +533,7 @@ def _reader_error(error: Any, text: str, source: str) -> InputError:
     """A character YAML does not allow (a control character), at its place."""
     line, column = line_column(text, error.position)
     character = ord(error.character) if isinstance(error.character, str) else error.character
-    return InputError(f"character U+{character:04X} is not allowed in YAML", source=source, line=line,
-                      column=column)
+    return InputError(f"character U+{character:04X} is not allowed in YAML", source=source, line=line, column=column)
 
 
 def load_yaml(text: str, *, source: str = "<yaml>") -> Document:
@@ -653,9 +667,7 @@ def document_format(source: str, text: str) -> str:
     return "json" if start.startswith("[") else "yaml"
 
 
-def load_document(
-    path: str | os.PathLike[str], *, format: str | None = None, text: str | None = None
-) -> Document:
+def load_document(path: str | os.PathLike[str], *, format: str | None = None, text: str | None = None) -> Document:
     """Read ``path`` (``-``: standard input) as a JSON, JSON Lines or YAML document.
 
     The format is ``format``, else chosen by ``document_format``. Bad JSON Lines lines are
@@ -741,9 +753,9 @@ def _message(detail: Mapping[str, Any], known: set[str]) -> str:
     message = str(detail.get("msg", "invalid"))
     for prefix in ("Value error, ", "Assertion failed, "):
         if message.startswith(prefix):
-            message = message[len(prefix):]
+            message = message[len(prefix) :]
     if message.startswith("Input should be"):
-        message = "should be" + message[len("Input should be"):]
+        message = "should be" + message[len("Input should be") :]
     return message
 
 
@@ -768,8 +780,7 @@ def validation_errors(
         line, column = locate((*prefix, *loc))
         where = ".".join(str(part) for part in loc)
         message = _message(detail, known)
-        found.append(InputError(f"{where}: {message}" if where else message, source=source, line=line,
-                                column=column))
+        found.append(InputError(f"{where}: {message}" if where else message, source=source, line=line, column=column))
     return found
 
 
@@ -869,7 +880,12 @@ class OutputError(InputError):
 # What each report format's file names usually end in.
 OUTPUT_SUFFIXES = {"json": (".json",), "yaml": (".yaml", ".yml"), "xlsx": (".xlsx",), "jsonl": (".jsonl",)}
 _KNOWN_SUFFIXES = {suffix for suffixes in OUTPUT_SUFFIXES.values() for suffix in suffixes} | {
-    ".csv", ".tsv", ".txt", ".cas", ".xls", ".ndjson",
+    ".csv",
+    ".tsv",
+    ".txt",
+    ".cas",
+    ".xls",
+    ".ndjson",
 }
 
 
@@ -909,8 +925,9 @@ def check_outputs(
                 raise OutputError(f"{option} {path}: this is the input {input_name}; refusing to overwrite it")
         special = os.path.exists(path) and not os.path.isfile(path)
         for other_option, other in seen.items():
-            if not special and (_same_file(path, other) if os.path.exists(path)
-                                else os.path.abspath(path) == os.path.abspath(other)):
+            if not special and (
+                _same_file(path, other) if os.path.exists(path) else os.path.abspath(path) == os.path.abspath(other)
+            ):
                 raise OutputError(f"{option} and {other_option} both write to {path}")
         seen[option] = path
         if os.path.isdir(path):
@@ -921,10 +938,15 @@ def check_outputs(
         suffix = os.path.splitext(path)[1].lower()
         expected = OUTPUT_SUFFIXES.get(format, ())
         if not special and suffix in _KNOWN_SUFFIXES and suffix not in expected:
-            what = {"json": "a JSON report", "yaml": "a YAML report", "xlsx": "an Excel workbook",
-                    "jsonl": "JSON Lines"}.get(format, format)
-            warnings.append(RunWarning(f"{option} {path}: the file name ends in {suffix}, but {what} is written",
-                                       "output-suffix"))
+            what = {
+                "json": "a JSON report",
+                "yaml": "a YAML report",
+                "xlsx": "an Excel workbook",
+                "jsonl": "JSON Lines",
+            }.get(format, format)
+            warnings.append(
+                RunWarning(f"{option} {path}: the file name ends in {suffix}, but {what} is written", "output-suffix")
+            )
     return warnings
 
 
@@ -938,7 +960,7 @@ def _remove_stale_temporaries(directory: str, name: str) -> None:
         for entry in os.listdir(directory):
             if not (entry.startswith(prefix) and entry.endswith(_TEMPORARY)):
                 continue
-            pid_text = entry[len(prefix):-len(_TEMPORARY)].split("-")[0]
+            pid_text = entry[len(prefix) : -len(_TEMPORARY)].split("-")[0]
             if not pid_text.isdigit():
                 continue
             try:
@@ -1018,4 +1040,3 @@ def write_output(path: str | os.PathLike[str], content: str | bytes) -> None:
     data = content.encode("utf-8") if isinstance(content, str) else content
     with output_stream(path) as stream:
         stream.write(data)
-

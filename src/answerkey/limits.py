@@ -106,18 +106,26 @@ LIMITS: dict[str, Limit] = {
     "number_chars": Limit("digits of a number", MAX_NUMBER_CHARS, "characters"),
     "exponent": Limit("exponent of a number", MAX_EXPONENT, "(absolute value)"),
     "columns": Limit("columns per tuple", MAX_COLUMNS),
-    "table_chars": Limit("a QATCH table given as JSON text", MAX_TABLE_CHARS, "characters",
-                         behaviour="scored as malformed beyond"),
+    "table_chars": Limit(
+        "a QATCH table given as JSON text", MAX_TABLE_CHARS, "characters", behaviour="scored as malformed beyond"
+    ),
     "sql_timeout": Limit("one SQL query", SQL_TIMEOUT, "seconds", "--timeout", "stopped, scored 0, beyond"),
     "sql_rows": Limit("rows of a query result", SQL_MAX_ROWS, "rows", "--max-rows", "stopped, scored 0, beyond"),
-    "sql_bytes": Limit("bytes of a query result", SQL_MAX_RESULT_BYTES, "bytes", "--max-result-bytes",
-                       "stopped, scored 0, beyond"),
-    "sql_heap": Limit("SQLite memory while one query runs", SQL_HEAP_FACTOR,
-                      "x the result byte limit, at least 256 MiB", "--max-result-bytes", "stopped, scored 0, beyond"),
+    "sql_bytes": Limit(
+        "bytes of a query result", SQL_MAX_RESULT_BYTES, "bytes", "--max-result-bytes", "stopped, scored 0, beyond"
+    ),
+    "sql_heap": Limit(
+        "SQLite memory while one query runs",
+        SQL_HEAP_FACTOR,
+        "x the result byte limit, at least 256 MiB",
+        "--max-result-bytes",
+        "stopped, scored 0, beyond",
+    ),
     "query_chars": Limit("SQL query text", MAX_QUERY_CHARS, "characters", behaviour="scored 0 beyond"),
     "db_id_chars": Limit("a db_id", MAX_DB_ID_CHARS, "characters", behaviour="scored 0 beyond"),
     "fuzz_timeout": Limit("one call of a formatter", FUZZ_TIMEOUT, "seconds", "--timeout", "killed beyond"),
-    "fuzz_output": Limit("output of one call of a formatter", FUZZ_MAX_OUTPUT_BYTES, "bytes",
-                         behaviour="killed beyond"),
+    "fuzz_output": Limit(
+        "output of one call of a formatter", FUZZ_MAX_OUTPUT_BYTES, "bytes", behaviour="killed beyond"
+    ),
     "warnings_shown": Limit("warnings of one kind printed", WARNINGS_SHOWN, behaviour="counted beyond"),
 }

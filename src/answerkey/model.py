@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "Boolean",
@@ -147,7 +147,7 @@ class Failure:
     kind: FailureKind
 
 
-Value = Union[Boolean, Number, String, Date, Nil, Failure]
+Value = Boolean | Number | String | Date | Nil | Failure
 
 _TYPE_NAMES = {Boolean: "boolean", Number: "number", String: "string", Date: "date", Failure: "failure"}
 
@@ -229,8 +229,7 @@ class Relation:
                     column_types[column] = kind
                 elif column_types[column] != kind:
                     raise ValueError(
-                        f"tuple {index + 1}, column {column + 1}: a {kind} in a column of "
-                        f"{column_types[column]}s"
+                        f"tuple {index + 1}, column {column + 1}: a {kind} in a column of {column_types[column]}s"
                     )
         if scalar and (len(checked_rows) != 1 or arity != 1):
             raise ValueError("a scalar is exactly one tuple of one value")
@@ -303,11 +302,7 @@ class Relation:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Relation):
             return NotImplemented
-        return (
-            self.ordered == other.ordered
-            and self.scalar == other.scalar
-            and self.key == other.key
-        )
+        return self.ordered == other.ordered and self.scalar == other.scalar and self.key == other.key
 
     def __hash__(self) -> int:
         cached = self._hash
@@ -340,4 +335,4 @@ class NoAnswer:
 
 NO_ANSWER = NoAnswer()
 
-Answer = Union[Relation, Alternatives, NoAnswer]
+Answer = Relation | Alternatives | NoAnswer

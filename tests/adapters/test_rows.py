@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from answerkey.errors import InputError
 from answerkey.adapters.rows import (
     FORMATS,
     RELATION_FORMATS,
@@ -19,6 +18,7 @@ from answerkey.adapters.rows import (
     write_csv,
     write_jsonrows,
 )
+from answerkey.errors import InputError
 from answerkey.model import NIL, NO_ANSWER, Boolean, Date, Number, Relation, String
 from answerkey.testing.strategies import relations
 
@@ -28,7 +28,10 @@ _DATE_SHAPED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 def test_the_registry_lists_every_format_once():
     """cas, jsonrows, sparql-json and csv, each with its file suffix; only cas holds any answer."""
     assert {name: f.suffix for name, f in FORMATS.items()} == {
-        "cas": ".cas", "jsonrows": ".json", "sparql-json": ".srj", "csv": ".csv"
+        "cas": ".cas",
+        "jsonrows": ".json",
+        "sparql-json": ".srj",
+        "csv": ".csv",
     }
     assert RELATION_FORMATS == ("jsonrows", "sparql-json", "csv")
 
@@ -55,7 +58,7 @@ def test_reading_json_rows(text, rows):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('[[1], [1, 2]]', "x.json: row 2 has 2 values; row 1 has 1"),
+        ("[[1], [1, 2]]", "x.json: row 2 has 2 values; row 1 has 1"),
         ('[[1], ["a"]]', "x.json: row 2, column 1: a string in a column of numbers"),
         ("[[[1]]]", "x.json: row 1, column 1: an array is not a CAS value"),
         ("[[]]", "x.json: row 1: an empty row (a tuple has at least one value)"),

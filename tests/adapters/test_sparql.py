@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from answerkey import judge
-from answerkey.errors import InputError
 from answerkey.adapters.sparql import (
     XSD,
     _rdf_term_text,
@@ -18,6 +17,7 @@ from answerkey.adapters.sparql import (
     sparql_results_from_relation,
     term_value,
 )
+from answerkey.errors import InputError
 from answerkey.model import NIL, Boolean, Date, Number, Relation, String
 from answerkey.testing.strategies import relations
 
@@ -30,9 +30,12 @@ def lit(value, datatype=None):
 
 
 def select(variables, rows):
-    return {"head": {"vars": variables}, "results": {"bindings": [
-        {name: term for name, term in zip(variables, row) if term is not None} for row in rows
-    ]}}
+    return {
+        "head": {"vars": variables},
+        "results": {
+            "bindings": [{name: term for name, term in zip(variables, row) if term is not None} for row in rows]
+        },
+    }
 
 
 # Term typing table: module docstring of answerkey.adapters.sparql (issue #6, "Values are typed").
@@ -87,7 +90,9 @@ def test_typed_values_compare_by_value():
 
 def test_select_result_to_relation_with_unbound_and_projection():
     """Bindings become tuples in head order; unbound variables become NIL; variables project."""
-    results = select(["s", "n"], [[{"type": "uri", "value": "u:1"}, lit("1", "integer")], [{"type": "uri", "value": "u:2"}, None]])
+    results = select(
+        ["s", "n"], [[{"type": "uri", "value": "u:1"}, lit("1", "integer")], [{"type": "uri", "value": "u:2"}, None]]
+    )
     relation = relation_from_sparql_results(json.dumps(results))
     assert relation.rows == ((String("<u:1>"), Number(1, False, "1")), (String("<u:2>"), NIL))
     projected = relation_from_sparql_results(results, ["n"], ordered=True)
@@ -107,7 +112,9 @@ def test_mixed_column_is_kept_as_rdf_terms():
     results = select(["x"], [[lit("35", "integer")], [{"type": "uri", "value": "u:1"}], [lit("35")]])
     relation = relation_from_sparql_results(results)
     assert [row[0] for row in relation.rows] == [
-        String(f'"35"^^<{XSD}integer>'), String("<u:1>"), String("35"),
+        String(f'"35"^^<{XSD}integer>'),
+        String("<u:1>"),
+        String("35"),
     ]
 
 
@@ -125,7 +132,10 @@ def test_empty_result():
 
 
 BAD = [
-    ("@prefix cim: <x> .\n<a> <b> <c> .", "1:1: not SPARQL results JSON (a DESCRIBE or CONSTRUCT result?): Expecting value"),
+    (
+        "@prefix cim: <x> .\n<a> <b> <c> .",
+        "1:1: not SPARQL results JSON (a DESCRIBE or CONSTRUCT result?): Expecting value",
+    ),
     ('{"head": {"vars": ["a"]}', "1:25: not SPARQL results JSON: Expecting ',' delimiter"),
     ("[1, 2]", "SPARQL results JSON must be an object, not an array"),
     ('{"head": {}}', 'SPARQL results JSON needs "results": {"bindings": [...]} or "boolean"'),
@@ -133,14 +143,22 @@ BAD = [
     ('{"head": {"vars": ["a", "a"]}, "results": {"bindings": []}}', '"head"."vars" names a variable twice'),
     ('{"head": {"vars": "a"}, "results": {"bindings": []}}', '"head"."vars" must be a list of variable names'),
     ('{"head": {"vars": ["a"]}, "results": {"bindings": [3]}}', "binding 1 must be an object, not a number"),
-    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "iri", "value": "x"}}]}}',
-     "binding 1, variable 'a': unknown term type 'iri' (expected uri, literal, typed-literal or bnode)"),
-    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "uri", "value": 5}}]}}',
-     "binding 1, variable 'a': a term's \"value\" must be a string, not a number"),
-    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": "x"}]}}',
-     "binding 1, variable 'a': a term must be an object, not a string"),
-    ('{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": ["uri"], "value": "x"}}]}}',
-     "binding 1, variable 'a': a term's \"type\" must be a string, not an array"),
+    (
+        '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "iri", "value": "x"}}]}}',
+        "binding 1, variable 'a': unknown term type 'iri' (expected uri, literal, typed-literal or bnode)",
+    ),
+    (
+        '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "uri", "value": 5}}]}}',
+        "binding 1, variable 'a': a term's \"value\" must be a string, not a number",
+    ),
+    (
+        '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": "x"}]}}',
+        "binding 1, variable 'a': a term must be an object, not a string",
+    ),
+    (
+        '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": ["uri"], "value": "x"}}]}}',
+        "binding 1, variable 'a': a term's \"type\" must be a string, not an array",
+    ),
 ]
 
 
@@ -161,18 +179,34 @@ def test_missing_variable_is_named():
 
 def test_writer_types_and_names():
     """The writer gives typed literals, URIs, blank nodes, and leaves NIL unbound."""
-    relation = Relation([
-        (Number(1, False, "1"), Number(Decimal("2.5"), True, "2.5"), Boolean(True), Date(dt.date(2020, 1, 2)),
-         String("<urn:x>"), String("_:b1"), String("\\<lit>"), NIL),
-    ])
+    relation = Relation(
+        [
+            (
+                Number(1, False, "1"),
+                Number(Decimal("2.5"), True, "2.5"),
+                Boolean(True),
+                Date(dt.date(2020, 1, 2)),
+                String("<urn:x>"),
+                String("_:b1"),
+                String("\\<lit>"),
+                NIL,
+            ),
+        ]
+    )
     names = ["i", "r", "b", "d", "u", "n", "l", "nil"]
     written = sparql_results_from_relation(relation, names)
     assert written["head"] == {"vars": names}
-    assert written["results"]["bindings"] == [{
-        "i": lit("1", "integer"), "r": lit("2.5", "decimal"), "b": lit("true", "boolean"),
-        "d": lit("2020-01-02", "date"), "u": {"type": "uri", "value": "urn:x"},
-        "n": {"type": "bnode", "value": "b1"}, "l": lit("<lit>"),
-    }]
+    assert written["results"]["bindings"] == [
+        {
+            "i": lit("1", "integer"),
+            "r": lit("2.5", "decimal"),
+            "b": lit("true", "boolean"),
+            "d": lit("2020-01-02", "date"),
+            "u": {"type": "uri", "value": "urn:x"},
+            "n": {"type": "bnode", "value": "b1"},
+            "l": lit("<lit>"),
+        }
+    ]
     assert relation_from_sparql_results(written, names) == relation
 
 
@@ -206,15 +240,27 @@ def test_uris_never_equal_literals(relation):
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(
-        st.sampled_from(["head", "vars", "results", "bindings", "boolean", "type", "value", "datatype", "x"]),
-        children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["head", "vars", "results", "bindings", "boolean", "type", "value", "datatype", "x"]),
+            children,
+            max_size=4,
+        )
+    ),
     max_leaves=20,
 )
-term_shapes = st.fixed_dictionaries({"type": st.sampled_from(["uri", "literal", "bnode", "typed-literal", "x"]),
-                                     "value": st.text(max_size=8) | st.integers()},
-                                    optional={"datatype": st.sampled_from([XSD + "integer", XSD + "decimal", XSD + "date",
-                                                                          XSD + "boolean", XSD + "dateTime", "urn:x"])})
+term_shapes = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["uri", "literal", "bnode", "typed-literal", "x"]),
+        "value": st.text(max_size=8) | st.integers(),
+    },
+    optional={
+        "datatype": st.sampled_from(
+            [XSD + "integer", XSD + "decimal", XSD + "date", XSD + "boolean", XSD + "dateTime", "urn:x"]
+        )
+    },
+)
 
 
 @given(json_values)
@@ -237,13 +283,46 @@ def test_any_bindings_are_read_or_rejected_cleanly(bindings):
         assert len(relation) == len(bindings) or relation.arity == 0
 
 
-TEXTS = ["7", "+7", " 7 ", "-0", "1" * 4500, "2.50", " 2.5", "5.x", "1e3", ".5", "5.", "x", "", "2021-02-29",
-         "2021-02-28", "2021-02-28T10:00:00+01:00", "true", "0", "<a>", "_:b", "\\<a>", "\u0661"]
-DATATYPES = [XSD + "integer", XSD + "int", XSD + "decimal", XSD + "double", XSD + "date", XSD + "boolean",
-             XSD + "dateTime", "urn:x", ""]
+TEXTS = [
+    "7",
+    "+7",
+    " 7 ",
+    "-0",
+    "1" * 4500,
+    "2.50",
+    " 2.5",
+    "5.x",
+    "1e3",
+    ".5",
+    "5.",
+    "x",
+    "",
+    "2021-02-29",
+    "2021-02-28",
+    "2021-02-28T10:00:00+01:00",
+    "true",
+    "0",
+    "<a>",
+    "_:b",
+    "\\<a>",
+    "\u0661",
+]
+DATATYPES = [
+    XSD + "integer",
+    XSD + "int",
+    XSD + "decimal",
+    XSD + "double",
+    XSD + "date",
+    XSD + "boolean",
+    XSD + "dateTime",
+    "urn:x",
+    "",
+]
 well_formed_terms = st.fixed_dictionaries(
-    {"type": st.sampled_from(["uri", "literal", "typed-literal", "bnode"]),
-     "value": st.sampled_from(TEXTS) | st.text(max_size=4)},
+    {
+        "type": st.sampled_from(["uri", "literal", "typed-literal", "bnode"]),
+        "value": st.sampled_from(TEXTS) | st.text(max_size=4),
+    },
     optional={"datatype": st.sampled_from(DATATYPES)},
 )
 
@@ -260,34 +339,46 @@ def term_by_term(bindings, variables):
     return list(zip(*columns))
 
 
-@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), well_formed_terms, max_size=2), max_size=6),
-       st.booleans())
+@given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), well_formed_terms, max_size=2), max_size=6), st.booleans())
 def test_columns_read_at_once_equal_term_by_term_reading(bindings, same_shape):
     """Whole columns are typed with C-level maps when their terms share a kind and datatype;
     the result is the one reading each term alone gives, whatever the mix."""
     if same_shape and bindings:  # make whole columns uniform, which takes the fast path
         first = {name: term for binding in bindings for name, term in binding.items()}
-        bindings = [{name: {**term, "value": binding.get(name, term)["value"]} for name, term in first.items()}
-                    for binding in bindings]
+        bindings = [
+            {name: {**term, "value": binding.get(name, term)["value"]} for name, term in first.items()}
+            for binding in bindings
+        ]
     results = read_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
     expected = term_by_term(bindings, ["a", "b"])
     assert results.rows == expected
-    assert [[type(value) for value in row] for row in results.rows] == [[type(value) for value in row] for row in expected]
+    assert [[type(value) for value in row] for row in results.rows] == [
+        [type(value) for value in row] for row in expected
+    ]
 
 
 @pytest.mark.parametrize("datatype", DATATYPES)
 def test_uniform_columns_of_every_datatype_equal_term_by_term_reading(datatype):
     for text in TEXTS:
         bindings = [{"a": {"type": "literal", "value": text, "datatype": datatype}}] * 2
-        assert read_sparql_results({"head": {"vars": ["a"]}, "results": {"bindings": bindings}}).rows == \
-            term_by_term(bindings, ["a"]), text
+        assert read_sparql_results({"head": {"vars": ["a"]}, "results": {"bindings": bindings}}).rows == term_by_term(
+            bindings, ["a"]
+        ), text
 
 
 def test_uniform_integer_column_beyond_the_digit_limit_stays_text():
     big = "9" * 5000
-    rows = relation_from_sparql_results({"head": {"vars": ["n"]}, "results": {"bindings": [
-        {"n": {"type": "literal", "value": big, "datatype": XSD + "integer"}},
-        {"n": {"type": "literal", "value": "5", "datatype": XSD + "integer"}}]}}).rows
+    rows = relation_from_sparql_results(
+        {
+            "head": {"vars": ["n"]},
+            "results": {
+                "bindings": [
+                    {"n": {"type": "literal", "value": big, "datatype": XSD + "integer"}},
+                    {"n": {"type": "literal", "value": "5", "datatype": XSD + "integer"}},
+                ]
+            },
+        }
+    ).rows
     assert rows == ((String(f'"{big}"^^<{XSD}integer>'),), (String(f'"5"^^<{XSD}integer>'),))
 
 
@@ -300,8 +391,12 @@ def test_large_results_are_read_with_the_collector_paused_and_restored(monkeypat
     read = sparql._read
     monkeypatch.setattr(sparql, "_read", lambda *args: seen.append(gc.isenabled()) or read(*args))
     small = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": []}})
-    text = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": [
-        {"s": {"type": "uri", "value": f"urn:x:{i}"}} for i in range(2000)]}})
+    text = json.dumps(
+        {
+            "head": {"vars": ["s"]},
+            "results": {"bindings": [{"s": {"type": "uri", "value": f"urn:x:{i}"}} for i in range(2000)]},
+        }
+    )
     assert relation_from_sparql_results(small).arity == 0
     assert relation_from_sparql_results(text).arity == 1
     assert seen == [True, False]

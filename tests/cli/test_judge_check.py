@@ -79,7 +79,8 @@ def test_judge_options(run, files):
         bad = run("judge", "--epsilon", value, canonical, system)
         assert bad.exit_code == 2 and bad.stderr == (
             f"cli judge: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r} "
-            "(see 'cli judge --help')\n")
+            "(see 'cli judge --help')\n"
+        )
 
 
 def test_judge_json_and_explain(run, files):
@@ -88,17 +89,25 @@ def test_judge_json_and_explain(run, files):
     document = json.loads(result.stdout)
     assert result.exit_code == 1
     assert document == {
-        "verdict": "incorrect", "correct": False, "reason": "the scalar does not match", "mapping": None,
-        "alternative": None, "signature": f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}",
-    }
-    explained = json.loads(run("judge", "--json", "--explain", files("c3.cas", "((1 53200.0))"),
-                               files("s3.cas", "((53190.9 1))")).stdout)
-    assert explained["explanation"] == [{
+        "verdict": "incorrect",
+        "correct": False,
+        "reason": "the scalar does not match",
+        "mapping": None,
         "alternative": None,
-        "closest_mapping": [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}],
-        "missing": ["(1 53200.0)"], "extra": ["(1 53190.9)"],
-        "out_of_tolerance": [{"canonical": "53200.0", "system": "53190.9", "difference": "9.1", "allowed": "5.32"}],
-    }]
+        "signature": f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}",
+    }
+    explained = json.loads(
+        run("judge", "--json", "--explain", files("c3.cas", "((1 53200.0))"), files("s3.cas", "((53190.9 1))")).stdout
+    )
+    assert explained["explanation"] == [
+        {
+            "alternative": None,
+            "closest_mapping": [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}],
+            "missing": ["(1 53200.0)"],
+            "extra": ["(1 53190.9)"],
+            "out_of_tolerance": [{"canonical": "53200.0", "system": "53190.9", "difference": "9.1", "allowed": "5.32"}],
+        }
+    ]
     correct = json.loads(run("judge", "--json", files("c4.cas", "((1 2))"), files("s4.cas", "((2 1))")).stdout)
     assert correct["mapping"] == [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}]
     explained = run("judge", "--explain", files("c2.cas", "53200.0"), files("s2.cas", "53190.9"))

@@ -15,7 +15,10 @@ def test_python_dash_m_runs_the_command(repo_root):
     """`python -m answerkey` is the same command as `answerkey`."""
     result = subprocess.run(
         [sys.executable, "-m", "answerkey", "judge", "examples/paper/salary.cas", "examples/paper/salary-system.cas"],
-        cwd=repo_root, capture_output=True, text=True, check=False,
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert (result.returncode, result.stdout) == (0, "correct\n")
 
@@ -43,7 +46,11 @@ def test_ctrl_c_exits_130(repo_root, tmp_path):
     """An interrupted command says so on stderr and exits 130, not 1 (which reads as 'incorrect')."""
     process = subprocess.Popen(
         [sys.executable, "-m", "answerkey", "judge", "examples/paper/salary.cas", "-"],
-        cwd=repo_root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=repo_root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     time.sleep(1.0)  # it now waits for the system answer on stdin
     process.send_signal(signal.SIGINT)
@@ -69,8 +76,10 @@ def test_repeated_warnings_are_capped_with_a_count_and_a_hint(run_cli, write_fil
     lines = result.stderr.splitlines()
     assert [line.split(": answer for id")[0].rsplit(":", 1)[-1] for line in lines[:5]] == ["1", "2", "3", "4", "5"]
     assert lines[5] == "warning: ... and 1,995 more warnings like these (all are in the reports)"
-    assert lines[6] == ("warning: 2,000 answer ids of 2,000 not in the corpus match a corpus id but for case "
-                        "(e.g. 'Q0'); ids are compared exactly")
+    assert lines[6] == (
+        "warning: 2,000 answer ids of 2,000 not in the corpus match a corpus id but for case "
+        "(e.g. 'Q0'); ids are compared exactly"
+    )
     assert len(lines) == 7
     assert len(json.loads(result.stdout)["warnings"]) == 2001
 
@@ -89,7 +98,15 @@ def test_an_output_that_is_an_input_is_refused_before_anything_runs(run_cli, wri
 def test_report_to_dev_null_leaves_the_device_alone(run_cli, repo_root):
     """Writing a report to /dev/null discards it; /dev/null stays a character device."""
     os.chdir(repo_root)
-    result = run_cli("score", "examples/personnel/corpus.yaml", "examples/personnel/answers.jsonl", "-q",
-                     "--json", "/dev/null", "--xlsx", "/dev/null")
+    result = run_cli(
+        "score",
+        "examples/personnel/corpus.yaml",
+        "examples/personnel/answers.jsonl",
+        "-q",
+        "--json",
+        "/dev/null",
+        "--xlsx",
+        "/dev/null",
+    )
     assert result.exit_code == 0
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")

@@ -56,8 +56,13 @@ def test_check_json_says_where_each_file_is_wrong(run_cli, write_file):
     assert json.loads(result.stdout) == {
         "files": [
             {"file": good, "ok": True, "line": None, "column": None, "message": None},
-            {"file": bad, "ok": False, "line": 2, "column": 2,
-             "message": "tuple 2 has 2 values; the relation's tuples have 1"},
+            {
+                "file": bad,
+                "ok": False,
+                "line": 2,
+                "column": 2,
+                "message": "tuple 2 has 2 values; the relation's tuples have 1",
+            },
         ],
         "valid": 1,
         "invalid": 1,

@@ -30,8 +30,17 @@ def test_example_summary_on_stdout():
     result = score(CORPUS, ANSWERS, "--metrics", "none")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["group", "items", "scored", "correct", "incorrect", "no_answer", "accuracy",
-                                "weighted_error", "score"]
+    assert lines[0].split() == [
+        "group",
+        "items",
+        "scored",
+        "correct",
+        "incorrect",
+        "no_answer",
+        "accuracy",
+        "weighted_error",
+        "score",
+    ]
     # 23 scored: 15 correct, 6 incorrect, 2 no answer; 2 x 26.09 + 8.70 = 60.9
     assert lines[1].split() == ["all", "25", "23", "15", "6", "2", "0.652", "60.9", "39.1"]
     assert lines[6].split() == ["category", "X", "2", "0", "0", "0", "0", "-", "-", "-"]
@@ -46,8 +55,9 @@ def test_readme_shows_the_real_output():
     shown = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
     command, printed = shown[0], shown[1:]
     assert command == "$ answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl"
-    result = CliRunner().invoke(cli, ["score", "examples/personnel/corpus.yaml", "examples/personnel/answers.jsonl"],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["score", "examples/personnel/corpus.yaml", "examples/personnel/answers.jsonl"], catch_exceptions=False
+    )
     actual = (result.stderr + result.stdout).splitlines()
     strip_version = lambda lines: [re.sub(r"\|v:\S+", "|v:X", line) for line in lines]  # noqa: E731
     assert strip_version(printed) == strip_version(actual)
@@ -89,16 +99,32 @@ def test_json_report_shape_and_schema(tmp_path):
     assert score(CORPUS, ANSWERS, "--json", str(out)).exit_code == 0
     document = json.loads(out.read_text())
     assert list(document) == ["signature", "summary", "items", "warnings"]
-    assert {"items", "scored", "correct", "incorrect", "no_answer", "accuracy", "weighted_error", "score",
-            "by_category", "by_tag"} <= set(document["summary"])
+    assert {
+        "items",
+        "scored",
+        "correct",
+        "incorrect",
+        "no_answer",
+        "accuracy",
+        "weighted_error",
+        "score",
+        "by_category",
+        "by_tag",
+    } <= set(document["summary"])
     assert {"id", "verdict", "reason", "category", "tags"} <= set(document["items"][0])
     assert SIGNATURE.fullmatch(document["signature"])
     ScoreReport.model_validate(document)
     by_id = {item["id"]: item for item in document["items"]}
     assert by_id["q15"]["verdict"] == "correct"  # min/max: minimal columns plus a maximal one
     assert by_id["q16"]["reason"] == "system column 3 matches no column of the maximal answer"
-    assert by_id["q21"] == {"id": "q21", "verdict": "excluded", "category": "X", "tags": ["excluded"], "metrics": {},
-                            "reason": "category X: listed, not scored (H89-2019 section 5)"}
+    assert by_id["q21"] == {
+        "id": "q21",
+        "verdict": "excluded",
+        "category": "X",
+        "tags": ["excluded"],
+        "metrics": {},
+        "reason": "category X: listed, not scored (H89-2019 section 5)",
+    }
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.validate(document, ScoreReport.model_json_schema())
 
@@ -135,7 +161,8 @@ def test_jobs_two_equals_jobs_one():
 
 def injection_files(tmp_path):
     corpus = tmp_path / "corpus.yaml"
-    corpus.write_text(textwrap.dedent("""\
+    corpus.write_text(
+        textwrap.dedent("""\
         - id: "=cmd()"
           query: "=cmd()"
           answer: '"+1"'
@@ -146,7 +173,8 @@ def injection_files(tmp_path):
           answer: 2
         - id: gone
           category: X
-        """))
+        """)
+    )
     answers = tmp_path / "answers.yaml"
     answers.write_text("'=cmd()': -1+2\nplain: 2\n")
     return str(corpus), str(answers)
@@ -166,8 +194,7 @@ def test_excel_workbook_cell_by_cell(tmp_path):
         ["id", "query", "verdict", "reason", "canonical", "system answer", "tags", "category", "context"],
         ["=cmd()", "=cmd()", "incorrect", "the scalar does not match", '"+1"', "-1+2", "@risk, -x", "0", None],
         ["plain", "How many?", "correct", "the scalar matches", "2", "2", None, "0", "=first\nsecond"],
-        ["gone", None, "excluded", "category X: listed, not scored (H89-2019 section 5)", None, None, None, "X",
-         None],
+        ["gone", None, "excluded", "category X: listed, not scored (H89-2019 section 5)", None, None, None, "X", None],
     ]
     for cell in (overview["A2"], overview["B2"], overview["F2"], overview["G2"]):
         assert cell.data_type == "s"
@@ -269,8 +296,12 @@ def test_schema_command(name, key):
 
 def test_corpus_from_stdin():
     """CORPUS may be '-' (standard input)."""
-    result = CliRunner().invoke(cli, ["score", "-", ANSWERS, "--metrics", "none", "--json", "-"],
-                                input='{"id": "q01", "answer": "3"}\n', catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        ["score", "-", ANSWERS, "--metrics", "none", "--json", "-"],
+        input='{"id": "q01", "answer": "3"}\n',
+        catch_exceptions=False,
+    )
     document = json.loads(result.stdout)
     assert (document["summary"]["items"], document["summary"]["correct"]) == (1, 1)
 
@@ -312,7 +343,7 @@ def test_json_report_without_warnings(tmp_path):
     text = score(corpus, answers, "--json", "-", "--metrics", "none").stdout
     document = json.loads(text)
     assert document["warnings"] == [] and '  "warnings": []\n}\n' in text
-    assert f'    {json.dumps(document["items"][1], ensure_ascii=False)},\n' in text
+    assert f"    {json.dumps(document['items'][1], ensure_ascii=False)},\n" in text
 
 
 def test_corpus_and_answers_problems_in_one_run(tmp_path):

@@ -25,7 +25,9 @@ def run_judge(tmp_path, canonical: str, system: str) -> list[str]:
     (tmp_path / "s.cas").write_text(system)
     result = subprocess.run(
         [sys.executable, "-c", PROBE.format(heavy=HEAVY), str(tmp_path / "c.cas"), str(tmp_path / "s.cas")],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     probe = [line for line in result.stdout.splitlines() if line.startswith("probe:")]
     return probe[-1].split()[1:]

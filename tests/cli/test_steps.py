@@ -553,9 +553,7 @@ def test_yaml_nan_in_responses_is_refused_before_writing(tmp_path):
     )
     outcome = run("steps", "evaluate", write(tmp_path, "reference.yaml", SMALL_REFERENCE), responses, "-o", str(output))
     assert outcome.exit_code == 2
-    assert outcome.stderr.replace(str(tmp_path) + "/", "") == (
-        "responses.yaml:3:43: .nan is not a finite number\n"
-    )
+    assert outcome.stderr.replace(str(tmp_path) + "/", "") == ("responses.yaml:3:43: .nan is not a finite number\n")
     assert not output.exists()
 
 

@@ -14,8 +14,14 @@ CASES = [
     # (metric, relevant, retrieved, k, expected, source)
     (recall_at_k, {1, 3, 5, 6}, [1, 4, 3, 5, 7], 5, 0.75, "graphrag-eval README recall@5 example"),
     (average_precision, {1, 3, 5, 6}, [1, 4, 3, 5, 7], None, (1 + 2 / 3 + 3 / 4) / 4, "issue #6: AP = 0.6041666..."),
-    (average_precision, {1, 2, 5, 8}, [1, 3, 2, 4, 5, 6, 7, 8], None, (1 + 2 / 3 + 3 / 5 + 4 / 8) / 4,
-     "issue #6: AP = 0.6916666..."),
+    (
+        average_precision,
+        {1, 2, 5, 8},
+        [1, 3, 2, 4, 5, 6, 7, 8],
+        None,
+        (1 + 2 / 3 + 3 / 5 + 4 / 8) / 4,
+        "issue #6: AP = 0.6916666...",
+    ),
     (recall_at_k, {1, 3, 5, 7, 9}, list(range(1, 11)), 5, 0.6, "issue #6: recall@5 = 0.6"),
     (precision_at_k, {1, 3, 5, 7, 9}, list(range(1, 11)), 5, 0.6, "3 of the top 5"),
     (precision_at_k, {1, 3}, [1, 2], 4, 0.25, "trec_eval P@k divides by k even for a short list"),

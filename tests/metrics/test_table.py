@@ -74,8 +74,12 @@ def test_empty_tables(name):
 def test_registry_names():
     """The registry holds the six table metrics under QATCH's names."""
     assert TABLE_METRICS == (
-        "cell_precision", "cell_recall", "tuple_cardinality",
-        "tuple_constraint", "tuple_order", "execution_accuracy",
+        "cell_precision",
+        "cell_recall",
+        "tuple_cardinality",
+        "tuple_constraint",
+        "tuple_order",
+        "execution_accuracy",
     )
     assert set(TABLE_METRICS) <= set(METRICS)
 

@@ -18,10 +18,12 @@ from answerkey.signature import Signature
 class ToyResult:
     """The smallest Result: two items, a figure per group, one task sheet."""
 
-    items: list = field(default_factory=lambda: [
-        {"id": "=cmd()", "verdict": "correct", "query": "line one\r\nline two\rend", "ratio": 2 / 3},
-        {"id": "bad\x00byte", "verdict": "incorrect", "query": "\ud800 lone", "ratio": None},
-    ])
+    items: list = field(
+        default_factory=lambda: [
+            {"id": "=cmd()", "verdict": "correct", "query": "line one\r\nline two\rend", "ratio": 2 / 3},
+            {"id": "bad\x00byte", "verdict": "incorrect", "query": "\ud800 lone", "ratio": None},
+        ]
+    )
     signature: Signature = field(default_factory=lambda: Signature.of(epsilon="0.0001"))
     warnings: list = field(default_factory=lambda: [RunWarning("a.jsonl:3: an odd line", "odd")])
 
@@ -32,12 +34,22 @@ class ToyResult:
         return "toy"
 
     def workbook(self):
-        overview = Sheet("Overview", [Column("id", 10, "text"), Column("verdict", 10, "text", colours=VERDICT_COLOURS),
-                                      Column("query", 30, "text", wrap=True), Column("ratio", 8, "ratio")],
-                         [[item["id"], item["verdict"], item["query"], item["ratio"]] for item in self.items])
-        statistics = Sheet("Statistics", [Column("group", 10, "text"), Column("accuracy", 10, "ratio")],
-                           [["all", 0.5], ["tag a", 1.0]],
-                           charts=[Chart("Accuracy per tag", 0, (1,), 1, 1, axis_title="accuracy")])
+        overview = Sheet(
+            "Overview",
+            [
+                Column("id", 10, "text"),
+                Column("verdict", 10, "text", colours=VERDICT_COLOURS),
+                Column("query", 30, "text", wrap=True),
+                Column("ratio", 8, "ratio"),
+            ],
+            [[item["id"], item["verdict"], item["query"], item["ratio"]] for item in self.items],
+        )
+        statistics = Sheet(
+            "Statistics",
+            [Column("group", 10, "text"), Column("accuracy", 10, "ratio")],
+            [["all", 0.5], ["tag a", 1.0]],
+            charts=[Chart("Accuracy per tag", 0, (1,), 1, 1, axis_title="accuracy")],
+        )
         return Workbook(overview, statistics, [Sheet("Extra", [Column("n", 5, "integer")], [[1], [2]])])
 
 
@@ -48,8 +60,11 @@ def test_a_toy_result_is_a_result():
 
 def test_json_text_puts_each_list_element_on_one_line():
     """Objects are indented, list elements one per line; the text is the document's JSON."""
-    document = {"summary": {"items": 2, "by_tag": {"a": {"items": 1}}},
-                "items": [{"id": "q1", "reason": 'a "quoted"\nline'}, {"id": "q2"}], "warnings": []}
+    document = {
+        "summary": {"items": 2, "by_tag": {"a": {"items": 1}}},
+        "items": [{"id": "q1", "reason": 'a "quoted"\nline'}, {"id": "q2"}],
+        "warnings": [],
+    }
     text = json_text(document)
     assert json.loads(text) == document
     assert text.splitlines() == [

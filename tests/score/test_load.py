@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-from answerkey.score.load import AnswerRecord, CorpusItem, CorpusItemSchema, InputErrors, load_answers, load_corpus
 from answerkey.errors import InputError
+from answerkey.score.load import AnswerRecord, CorpusItem, CorpusItemSchema, InputErrors, load_answers, load_corpus
 
 
 def write(tmp_path, name, text):
@@ -17,7 +17,10 @@ def write(tmp_path, name, text):
 
 def test_yaml_corpus_fields_and_defaults(tmp_path):
     """Every field of an item is read; category defaults to 0 (H89 section 5: the default case)."""
-    path = write(tmp_path, "c.yaml", """\
+    path = write(
+        tmp_path,
+        "c.yaml",
+        """\
         - id: q1
           query: What is her salary?
           context: [What is Mary Smith's job title]
@@ -29,14 +32,21 @@ def test_yaml_corpus_fields_and_defaults(tmp_path):
           ordered: true
         - id: q2
           answer: 3
-        """)
+        """,
+    )
     corpus = load_corpus(path)
     assert corpus.problems == []
     first, second = corpus.items
     assert first == CorpusItem(
-        id="q1", query="What is her salary?", answer="((52000))", max_answer='((52000 "SMITH"))',
-        category="1", tags=["discourse"], context=["What is Mary Smith's job title"],
-        epsilon=0.001, ordered=True,
+        id="q1",
+        query="What is her salary?",
+        answer="((52000))",
+        max_answer='((52000 "SMITH"))',
+        category="1",
+        tags=["discourse"],
+        context=["What is Mary Smith's job title"],
+        epsilon=0.001,
+        ordered=True,
         written=frozenset({"id", "query", "context", "answer", "max_answer", "category", "tags", "epsilon", "ordered"}),
     )
     assert (second.id, second.answer, second.category, second.tags, second.ordered) == ("q2", "3", "0", [], None)
@@ -71,7 +81,10 @@ def test_jsonl_corpus_with_numeric_id(tmp_path):
 
 def test_every_bad_item_is_listed_with_its_place(tmp_path):
     """Invalid items are all collected, located at the offending field, and left out."""
-    path = write(tmp_path, "c.yaml", """\
+    path = write(
+        tmp_path,
+        "c.yaml",
+        """\
         - id: q1
           answer: ((1))
         - id: q2
@@ -85,7 +98,8 @@ def test_every_bad_item_is_listed_with_its_place(tmp_path):
           answer: 1
           epsilon: -1
           tags: oops
-        """)
+        """,
+    )
     corpus = load_corpus(path)
     assert [item.id for item in corpus.items] == ["q1"]
     assert [str(problem) for problem in corpus.problems] == [
@@ -131,11 +145,16 @@ def test_corpus_format_can_be_named(tmp_path):
 
 def test_answers_jsonl(tmp_path):
     """JSONL answers: CAS text, null for no answer, other keys ignored, origin FILE:LINE."""
-    path = write(tmp_path, "a.jsonl", '{"id": "q1", "answer": "((1))", "latency_ms": 12}\n{"id": 2, "answer": null}\n'
-                 '{"id": "q3", "answer": 2.5}\n')
+    path = write(
+        tmp_path,
+        "a.jsonl",
+        '{"id": "q1", "answer": "((1))", "latency_ms": 12}\n{"id": 2, "answer": null}\n{"id": "q3", "answer": 2.5}\n',
+    )
     answers = load_answers(path)
     assert {key: (given.text, given.origin) for key, given in answers.by_id.items()} == {
-        "q1": ("((1))", f"{path}:1"), "2": (None, f"{path}:2"), "q3": ("2.5", f"{path}:3"),
+        "q1": ("((1))", f"{path}:1"),
+        "2": (None, f"{path}:2"),
+        "q3": ("2.5", f"{path}:3"),
     }
 
 
@@ -144,7 +163,10 @@ def test_answers_yaml_mapping(tmp_path):
     path = write(tmp_path, "a.yaml", "q1: ((1 2))\n2: 5\nq3: NO_ANSWER\nq4:\n")
     answers = load_answers(path)
     assert {key: given.text for key, given in answers.by_id.items()} == {
-        "q1": "((1 2))", "2": "5", "q3": "NO_ANSWER", "q4": None,
+        "q1": "((1 2))",
+        "2": "5",
+        "q3": "NO_ANSWER",
+        "q4": None,
     }
     assert answers.by_id["2"].origin == f"{path}:2"
 
@@ -180,8 +202,11 @@ def test_answers_sniffed_from_content(tmp_path):
 
 def test_answer_file_problems_are_all_raised(tmp_path):
     """Bad lines, missing ids or answers and repeated ids are all reported together."""
-    path = write(tmp_path, "a.jsonl", '{"id": "q1", "answer": "1"}\n{"id": "q1", "answer": "2"}\n{"answer": "3"}\n'
-                 '{"id": "q4"}\nnot json\n[1]\n')
+    path = write(
+        tmp_path,
+        "a.jsonl",
+        '{"id": "q1", "answer": "1"}\n{"id": "q1", "answer": "2"}\n{"answer": "3"}\n{"id": "q4"}\nnot json\n[1]\n',
+    )
     with pytest.raises(InputErrors) as caught:
         load_answers(path)
     assert [str(error) for error in caught.value.errors] == [
@@ -207,7 +232,15 @@ def test_schemas_describe_the_files():
     assert corpus_schema["required"] == ["id"]
     assert corpus_schema["additionalProperties"] is False
     assert set(corpus_schema["properties"]) == {
-        "id", "query", "answer", "max_answer", "category", "tags", "context", "epsilon", "ordered",
+        "id",
+        "query",
+        "answer",
+        "max_answer",
+        "category",
+        "tags",
+        "context",
+        "epsilon",
+        "ordered",
     }
     answer_schema = AnswerRecord.model_json_schema()
     assert answer_schema["required"] == ["id", "answer"]

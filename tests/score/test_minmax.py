@@ -14,64 +14,177 @@ EMPLOYEES_MAX = '((4322 "TAI" 45) (5267 "LEASE" 44))'
 # (minimal, maximal, system, options, correct, reason)
 CASES = [
     # exactly the minimal columns
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, "((5267) (4322))", {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        "((5267) (4322))",
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
     # plus one maximal column, columns in another order
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '(("LEASE" 5267) ("TAI" 4322))', {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '(("LEASE" 5267) ("TAI" 4322))',
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
     # the whole maximal answer
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '((45 4322 "TAI") (44 5267 "LEASE"))', {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '((45 4322 "TAI") (44 5267 "LEASE"))',
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
     # a minimal column missing
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '(("TAI") ("LEASE"))', {}, False,
-     "the minimal answer does not match: no mapping of canonical columns onto system columns gives the "
-     "canonical tuples as a set"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '(("TAI") ("LEASE"))',
+        {},
+        False,
+        "the minimal answer does not match: no mapping of canonical columns onto system columns gives the "
+        "canonical tuples as a set",
+    ),
     # a column outside the maximal answer
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '((4322 "TAI" 71500.0) (5267 "LEASE" 48250.0))', {}, False,
-     "system column 3 matches no column of the maximal answer"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '((4322 "TAI" 71500.0) (5267 "LEASE" 48250.0))',
+        {},
+        False,
+        "system column 3 matches no column of the maximal answer",
+    ),
     # more columns than the maximal answer has
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '((4322 "TAI" 45 4322) (5267 "LEASE" 44 5267))', {}, False,
-     "the system answer has 4 columns; the maximal answer only 3"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '((4322 "TAI" 45 4322) (5267 "LEASE" 44 5267))',
+        {},
+        False,
+        "the system answer has 4 columns; the maximal answer only 3",
+    ),
     # one maximal column used twice: the mapping must be injective
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '((4322 4322 "TAI") (5267 5267 "LEASE"))', {}, False,
-     "no mapping of the system columns onto columns of the maximal answer gives the system tuples"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '((4322 4322 "TAI") (5267 5267 "LEASE"))',
+        {},
+        False,
+        "no mapping of the system columns onto columns of the maximal answer gives the system tuples",
+    ),
     # right value sets, wrong pairing of minimal and maximal columns
-    (EMPLOYEES_MIN, EMPLOYEES_MAX, '((4322 "LEASE") (5267 "TAI"))', {}, False,
-     "no mapping of the system columns onto columns of the maximal answer gives the system tuples"),
+    (
+        EMPLOYEES_MIN,
+        EMPLOYEES_MAX,
+        '((4322 "LEASE") (5267 "TAI"))',
+        {},
+        False,
+        "no mapping of the system columns onto columns of the maximal answer gives the system tuples",
+    ),
     # an extra tuple that only differs in a maximal column
-    ("((1) (2))", '((1 "a") (2 "b"))', '((1 "a") (1 "b") (2 "b"))', {}, False,
-     "no mapping of the system columns onto columns of the maximal answer gives the system tuples"),
+    (
+        "((1) (2))",
+        '((1 "a") (2 "b"))',
+        '((1 "a") (1 "b") (2 "b"))',
+        {},
+        False,
+        "no mapping of the system columns onto columns of the maximal answer gives the system tuples",
+    ),
     # a maximal-only real within epsilon of the maximal value (H89 S-9 example numbers)
-    ("((1))", "((1 53200.0))", "((1 53198.8))", {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
-    ("((1))", "((1 53200.0))", "((1 53190.9))", {}, False,
-     "system column 2 matches no column of the maximal answer"),
+    (
+        "((1))",
+        "((1 53200.0))",
+        "((1 53198.8))",
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
+    ("((1))", "((1 53200.0))", "((1 53190.9))", {}, False, "system column 2 matches no column of the maximal answer"),
     # the tolerance is relative to the maximal (canonical) value: |90 - 100| <= 100 * 0.1
-    ("((1))", "((1 100.0))", "((1 90.0))", {"epsilon": 0.1}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
-    ("((1))", "((1 90.0))", "((1 100.0))", {"epsilon": 0.1}, False,
-     "system column 2 matches no column of the maximal answer"),
+    (
+        "((1))",
+        "((1 100.0))",
+        "((1 90.0))",
+        {"epsilon": 0.1},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
+    (
+        "((1))",
+        "((1 90.0))",
+        "((1 100.0))",
+        {"epsilon": 0.1},
+        False,
+        "system column 2 matches no column of the maximal answer",
+    ),
     # identical maximal columns may each take one system column
-    ("((1))", '((1 1 "a"))', "((1 1))", {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
+    (
+        "((1))",
+        '((1 1 "a"))',
+        "((1 1))",
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
     # empty answers
     ("()", "()", "()", {}, True, "both answers are empty"),
-    ("()", "()", "((1))", {}, False,
-     "the minimal answer does not match: the canonical answer is empty; the system answer has 1 tuple(s)"),
+    (
+        "()",
+        "()",
+        "((1))",
+        {},
+        False,
+        "the minimal answer does not match: the canonical answer is empty; the system answer has 1 tuple(s)",
+    ),
     # ordered: the minimal order must hold, and the maximal projection in order
-    ("(ORDERED (1) (2))", '(ORDERED (1 "a") (2 "b"))', '((1 "a") (2 "b"))', {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
-    ("(ORDERED (1) (2))", '(ORDERED (1 "a") (2 "b"))', '((2 "b") (1 "a"))', {}, False,
-     "the minimal answer does not match: no mapping of canonical columns onto system columns gives the "
-     "canonical tuples in order"),
+    (
+        "(ORDERED (1) (2))",
+        '(ORDERED (1 "a") (2 "b"))',
+        '((1 "a") (2 "b"))',
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
+    (
+        "(ORDERED (1) (2))",
+        '(ORDERED (1 "a") (2 "b"))',
+        '((2 "b") (1 "a"))',
+        {},
+        False,
+        "the minimal answer does not match: no mapping of canonical columns onto system columns gives the "
+        "canonical tuples in order",
+    ),
     # a scalar minimal answer: ATIS accepts only a one-value answer, the 1989 reading extra columns
-    ("5", '((5 "x"))', "5", {}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
-    ("5", '((5 "x"))', '((5 "x"))', {}, False,
-     "the minimal answer does not match: the canonical answer is a scalar; the system answer has 1 distinct "
-     "tuple(s) of 2 value(s)"),
-    ("5", '((5 "x"))', '((5 "x"))', {"scalars": "h89"}, True,
-     "the minimal columns match and every system column is a column of the maximal answer"),
+    (
+        "5",
+        '((5 "x"))',
+        "5",
+        {},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
+    (
+        "5",
+        '((5 "x"))',
+        '((5 "x"))',
+        {},
+        False,
+        "the minimal answer does not match: the canonical answer is a scalar; the system answer has 1 distinct "
+        "tuple(s) of 2 value(s)",
+    ),
+    (
+        "5",
+        '((5 "x"))',
+        '((5 "x"))',
+        {"scalars": "h89"},
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+    ),
     # NO_ANSWER keeps the comparator's reason
     (EMPLOYEES_MIN, EMPLOYEES_MAX, "NO_ANSWER", {}, False, "the system gave no answer (NO_ANSWER)"),
 ]
@@ -93,19 +206,40 @@ def test_min_max_mapping_is_the_minimal_one():
 @pytest.mark.parametrize(
     "answer, max_answer, scored, message",
     [
-        ("((1 2))", "((1 3))", True,
-         "max_answer: does not contain the minimal answer (no columns of it give the minimal answer's tuples)"),
-        ("(1 OR 2)", "((1 2))", True,
-         "answer: a minimal answer with max_answer must be one relation (not OR alternatives, not NO_ANSWER)"),
+        (
+            "((1 2))",
+            "((1 3))",
+            True,
+            "max_answer: does not contain the minimal answer (no columns of it give the minimal answer's tuples)",
+        ),
+        (
+            "(1 OR 2)",
+            "((1 2))",
+            True,
+            "answer: a minimal answer with max_answer must be one relation (not OR alternatives, not NO_ANSWER)",
+        ),
         ("((1))", "NO_ANSWER", True, "max_answer: must be one relation, not NO_ANSWER"),
         ("((1))", "(((1)) OR ((2)))", True, "max_answer: must be one relation, not OR alternatives"),
-        ("((1))", "((1) OR (2))", True, "max_answer: unexpected OR; expected '(' or ')' (at 1:6 of the max answer text)"),
+        (
+            "((1))",
+            "((1) OR (2))",
+            True,
+            "max_answer: unexpected OR; expected '(' or ')' (at 1:6 of the max answer text)",
+        ),
         ("()", "((1))", True, "max_answer: the minimal and maximal answers must both be empty or both have tuples"),
-        ("NO_ANSWER", None, True,
-         "answer: NO_ANSWER cannot be a canonical answer (nothing matches it; use category X to list an item "
-         "without scoring it)"),
-        ("((1) (2 3))", None, True,
-         "answer: tuple 2 has 2 values; the relation's tuples have 1 (at 1:6 of the answer text)"),
+        (
+            "NO_ANSWER",
+            None,
+            True,
+            "answer: NO_ANSWER cannot be a canonical answer (nothing matches it; use category X to list an item "
+            "without scoring it)",
+        ),
+        (
+            "((1) (2 3))",
+            None,
+            True,
+            "answer: tuple 2 has 2 values; the relation's tuples have 1 (at 1:6 of the answer text)",
+        ),
     ],
 )
 def test_unusable_canonical_answers(answer, max_answer, scored, message):
@@ -134,7 +268,8 @@ def test_ordered_override(ordered, expected):
 
 from itertools import permutations  # noqa: E402
 
-from hypothesis import event, given, strategies as st  # noqa: E402
+from hypothesis import event, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from answerkey.comparator import judge  # noqa: E402
 from answerkey.comparator.search import project  # noqa: E402

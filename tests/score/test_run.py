@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from answerkey.score.load import InputErrors, load_answers, load_corpus
-from answerkey.score.run import GroupSummary, ItemResult, ScoreOptions, item_metrics, score_corpus
 from answerkey.comparator import MatchRule
 from answerkey.grammar import parse
+from answerkey.score.load import InputErrors, load_answers, load_corpus
+from answerkey.score.run import GroupSummary, ItemResult, ScoreOptions, item_metrics, score_corpus
 
 CORPUS = """\
 - {id: right, answer: ((1 "a") (2 "b")), tags: [relation]}
@@ -45,12 +45,18 @@ EXPECTED_VERDICTS = {
     "missing": ("no_answer", "no answer for this item in the answers file"),
     "declined": ("no_answer", "the system gave no answer (NO_ANSWER)"),
     "null-answer": ("no_answer", "the system gave no answer (null)"),
-    "broken": ("incorrect", "unparseable system answer: {answers}:5 (at 1:4 of the answer text): "
-               "unexpected end of input; expected ')' or a value"),
+    "broken": (
+        "incorrect",
+        "unparseable system answer: {answers}:5 (at 1:4 of the answer text): "
+        "unexpected end of input; expected ')' or a value",
+    ),
     "either": ("correct", "alternative 2 matches: the scalar matches"),
     "minmax": ("incorrect", "system column 2 matches no column of the maximal answer"),
     "loose": ("correct", "the scalar matches"),
-    "in-order": ("incorrect", "no mapping of canonical columns onto system columns gives the canonical tuples in order"),
+    "in-order": (
+        "incorrect",
+        "no mapping of canonical columns onto system columns gives the canonical tuples in order",
+    ),
     "excluded": ("excluded", "category X: listed, not scored (H89-2019 section 5)"),
 }
 
@@ -93,8 +99,9 @@ def test_ids_that_differ_only_in_case_are_pointed_out(tmp_path):
     answers.write_text("".join(f'{{"id": "Q{index}", "answer": "1"}}\n' for index in range(3)))
     warnings = score_corpus(load_corpus(str(corpus)), load_answers(str(answers))).warnings
     assert [warning.kind for warning in warnings] == ["unknown-id"] * 3 + ["unknown-id-case"]
-    assert str(warnings[-1]) == ("3 answer ids of 3 not in the corpus match a corpus id but for case (e.g. 'Q0'); "
-                                 "ids are compared exactly")
+    assert str(warnings[-1]) == (
+        "3 answer ids of 3 not in the corpus match a corpus id but for case (e.g. 'Q0'); ids are compared exactly"
+    )
 
 
 def test_summary_figures(files):
@@ -194,7 +201,8 @@ def test_registered_table_metrics_on_scalars_and_relations():
         pytest.skip("no relation metrics registered")
     values = item_metrics(parse("5"), parse("((5))"), MatchRule(), names)
     assert {name: value for name, value in values.items() if name != "tuple_order"} == dict.fromkeys(
-        [name for name in names if name != "tuple_order"], 1.0)
+        [name for name in names if name != "tuple_order"], 1.0
+    )
     assert math.isnan(values["tuple_order"])  # a scalar is not ordered: order does not apply
 
 
@@ -211,7 +219,8 @@ def test_tuple_order_applies_only_to_ordered_canonical_answers():
 def test_bad_corpus_items_stop_the_run(tmp_path):
     """Invalid fields and unusable CAS text are all listed, located, and nothing is scored."""
     corpus = tmp_path / "c.yaml"
-    corpus.write_text(textwrap.dedent("""\
+    corpus.write_text(
+        textwrap.dedent("""\
         - id: ok
           answer: ((1))
         - id: bad-cas
@@ -225,7 +234,8 @@ def test_bad_corpus_items_stop_the_run(tmp_path):
         - id: x
           category: X
           answer: ((
-        """))
+        """)
+    )
     answers = tmp_path / "a.jsonl"
     answers.write_text('{"id": "ok", "answer": "((1))"}\n')
     with pytest.raises(InputErrors) as caught:
@@ -243,8 +253,13 @@ def test_bad_corpus_items_stop_the_run(tmp_path):
 def test_group_summary_of_nothing():
     """An empty group has zero counts and no figures."""
     group = GroupSummary.of([], ["m"])
-    assert (group.items, group.accuracy, group.weighted_error, group.score, group.metrics) == (0, None, None, None,
-                                                                                            {"m": None})
+    assert (group.items, group.accuracy, group.weighted_error, group.score, group.metrics) == (
+        0,
+        None,
+        None,
+        None,
+        {"m": None},
+    )
 
 
 def test_group_summary_averages_a_metric_over_the_items_that_have_it():
@@ -294,8 +309,9 @@ def test_check_corpus_lists_problems_without_answers(tmp_path):
     from answerkey.score.run import check_corpus
 
     corpus = tmp_path / "c.jsonl"
-    corpus.write_text('{"id": "a", "answer": "((1)"}\n{"id": "b", "answer": "1"}\n{"id": "c", "answer": "NO_ANSWER"}\n'
-                      '{"id": "d"}\n')
+    corpus.write_text(
+        '{"id": "a", "answer": "((1)"}\n{"id": "b", "answer": "1"}\n{"id": "c", "answer": "NO_ANSWER"}\n{"id": "d"}\n'
+    )
     problems = check_corpus(load_corpus(str(corpus)), jobs=1)
     assert [str(problem) for problem in problems] == [
         f"{corpus}:1:13: item 'a': answer: unexpected end of input; expected '(' or ')' (at 1:5 of the answer text)",

@@ -157,8 +157,10 @@ def test_numeric_ids_are_text(tmp_path):
         ("- id: c1\n- id: c1\n", "c.yaml:2:7: duplicate case id 'c1' (first in {dir}/c.yaml:1)"),
         ("id: yes\n", "c.yaml:1:5: id: should be a string, not a boolean"),
         ("- idd: c1\n", "c.yaml:1:3: id: missing; this field is required (found 'idd': misspelt?)"),
-        ('id: "\\ud800"\n', "c.yaml:1:6: an escape in a quoted string is not a character (half of a UTF-16 "
-         "surrogate pair?)"),
+        (
+            'id: "\\ud800"\n',
+            "c.yaml:1:6: an escape in a quoted string is not a character (half of a UTF-16 surrogate pair?)",
+        ),
         ("id: [c1\n", "c.yaml:2:1: while parsing a flow sequence did not find expected ',' or ']'"),
     ],
     ids=[

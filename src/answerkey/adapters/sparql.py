@@ -39,8 +39,8 @@ from decimal import Decimal, InvalidOperation
 from operator import itemgetter, methodcaller
 from typing import Any
 
-from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import InputError
+from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.grammar.atoms import NUMBER_SHAPE
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
 
@@ -59,8 +59,18 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 _INTEGER_TYPES = {
     XSD + name
     for name in (
-        "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-        "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort",
+        "integer",
+        "int",
+        "long",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "positiveInteger",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
         "unsignedByte",
     )
 }
@@ -145,7 +155,7 @@ def _date_time(text: str) -> str | None:
         return None
     if moment.tzinfo is not None:
         try:
-            return moment.astimezone(_dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+            return moment.astimezone(_dt.UTC).replace(tzinfo=None).isoformat() + "Z"
         except OverflowError:  # 0001-01-01T00:00:00+01:00 has no UTC time in Python's range
             return None
     return moment.isoformat()
@@ -214,10 +224,10 @@ def term_value(term: Mapping[str, Any]) -> Value:
         raise ValueError(f"a term must be an object, not {_kind(term)}")
     kind = term.get("type")
     if not isinstance(kind, str):
-        raise ValueError(f"a term's \"type\" must be a string, not {_kind(kind)}")
+        raise ValueError(f'a term\'s "type" must be a string, not {_kind(kind)}')
     text = term.get("value")
     if not isinstance(text, str):
-        raise ValueError(f"a term's \"value\" must be a string, not {_kind(text)}")
+        raise ValueError(f'a term\'s "value" must be a string, not {_kind(text)}')
     if kind == "uri":
         return String(f"<{text}>")
     if kind == "bnode":
@@ -225,7 +235,7 @@ def term_value(term: Mapping[str, Any]) -> Value:
     if kind in ("literal", "typed-literal"):
         datatype = term.get("datatype")
         if datatype is not None and not isinstance(datatype, str):
-            raise ValueError(f"a term's \"datatype\" must be a string, not {_kind(datatype)}")
+            raise ValueError(f'a term\'s "datatype" must be a string, not {_kind(datatype)}')
         if datatype:
             value = _typed_literal(text, datatype)
             if value is not None:
@@ -311,8 +321,7 @@ def _load(obj_or_text: object, source: str | None) -> object:
         except RecursionError:
             raise InputError("not SPARQL results JSON: nested too deeply", source=source) from None
         except ValueError:  # Python's limit on the digits of an int
-            raise InputError("SPARQL results JSON with an integer of more than 4,300 digits",
-                             source=source) from None
+            raise InputError("SPARQL results JSON with an integer of more than 4,300 digits", source=source) from None
     return obj_or_text
 
 
@@ -333,15 +342,15 @@ def _read(document: object, source: str | None) -> SparqlResults | bool:
         raise fail(f"SPARQL results JSON must be an object, not {_kind(document)}")
     if "boolean" in document:
         if not isinstance(document["boolean"], bool):
-            raise fail(f"\"boolean\" must be true or false, not {_kind(document['boolean'])}")
+            raise fail(f'"boolean" must be true or false, not {_kind(document["boolean"])}')
         return document["boolean"]
     results = document.get("results")
     if not isinstance(results, Mapping) or not isinstance(results.get("bindings"), list):
-        raise fail("SPARQL results JSON needs \"results\": {\"bindings\": [...]} or \"boolean\"")
+        raise fail('SPARQL results JSON needs "results": {"bindings": [...]} or "boolean"')
     bindings = results["bindings"]
     head = document.get("head", {})
     if not isinstance(head, Mapping):
-        raise fail(f"\"head\" must be an object, not {_kind(head)}")
+        raise fail(f'"head" must be an object, not {_kind(head)}')
     declared = head.get("vars")
     if declared is None:
         # Without a head, the variables are those bound anywhere, in first-seen order.
@@ -351,9 +360,9 @@ def _read(document: object, source: str | None) -> SparqlResults | bool:
                 seen.update(dict.fromkeys(binding))
         declared = list(seen)
     if not isinstance(declared, list) or not all(isinstance(name, str) for name in declared):
-        raise fail("\"head\".\"vars\" must be a list of variable names")
+        raise fail('"head"."vars" must be a list of variable names')
     if len(set(declared)) != len(declared):
-        raise fail("\"head\".\"vars\" names a variable twice")
+        raise fail('"head"."vars" names a variable twice')
     variables = tuple(declared)
     if set(map(type, bindings)) - {dict}:
         for number, binding in enumerate(bindings, start=1):
@@ -424,9 +433,7 @@ def _term(value: Value) -> dict[str, str] | None:
     raise ValueError(f"no SPARQL term for {value!r}")
 
 
-def sparql_results_from_relation(
-    relation: Relation | bool, variables: Sequence[str] | None = None
-) -> dict[str, Any]:
+def sparql_results_from_relation(relation: Relation | bool, variables: Sequence[str] | None = None) -> dict[str, Any]:
     """SPARQL results JSON (as a dict) for a relation, or for a bool as an ASK result.
 
     ``variables`` names the columns (default ``x1``, ``x2``, ...). Integers are written as

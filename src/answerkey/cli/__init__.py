@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from answerkey.version import __version__
 from answerkey.errors import InputError, InputErrors
+from answerkey.version import __version__
 
 __all__ = ["cli", "main", "Trouble", "COMMANDS", "EXIT_INTERRUPTED"]
 
@@ -69,8 +69,14 @@ class _LazyGroup(click.Group):
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         """Run the command; in standalone mode exit with its status, a usage error being one
         line (``answerkey judge: Invalid value for '--epsilon' ...``) and exit status 2."""
         if not standalone_mode:

@@ -20,12 +20,15 @@ __all__ = ["check"]
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--system", "as_system", is_flag=True, help="Check as system answers: OR alternatives are errors.")
 @click.option("--strict", is_flag=True, help="Also reject the extensions .5 and exponents (1989/ATIS CAS only).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON document: each file with ok, or its error's line, column and message.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document: each file with ok, or its error's line, column and message.",
+)
 @max_chars_option
 @quiet_option
-def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, max_chars: int,
-          quiet: bool) -> None:
+def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, max_chars: int, quiet: bool) -> None:
     """Validate CAS answer FILES (- reads stdin).
 
     Prints "FILE: ok" for each valid file and "FILE:LINE:COL: message" on stderr for each
@@ -51,8 +54,9 @@ def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, 
         except InputError as error:
             error.source = source
             bad += 1
-            results.append({"file": source, "ok": False, "line": error.line, "column": error.column,
-                            "message": error.message})
+            results.append(
+                {"file": source, "ok": False, "line": error.line, "column": error.column, "message": error.message}
+            )
             if not as_json:
                 click.echo(str(error), err=True)
             continue

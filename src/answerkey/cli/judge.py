@@ -16,7 +16,11 @@ from answerkey.report import json_text
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
 max_chars_option = click.option(
-    "--max-chars", type=click.IntRange(min=1), default=CLI_MAX_CAS_CHARS, show_default=True, metavar="N",
+    "--max-chars",
+    type=click.IntRange(min=1),
+    default=CLI_MAX_CAS_CHARS,
+    show_default=True,
+    metavar="N",
     help="Refuse an answer file longer than N characters.",
 )
 
@@ -40,12 +44,25 @@ def load_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHAR
 @scalars_option
 @strings_option
 @click.option("--explain", is_flag=True, help="Print the mapping used, or what is missing, extra or out of tolerance.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the verdict as JSON (columns numbered from 1; with --explain, the explanation's fields).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the verdict as JSON (columns numbered from 1; with --explain, the explanation's fields).",
+)
 @max_chars_option
 @quiet_option
-def judge(canonical: str, system: str, epsilon: float, scalars: str, strings: str, explain: bool, as_json: bool,
-          max_chars: int, quiet: bool) -> None:
+def judge(
+    canonical: str,
+    system: str,
+    epsilon: float,
+    scalars: str,
+    strings: str,
+    explain: bool,
+    as_json: bool,
+    max_chars: int,
+    quiet: bool,
+) -> None:
     """Judge the SYSTEM answer against the CANONICAL answer (CAS files; - reads stdin).
 
     Prints "correct" or "incorrect". A system answer may carry extra columns in any order;

@@ -83,49 +83,69 @@ class FiniteFloat(click.ParamType):
 
 
 epsilon_option = click.option(
-    "--epsilon", "-e", type=FiniteFloat(0), default=DEFAULT_EPSILON, show_default=True,
+    "--epsilon",
+    "-e",
+    type=FiniteFloat(0),
+    default=DEFAULT_EPSILON,
+    show_default=True,
     help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact.",
 )
 scalars_option = click.option(
-    "--scalars", type=click.Choice(SCALAR_RULES), default=SCALAR_RULES[0], show_default=True,
+    "--scalars",
+    type=click.Choice(SCALAR_RULES),
+    default=SCALAR_RULES[0],
+    show_default=True,
     help="atis: a canonical scalar matches only a scalar or a one-value relation. "
     "h89: it is a one-column relation, extra columns allowed (the 1989 reading).",
 )
 strings_option = click.option(
-    "--strings", type=click.Choice(list(STRING_MODES)), default=next(iter(STRING_MODES)), show_default=True,
-    help="String comparison: exact, trim (surrounding whitespace ignored), "
-    "fold (trimmed, Unicode NFC, case-folded).",
+    "--strings",
+    type=click.Choice(list(STRING_MODES)),
+    default=next(iter(STRING_MODES)),
+    show_default=True,
+    help="String comparison: exact, trim (surrounding whitespace ignored), fold (trimmed, Unicode NFC, case-folded).",
 )
 quiet_option = click.option(
-    "-q", "--quiet", is_flag=True,
+    "-q",
+    "--quiet",
+    is_flag=True,
     help="No progress bar and no summary on standard output (errors and warnings still go to standard error).",
 )
 jobs_option = click.option(
-    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
     help="Work in this many processes (same results, same order).",
 )
 fail_under_option = click.option(
-    "--fail-under", type=FiniteFloat(0, maximum=1), metavar="FRACTION",
+    "--fail-under",
+    type=FiniteFloat(0, maximum=1),
+    metavar="FRACTION",
     help="Exit 1 when the headline figure (a fraction, 0.8 for 80%) is below FRACTION.",
 )
 
 
 def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--timeout SECONDS``: a finite number above 0."""
-    return click.option("--timeout", type=FiniteFloat(0, open=True), default=default, show_default=True,
-                        metavar="SECONDS", help=help)
+    return click.option(
+        "--timeout", type=FiniteFloat(0, open=True), default=default, show_default=True, metavar="SECONDS", help=help
+    )
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
 
     @functools.wraps(function)
-    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None,
-                **kwargs: Any) -> Any:
+    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None, **kwargs: Any) -> Any:
         return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
 
-    for name, what in (("xlsx", "an Excel workbook"), ("yaml", "the report as YAML ('-': standard output)"),
-                       ("json", "the report as JSON ('-': standard output)")):
+    for name, what in (
+        ("xlsx", "an Excel workbook"),
+        ("yaml", "the report as YAML ('-': standard output)"),
+        ("json", "the report as JSON ('-': standard output)"),
+    ):
         wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
     return wrapper
 
@@ -141,8 +161,9 @@ def metric_names(text: str, known: Sequence[str], *, none: bool = True) -> tuple
     unknown = [name for name in names if name not in known]
     also = "all, none" if none else "all"
     if unknown:
-        raise click.BadParameter(f"unknown metric {unknown[0]!r}; known: {', '.join(known)} (or {also})",
-                                 param_hint="'--metrics'")
+        raise click.BadParameter(
+            f"unknown metric {unknown[0]!r}; known: {', '.join(known)} (or {also})", param_hint="'--metrics'"
+        )
     if not names:
         raise click.BadParameter(f"name at least one metric, or {also}", param_hint="'--metrics'")
     return names
@@ -156,9 +177,14 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
         return metric_names(value, known(), none=none)
 
     names = ", ".join(known())
-    return click.option("--metrics", default="all", show_default=True, metavar="NAMES", callback=convert,
-                        help=f"Metrics to compute, comma-separated from: {names}; or all"
-                        + (", or none." if none else "."))
+    return click.option(
+        "--metrics",
+        default="all",
+        show_default=True,
+        metavar="NAMES",
+        callback=convert,
+        help=f"Metrics to compute, comma-separated from: {names}; or all" + (", or none." if none else "."),
+    )
 
 
 def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
@@ -171,8 +197,10 @@ def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS
         for warning in group[:shown]:
             click.echo(f"warning: {warning}", err=True)
         if len(group) > shown:
-            click.echo(f"warning: ... and {plural(len(group) - shown, 'more warning')} like these "
-                       "(all are in the reports)", err=True)
+            click.echo(
+                f"warning: ... and {plural(len(group) - shown, 'more warning')} like these (all are in the reports)",
+                err=True,
+            )
 
 
 def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:

@@ -18,7 +18,16 @@ from typing import Any, Literal
 import click
 from pydantic import BaseModel, Field
 
-__all__ = ["schema", "SCHEMAS", "json_schema", "VerdictReport", "CheckReport", "FuzzAnswer", "RoundtripReport", "SelfReport"]
+__all__ = [
+    "schema",
+    "SCHEMAS",
+    "json_schema",
+    "VerdictReport",
+    "CheckReport",
+    "FuzzAnswer",
+    "RoundtripReport",
+    "SelfReport",
+]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -149,41 +158,72 @@ class SchemaEntry:
 
 # Schema name -> entry. Every input and report format registers here.
 SCHEMAS: dict[str, SchemaEntry] = {
-    "corpus": SchemaEntry("answerkey.score.schema:CorpusItemSchema", "records",
-                          "A corpus for answerkey score: a YAML or JSON list of items, or JSON Lines."),
-    "answers": SchemaEntry("answerkey.score.schema:AnswerRecord", "records",
-                           "A system's answers for answerkey score: records in JSON Lines or a JSON/YAML list "
-                           "(or a mapping id: CAS text)."),
-    "score-report": SchemaEntry("answerkey.score.schema:ScoreReport", "document",
-                                "The report of answerkey score (--json, --yaml)."),
-    "judge-report": SchemaEntry("answerkey.cli.schema:VerdictReport", "document",
-                                "The output of answerkey judge --json."),
-    "check-report": SchemaEntry("answerkey.cli.schema:CheckReport", "document",
-                                "The output of answerkey check --json."),
-    "fuzz-answers": SchemaEntry("answerkey.cli.schema:FuzzAnswer", "records",
-                                "Answers written by answerkey fuzz generate to a .jsonl file."),
-    "fuzz-roundtrip-report": SchemaEntry("answerkey.cli.schema:RoundtripReport", "document",
-                                         "The output of answerkey fuzz roundtrip --json."),
-    "fuzz-self-report": SchemaEntry("answerkey.cli.schema:SelfReport", "document",
-                                    "The output of answerkey fuzz self --json."),
-    "qatch-tests": SchemaEntry("answerkey.qatch.schema:QatchTestRow", "records",
-                               "A tests file for answerkey qatch: JSON Lines, a JSON or YAML list, or CSV rows."),
-    "qatch-report": SchemaEntry("answerkey.qatch.schema:QatchReport", "document",
-                                "The report of answerkey qatch (--json, --yaml)."),
-    "sdmx-case": SchemaEntry("answerkey.sdmx.schema:TestCase", "one-or-more",
-                             "SDMX test cases: one case or a list of them per YAML file."),
-    "sdmx-selections": SchemaEntry("answerkey.sdmx.schema:SelectionRecord", "one-or-more",
-                                   "A system's SDMX selections: JSON Lines or a JSON/YAML list of records."),
-    "sdmx-report": SchemaEntry("answerkey.sdmx.schema:SdmxReport", "document",
-                               "The report of answerkey sdmx (--json, --yaml)."),
-    "steps-reference": SchemaEntry("answerkey.steps.schema:ReferenceCorpus", "document",
-                                   "A graphrag-eval reference corpus: templates -> questions -> reference_steps."),
-    "steps-responses": SchemaEntry("answerkey.steps.schema:ResponsesFile", "document",
-                                   "An agent's responses: an object keyed by question id, a JSON list, or JSON Lines."),
-    "steps-results": SchemaEntry("answerkey.steps.schema:ResultsReport", "document",
-                                 "The report of answerkey steps evaluate (--json, --yaml)."),
-    "steps-aggregates": SchemaEntry("answerkey.steps.schema:AggregatesReport", "document",
-                                    "The report of answerkey steps aggregate (--json, --yaml)."),
+    "corpus": SchemaEntry(
+        "answerkey.score.schema:CorpusItemSchema",
+        "records",
+        "A corpus for answerkey score: a YAML or JSON list of items, or JSON Lines.",
+    ),
+    "answers": SchemaEntry(
+        "answerkey.score.schema:AnswerRecord",
+        "records",
+        "A system's answers for answerkey score: records in JSON Lines or a JSON/YAML list "
+        "(or a mapping id: CAS text).",
+    ),
+    "score-report": SchemaEntry(
+        "answerkey.score.schema:ScoreReport", "document", "The report of answerkey score (--json, --yaml)."
+    ),
+    "judge-report": SchemaEntry(
+        "answerkey.cli.schema:VerdictReport", "document", "The output of answerkey judge --json."
+    ),
+    "check-report": SchemaEntry(
+        "answerkey.cli.schema:CheckReport", "document", "The output of answerkey check --json."
+    ),
+    "fuzz-answers": SchemaEntry(
+        "answerkey.cli.schema:FuzzAnswer", "records", "Answers written by answerkey fuzz generate to a .jsonl file."
+    ),
+    "fuzz-roundtrip-report": SchemaEntry(
+        "answerkey.cli.schema:RoundtripReport", "document", "The output of answerkey fuzz roundtrip --json."
+    ),
+    "fuzz-self-report": SchemaEntry(
+        "answerkey.cli.schema:SelfReport", "document", "The output of answerkey fuzz self --json."
+    ),
+    "qatch-tests": SchemaEntry(
+        "answerkey.qatch.schema:QatchTestRow",
+        "records",
+        "A tests file for answerkey qatch: JSON Lines, a JSON or YAML list, or CSV rows.",
+    ),
+    "qatch-report": SchemaEntry(
+        "answerkey.qatch.schema:QatchReport", "document", "The report of answerkey qatch (--json, --yaml)."
+    ),
+    "sdmx-case": SchemaEntry(
+        "answerkey.sdmx.schema:TestCase", "one-or-more", "SDMX test cases: one case or a list of them per YAML file."
+    ),
+    "sdmx-selections": SchemaEntry(
+        "answerkey.sdmx.schema:SelectionRecord",
+        "one-or-more",
+        "A system's SDMX selections: JSON Lines or a JSON/YAML list of records.",
+    ),
+    "sdmx-report": SchemaEntry(
+        "answerkey.sdmx.schema:SdmxReport", "document", "The report of answerkey sdmx (--json, --yaml)."
+    ),
+    "steps-reference": SchemaEntry(
+        "answerkey.steps.schema:ReferenceCorpus",
+        "document",
+        "A graphrag-eval reference corpus: templates -> questions -> reference_steps.",
+    ),
+    "steps-responses": SchemaEntry(
+        "answerkey.steps.schema:ResponsesFile",
+        "document",
+        "An agent's responses: an object keyed by question id, a JSON list, or JSON Lines.",
+    ),
+    "steps-results": SchemaEntry(
+        "answerkey.steps.schema:ResultsReport", "document", "The report of answerkey steps evaluate (--json, --yaml)."
+    ),
+    "steps-aggregates": SchemaEntry(
+        "answerkey.steps.schema:AggregatesReport",
+        "document",
+        "The report of answerkey steps aggregate (--json, --yaml).",
+    ),
 }
 
 
@@ -194,8 +234,12 @@ def json_schema(name: str) -> dict[str, Any]:
     model = getattr(importlib.import_module(module_name), attribute)
     described: dict[str, Any] = model.model_json_schema()
     definitions = described.pop("$defs", {})
-    head: dict[str, Any] = {"$schema": DIALECT, "$id": f"urn:answerkey:schema:{name}", "title": name,
-                            "description": entry.description}
+    head: dict[str, Any] = {
+        "$schema": DIALECT,
+        "$id": f"urn:answerkey:schema:{name}",
+        "title": name,
+        "description": entry.description,
+    }
     if entry.shape == "document":
         body = {**described, **head}
     else:

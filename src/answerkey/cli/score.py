@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from answerkey.cli import Trouble
 from answerkey.cli.options import (
     epsilon_option,
     fail_under_option,
@@ -16,7 +17,6 @@ from answerkey.cli.options import (
     start,
     strings_option,
 )
-from answerkey.cli import Trouble
 from answerkey.errors import InputError, InputErrors
 from answerkey.report import ReportPaths
 from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, load_answers, load_corpus
@@ -35,14 +35,31 @@ __all__ = ["score"]
 @metrics_option(lambda: list(relation_metrics()))
 @fail_under_option
 @jobs_option
-@click.option("--corpus-format", type=click.Choice(list(CORPUS_FORMATS)),
-              help="Read CORPUS as this format (default: by its suffix: .jsonl, .json, else YAML).")
-@click.option("--answers-format", type=click.Choice(list(ANSWER_FORMATS)),
-              help="Read ANSWERS as this format (default: a directory is dir; else by its suffix).")
+@click.option(
+    "--corpus-format",
+    type=click.Choice(list(CORPUS_FORMATS)),
+    help="Read CORPUS as this format (default: by its suffix: .jsonl, .json, else YAML).",
+)
+@click.option(
+    "--answers-format",
+    type=click.Choice(list(ANSWER_FORMATS)),
+    help="Read ANSWERS as this format (default: a directory is dir; else by its suffix).",
+)
 @quiet_option
-def score(corpus: str, answers: str, reports: ReportPaths, epsilon: float, scalars: str, strings: str,
-          metrics: tuple[str, ...], fail_under: float | None, jobs: int, corpus_format: str | None,
-          answers_format: str | None, quiet: bool) -> None:
+def score(
+    corpus: str,
+    answers: str,
+    reports: ReportPaths,
+    epsilon: float,
+    scalars: str,
+    strings: str,
+    metrics: tuple[str, ...],
+    fail_under: float | None,
+    jobs: int,
+    corpus_format: str | None,
+    answers_format: str | None,
+    quiet: bool,
+) -> None:
     """Score a system's ANSWERS against a CORPUS of canonical answers.
 
     CORPUS is a YAML or JSON list of items, or JSON Lines with one item per line: id, query,

@@ -89,8 +89,10 @@ def checked_rows(table: object) -> Sequence[Sequence[object]]:
         raise TypeError(f"a table is a list of rows, not {type(table).__name__}")
     rows = list(table)
     for row in rows:
-        if type(row) is not list and type(row) is not tuple and (
-            isinstance(row, (str, bytes)) or not isinstance(row, Iterable)
+        if (
+            type(row) is not list
+            and type(row) is not tuple
+            and (isinstance(row, (str, bytes)) or not isinstance(row, Iterable))
         ):
             raise TypeError(f"a row is a list of cells, not {type(row).__name__}")
     return rows
@@ -271,9 +273,7 @@ def closest_matches(
             if loose_table.is_integer(key) and other_table.is_integer(other):
                 continue  # integers match integers exactly (only reachable with epsilon >= 1)
             matched = (
-                close(key, point, other, other_point)
-                if loose_are_canonical
-                else close(other, other_point, key, point)
+                close(key, point, other, other_point) if loose_are_canonical else close(other, other_point, key, point)
             )
             if matched:
                 distance = abs(other_point - point)

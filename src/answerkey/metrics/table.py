@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property, partial
 from itertools import compress, count
 from operator import ne
-from typing import Protocol, Union
+from typing import Protocol
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
 from answerkey.metrics.cells import checked_rows, closest_matches, keyed_table
@@ -67,7 +67,7 @@ __all__ = [
     "execution_accuracy",
 ]
 
-Table = Union[Relation, Sequence[Sequence[object]]]
+Table = Relation | Sequence[Sequence[object]]
 
 DEFAULT_RULE = MatchRule(epsilon=DEFAULT_EPSILON)
 

@@ -148,8 +148,9 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) ->
     """Write ``result`` to each path of ``paths`` (JSON, YAML, workbook). Raises
     ``answerkey.files.OutputError`` naming the path that cannot be written."""
     if paths.xlsx:
-        write_workbook(result.workbook(), paths.xlsx, warnings=result.warnings, signature=str(result.signature),
-                       quiet=quiet)
+        write_workbook(
+            result.workbook(), paths.xlsx, warnings=result.warnings, signature=str(result.signature), quiet=quiet
+        )
     if paths.json or paths.yaml:
         document = result.document()
         if paths.json:
@@ -177,6 +178,8 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: s
     align = align or "l" + "r" * (len(header) - 1)
     lines = []
     for row in cells:
-        parts = [cell.ljust(width) if side == "l" else cell.rjust(width) for cell, width, side in zip(row, widths, align)]
+        parts = [
+            cell.ljust(width) if side == "l" else cell.rjust(width) for cell, width, side in zip(row, widths, align)
+        ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)

@@ -62,8 +62,9 @@ class _Writer:
         self.carriage_returns = False
         self.fills: dict[str, Any] = {}
 
-    def cell(self, sheet: Any, value: object, number_format: str | None = None, wrap: bool = False,
-             colour: str | None = None) -> Any:
+    def cell(
+        self, sheet: Any, value: object, number_format: str | None = None, wrap: bool = False, colour: str | None = None
+    ) -> Any:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             cell = self.new_cell(sheet, value=None)
         elif isinstance(value, (bool, int, float)):
@@ -102,12 +103,18 @@ class _Writer:
         rows = spec.rows
         shown = progress(rows, total=len(rows), label=f"writing {self.label}: {spec.name}", quiet=self.quiet)
         for row in shown:
-            sheet.append([
-                self.cell(sheet, value, formats[index] if index < len(formats) else None,
-                          spec.columns[index].wrap if index < len(spec.columns) else False,
-                          _colour(spec, index, value))
-                for index, value in enumerate(row)
-            ])
+            sheet.append(
+                [
+                    self.cell(
+                        sheet,
+                        value,
+                        formats[index] if index < len(formats) else None,
+                        spec.columns[index].wrap if index < len(spec.columns) else False,
+                        _colour(spec, index, value),
+                    )
+                    for index, value in enumerate(row)
+                ]
+            )
         last_row = len(rows) + 1
         sheet.auto_filter.ref = f"A1:{get_column_letter(max(1, len(spec.columns)))}{last_row}"
         all_notes = [*spec.notes, *notes]

@@ -81,8 +81,18 @@ class CorpusItem:
         """The item ``value`` (a mapping as read from YAML or JSON) describes; raises pydantic's
         ``ValidationError`` when ``CorpusItemSchema`` rejects it."""
         model = CorpusItemSchema.model_validate(value)
-        return cls(model.id, model.query, model.answer, model.max_answer, model.category, model.tags,
-                   model.context, model.epsilon, model.ordered, frozenset(model.model_fields_set))
+        return cls(
+            model.id,
+            model.query,
+            model.answer,
+            model.max_answer,
+            model.category,
+            model.tags,
+            model.context,
+            model.epsilon,
+            model.ordered,
+            frozenset(model.model_fields_set),
+        )
 
 
 @dataclass
@@ -174,13 +184,17 @@ def load_corpus(path: str | os.PathLike[str], *, format: str | None = None) -> C
         try:
             item = CorpusItem.validate(value)
         except ValidationError as error:
-            corpus.problems.extend(validation_errors(error, source=source, locate=document.locate,
-                                                     model=CorpusItemSchema, prefix=item_path))
+            corpus.problems.extend(
+                validation_errors(
+                    error, source=source, locate=document.locate, model=CorpusItemSchema, prefix=item_path
+                )
+            )
             continue
         if item.id in first_seen:
             first_line = document.locate((*first_seen[item.id], "id"))[0]
-            corpus.problems.append(document.error(f"duplicate id {item.id!r} (first on line {first_line})",
-                                                  (*item_path, "id")))
+            corpus.problems.append(
+                document.error(f"duplicate id {item.id!r} (first on line {first_line})", (*item_path, "id"))
+            )
             continue
         first_seen[item.id] = item_path
         corpus.items.append(item)
@@ -200,8 +214,11 @@ def _answer_records(document: Document, problems: list[InputError]) -> Iterator[
         try:
             record = AnswerRecord.model_validate(value)
         except ValidationError as error:
-            problems.extend(validation_errors(error, source=document.source, locate=document.locate,
-                                              model=AnswerRecord, prefix=record_path))
+            problems.extend(
+                validation_errors(
+                    error, source=document.source, locate=document.locate, model=AnswerRecord, prefix=record_path
+                )
+            )
             continue
         yield record.id, SystemAnswer(record.answer, origin), (*record_path, "id")
 
@@ -217,8 +234,14 @@ def _answer_mapping(document: Document, problems: list[InputError]) -> Iterator[
             problems.append(InputError(f"{key}: {error}", source=document.source, line=line, column=column))
             continue
         if text is not None and not isinstance(text, str):
-            problems.append(InputError(f"{key}: the answer must be CAS text, not {kind_of(value)}",
-                                       source=document.source, line=line, column=column))
+            problems.append(
+                InputError(
+                    f"{key}: the answer must be CAS text, not {kind_of(value)}",
+                    source=document.source,
+                    line=line,
+                    column=column,
+                )
+            )
             continue
         yield str(key), SystemAnswer(text, origin), (key,)
 
@@ -234,10 +257,12 @@ def _answer_directory(path: str, problems: list[InputError]) -> Iterator[tuple[s
     for entry in files:
         if entry.suffix.lower() != CAS_SUFFIX:
             # A stray file may be an answer under the wrong name: never skip it silently.
-            problems.append(InputError(
-                "not a <id>.cas file: an answers directory holds only <id>.cas files (hidden ones are skipped)",
-                source=str(entry),
-            ))
+            problems.append(
+                InputError(
+                    "not a <id>.cas file: an answers directory holds only <id>.cas files (hidden ones are skipped)",
+                    source=str(entry),
+                )
+            )
             continue
         try:
             text = read_text(entry)
@@ -274,17 +299,23 @@ def load_answers(path: str | os.PathLike[str], *, format: str | None = None) -> 
         elif document.data is None:
             entries = iter(())
         else:
-            raise document.error("an answers file is a list of {id, answer} records or a mapping id: CAS text, "
-                                 f"not {kind_of(document.data)}")
+            raise document.error(
+                "an answers file is a list of {id, answer} records or a mapping id: CAS text, "
+                f"not {kind_of(document.data)}"
+            )
     answers = Answers(source)
     first_seen: dict[str, str] = {}
     for item_id, answer, id_path in entries:
         if item_id in answers.by_id:
             line, column = document.locate(id_path) if document is not None else (None, None)
-            problems.append(InputError(
-                f"a second answer for id {item_id!r} (first at {first_seen[item_id]})",
-                source=source if answer.embedded else answer.origin, line=line, column=column,
-            ))
+            problems.append(
+                InputError(
+                    f"a second answer for id {item_id!r} (first at {first_seen[item_id]})",
+                    source=source if answer.embedded else answer.origin,
+                    line=line,
+                    column=column,
+                )
+            )
             continue
         first_seen[item_id] = answer.origin
         answers.by_id[item_id] = answer

@@ -90,14 +90,28 @@ def summary_table(run: ScoreRun) -> str:
     Accuracy is a fraction; weighted error and score are ATIS percentage points.
     """
     rows = [
-        (name, group.items, group.scored, group.correct, group.incorrect, group.no_answer,
-         figure(group.accuracy), figure(group.weighted_error, 1), figure(group.score, 1))
+        (
+            name,
+            group.items,
+            group.scored,
+            group.correct,
+            group.incorrect,
+            group.no_answer,
+            figure(group.accuracy),
+            figure(group.weighted_error, 1),
+            figure(group.score, 1),
+        )
         for name, group in _groups(run)
     ]
     parts = [text_table(("group", *FIGURES), rows)]
     if run.metric_names:
-        parts.append(text_table(("metric", "mean over scored items"),
-                                [(name, figure(run.summary.metrics.get(name))) for name in run.metric_names], "ll"))
+        parts.append(
+            text_table(
+                ("metric", "mean over scored items"),
+                [(name, figure(run.summary.metrics.get(name))) for name in run.metric_names],
+                "ll",
+            )
+        )
     parts.append(f"signature: {run.signature}")
     return "\n\n".join(parts)
 
@@ -112,32 +126,79 @@ def workbook(run: ScoreRun) -> Workbook:
     """``Overview``: one row per item (verdicts coloured); ``Statistics``: all items, each
     category and each tag, with a chart of accuracy per tag."""
     names = list(run.metric_names)
-    overview = Sheet("Overview", [
-        Column("id", 14, "text"), Column("query", 40, "text", wrap=True),
-        Column("verdict", 11, "text", colours=VERDICT_COLOURS), Column("reason", 50, "text", wrap=True),
-        Column("canonical", 30, "text", wrap=True), Column("system answer", 30, "text", wrap=True),
-        Column("tags", 20, "text"), Column("category", 9, "text"), Column("context", 40, "text", wrap=True),
-        *(Column(name, 12, "ratio") for name in names),
-    ], [
-        [item.id, item.query, item.verdict, item.reason, _canonical_cell(item.canonical, item.max_answer),
-         item.system, ", ".join(item.tags), item.category, "\n".join(item.context) or None,
-         *(item.metrics.get(name) for name in names)]
-        for item in run.items
-    ])
+    overview = Sheet(
+        "Overview",
+        [
+            Column("id", 14, "text"),
+            Column("query", 40, "text", wrap=True),
+            Column("verdict", 11, "text", colours=VERDICT_COLOURS),
+            Column("reason", 50, "text", wrap=True),
+            Column("canonical", 30, "text", wrap=True),
+            Column("system answer", 30, "text", wrap=True),
+            Column("tags", 20, "text"),
+            Column("category", 9, "text"),
+            Column("context", 40, "text", wrap=True),
+            *(Column(name, 12, "ratio") for name in names),
+        ],
+        [
+            [
+                item.id,
+                item.query,
+                item.verdict,
+                item.reason,
+                _canonical_cell(item.canonical, item.max_answer),
+                item.system,
+                ", ".join(item.tags),
+                item.category,
+                "\n".join(item.context) or None,
+                *(item.metrics.get(name) for name in names),
+            ]
+            for item in run.items
+        ],
+    )
     groups = _groups(run)
     charts = []
     if run.by_tag:
         first = 1 + len(run.by_category)  # rows: all, the categories, then the tags
-        charts.append(Chart("Accuracy per tag", 0, (FIGURES.index("accuracy") + 1,), first,
-                            first + len(run.by_tag) - 1, axis_title="accuracy"))
-    statistics = Sheet("Statistics", [
-        Column("group", 24, "text"), Column("items", 8, "integer"), Column("scored", 8, "integer"),
-        Column("correct", 8, "integer"), Column("incorrect", 10, "integer"), Column("no_answer", 10, "integer"),
-        Column("accuracy", 10, "ratio"), Column("weighted_error", 15, "points"), Column("score", 8, "points"),
-        *(Column(name, 12, "ratio") for name in names),
-    ], [
-        [name, group.items, group.scored, group.correct, group.incorrect, group.no_answer,
-         group.accuracy, group.weighted_error, group.score, *(group.metrics.get(n) for n in names)]
-        for name, group in groups
-    ], charts=charts)
+        charts.append(
+            Chart(
+                "Accuracy per tag",
+                0,
+                (FIGURES.index("accuracy") + 1,),
+                first,
+                first + len(run.by_tag) - 1,
+                axis_title="accuracy",
+            )
+        )
+    statistics = Sheet(
+        "Statistics",
+        [
+            Column("group", 24, "text"),
+            Column("items", 8, "integer"),
+            Column("scored", 8, "integer"),
+            Column("correct", 8, "integer"),
+            Column("incorrect", 10, "integer"),
+            Column("no_answer", 10, "integer"),
+            Column("accuracy", 10, "ratio"),
+            Column("weighted_error", 15, "points"),
+            Column("score", 8, "points"),
+            *(Column(name, 12, "ratio") for name in names),
+        ],
+        [
+            [
+                name,
+                group.items,
+                group.scored,
+                group.correct,
+                group.incorrect,
+                group.no_answer,
+                group.accuracy,
+                group.weighted_error,
+                group.score,
+                *(group.metrics.get(n) for n in names),
+            ]
+            for name, group in groups
+        ],
+        charts=charts,
+    )
     return Workbook(overview, statistics)

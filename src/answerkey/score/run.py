@@ -259,8 +259,11 @@ def _parse_canonical(text: str, field_name: str, *, alternatives: bool) -> Answe
     try:
         return parse(text, allow_alternatives=alternatives)
     except ParseError as error:
-        raise _CanonicalProblem(field_name, f"{field_name}: {error.message} (at {error.line}:{error.column} "
-                                f"of the {field_name.replace('_', ' ')} text)") from None
+        raise _CanonicalProblem(
+            field_name,
+            f"{field_name}: {error.message} (at {error.line}:{error.column} "
+            f"of the {field_name.replace('_', ' ')} text)",
+        ) from None
 
 
 def canonical_answers(
@@ -271,10 +274,10 @@ def canonical_answers(
 
     >>> canonical_answers("((1 2))", "((1 2 3))")[1].arity
     3
-    >>> canonical_answers("((1 2))", "((1 3))")
+    >>> canonical_answers("((1 2))", "((1 3))")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    answerkey.errors.InputError: <input>: max_answer: does not contain the minimal answer (no columns of it give the minimal answer's tuples)
+    answerkey.errors.InputError: <input>: max_answer: does not contain the minimal answer (no columns of it ...)
     """
     try:
         return _canonical_answers(answer, max_answer, ordered, scored)
@@ -287,8 +290,11 @@ def _canonical_answers(
 ) -> tuple[Answer, Relation | None]:
     canonical = _with_order(_parse_canonical(answer, "answer", alternatives=True), ordered)
     if isinstance(canonical, NoAnswer) and scored:
-        raise _CanonicalProblem("answer", "answer: NO_ANSWER cannot be a canonical answer (nothing matches it; "
-                                "use category X to list an item without scoring it)")
+        raise _CanonicalProblem(
+            "answer",
+            "answer: NO_ANSWER cannot be a canonical answer (nothing matches it; "
+            "use category X to list an item without scoring it)",
+        )
     if max_answer is None:
         return canonical, None
     maximal = _with_order(_parse_canonical(max_answer, "max_answer", alternatives=True), ordered)
@@ -296,14 +302,19 @@ def _canonical_answers(
         what = "NO_ANSWER" if isinstance(maximal, NoAnswer) else "OR alternatives"
         raise _CanonicalProblem("max_answer", f"max_answer: must be one relation, not {what}")
     if not isinstance(canonical, Relation):
-        raise _CanonicalProblem("answer", "answer: a minimal answer with max_answer must be one relation "
-                                "(not OR alternatives, not NO_ANSWER)")
+        raise _CanonicalProblem(
+            "answer",
+            "answer: a minimal answer with max_answer must be one relation (not OR alternatives, not NO_ANSWER)",
+        )
     if bool(canonical.rows) != bool(maximal.rows):
-        raise _CanonicalProblem("max_answer", "max_answer: the minimal and maximal answers must both be empty "
-                                "or both have tuples")
+        raise _CanonicalProblem(
+            "max_answer", "max_answer: the minimal and maximal answers must both be empty or both have tuples"
+        )
     if canonical.rows and find_mapping(canonical.rows, maximal.rows, MatchRule(epsilon=0)) is None:
-        raise _CanonicalProblem("max_answer", "max_answer: does not contain the minimal answer "
-                                "(no columns of it give the minimal answer's tuples)")
+        raise _CanonicalProblem(
+            "max_answer",
+            "max_answer: does not contain the minimal answer (no columns of it give the minimal answer's tuples)",
+        )
     return canonical, maximal
 
 
@@ -314,9 +325,7 @@ def _applies(name: str, target: Relation) -> bool:
     return name not in ORDER_METRICS or target.ordered
 
 
-def item_metrics(
-    canonical: Answer, system: Answer | None, rule: MatchRule, names: Sequence[str]
-) -> dict[str, float]:
+def item_metrics(canonical: Answer, system: Answer | None, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
     """Graded metric values of one item: for OR alternatives the best value over them; 0.0
     for every metric when the system gave no usable answer (``None`` or ``NO_ANSWER``); NaN
     for an order metric where the canonical answer is not ordered."""
@@ -404,8 +413,9 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
         return _Outcome("no_answer", "the system gave no answer (NO_ANSWER)", declined)
     verdict: Verdict
     if maximal is not None and isinstance(canonical, Relation):
-        verdict = judge_min_max(canonical, maximal, system, epsilon=epsilon, scalars=options.scalars,
-                                strings=options.strings)
+        verdict = judge_min_max(
+            canonical, maximal, system, epsilon=epsilon, scalars=options.scalars, strings=options.strings
+        )
     else:
         verdict = judge(canonical, system, epsilon=epsilon, scalars=options.scalars, strings=options.strings)
     return _Outcome(verdict.label, verdict.reason, item_metrics(canonical, system, rule, names))
@@ -428,11 +438,20 @@ def _tasks(corpus: Corpus, answers: Answers | None) -> list[_Task]:
     tasks = []
     for index, item in enumerate(corpus.items):
         given = by_id.get(item.id)
-        tasks.append(_Task(
-            index, item.answer, item.max_answer, item.epsilon, item.ordered, item.scored,
-            given is not None, given.text if given else None, given.origin if given else "",
-            given.embedded if given else True,
-        ))
+        tasks.append(
+            _Task(
+                index,
+                item.answer,
+                item.max_answer,
+                item.epsilon,
+                item.ordered,
+                item.scored,
+                given is not None,
+                given.text if given else None,
+                given.origin if given else "",
+                given.embedded if given else True,
+            )
+        )
     return tasks
 
 
@@ -478,19 +497,29 @@ def _unknown_ids(corpus: Corpus, answers: Answers) -> list[RunWarning]:
     corpus id but for case, one more saying so (ids are compared exactly)."""
     known = {item.id for item in corpus.items}
     unknown = [(item_id, given) for item_id, given in answers.by_id.items() if item_id not in known]
-    warnings = [RunWarning(f"{given.origin}: answer for id {item_id!r}, which is not in the corpus", "unknown-id")
-                for item_id, given in unknown]
+    warnings = [
+        RunWarning(f"{given.origin}: answer for id {item_id!r}, which is not in the corpus", "unknown-id")
+        for item_id, given in unknown
+    ]
     if unknown:
         folded = {item_id.casefold() for item_id in known}
         by_case = [item_id for item_id, _ in unknown if item_id.casefold() in folded]
         if by_case:
-            warnings.append(RunWarning(
-                f"{plural(len(by_case), 'answer id')} of {len(unknown):,} not in the corpus match a corpus id "
-                f"but for case (e.g. {by_case[0]!r}); ids are compared exactly", "unknown-id-case"))
+            warnings.append(
+                RunWarning(
+                    f"{plural(len(by_case), 'answer id')} of {len(unknown):,} not in the corpus match a corpus id "
+                    f"but for case (e.g. {by_case[0]!r}); ids are compared exactly",
+                    "unknown-id-case",
+                )
+            )
         elif len(unknown) == len(answers.by_id):
-            warnings.append(RunWarning(
-                f"no answer in {answers.source} has an id of the corpus {corpus.source}: "
-                "are these the answers to this corpus?", "unknown-id-all"))
+            warnings.append(
+                RunWarning(
+                    f"no answer in {answers.source} has an id of the corpus {corpus.source}: "
+                    "are these the answers to this corpus?",
+                    "unknown-id-all",
+                )
+            )
     return warnings
 
 
@@ -519,15 +548,23 @@ def score_corpus(
         if outcome.problem is not None:
             problems.append(_problem(corpus, task.position, *outcome.problem))
             continue
-        results.append(ItemResult(
-            id=item.id, verdict=outcome.verdict, reason=outcome.reason, category=item.category,
-            tags=tuple(item.tags), metrics=outcome.metrics, query=item.query, canonical=item.answer,
-            max_answer=item.max_answer, system=task.system if task.has_system else None,
-            context=tuple(item.context),
-        ))
+        results.append(
+            ItemResult(
+                id=item.id,
+                verdict=outcome.verdict,
+                reason=outcome.reason,
+                category=item.category,
+                tags=tuple(item.tags),
+                metrics=outcome.metrics,
+                query=item.query,
+                canonical=item.answer,
+                max_answer=item.max_answer,
+                system=task.system if task.has_system else None,
+                context=tuple(item.context),
+            )
+        )
     if problems:
         raise InputErrors(problems)
     with gc_paused(len(results) >= PAUSE_FROM_CELLS):
         summary, by_category, by_tag = _summaries(results, options.metrics)
-    return ScoreRun(options.signature, options, results, summary, by_category, by_tag,
-                    _unknown_ids(corpus, answers))
+    return ScoreRun(options.signature, options, results, summary, by_category, by_tag, _unknown_ids(corpus, answers))

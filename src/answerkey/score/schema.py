@@ -100,7 +100,8 @@ class CorpusItemSchema(BaseModel):
         None, description="Maximal CAS answer (ATIS 1991-92 min/max): no system column may fall outside it."
     )
     category: Annotated[
-        Category, BeforeValidator(_category),
+        Category,
+        BeforeValidator(_category),
         WithJsonSchema({"enum": ["0", "1", "2", "3", "X", "x", 0, 1, 2, 3]}),
     ] = Field("0", description="H89-2019 section 5 category: 0 (default), 1, 2, 3, or X (listed, not scored).")
     tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
