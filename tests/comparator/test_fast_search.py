@@ -189,8 +189,10 @@ def test_mapping_found_is_a_valid_mapping(pair, strings):
         assert reduced == {tuple(map(rule.key, row)) for row in canonical.rows}
 
 
-@given(st.lists(st.lists(st.sampled_from(["0.5", "0.50001", "1.5", "2"]), min_size=2, max_size=2),
-                min_size=1, max_size=5), st.sampled_from([0, 0.0001]))
+@given(
+    st.lists(st.lists(st.sampled_from(["0.5", "0.50001", "1.5", "2"]), min_size=2, max_size=2), min_size=1, max_size=5),
+    st.sampled_from([0, 0.0001]),
+)
 def test_reals_with_and_without_tolerance_agree_with_oracle(rows, epsilon):
     """Reals near each other, tolerant (no counting) or exact (counting on keys): the oracle's verdict."""
     canonical = Relation([[Number.parse(text) for text in row] for row in rows])

@@ -28,6 +28,7 @@ EPSILONS = st.sampled_from(["0.0001", "0.01", "0.5", "2", "1e-9"])
 
 def pairwise_equivalent(canonical, system, rule) -> bool:
     """Mutual coverage by comparing every pair (the definition)."""
+
     def matches(c_row, s_row):
         return all(rule.match(c, s) for c, s in zip(c_row, s_row))
 
@@ -73,8 +74,10 @@ def numeric_pairs(draw):
     else:
         factor = draw(st.sampled_from(["1", "1.00005", "0.99995", "1.0002", "1.3"]))
         system = [
-            tuple(Number(Decimal(v.value) * Decimal(factor), True, "x") if type(v) is Number and v.is_real else v
-                  for v in row)
+            tuple(
+                Number(Decimal(v.value) * Decimal(factor), True, "x") if type(v) is Number and v.is_real else v
+                for v in row
+            )
             for row in rows
         ]
         system = draw(st.permutations(system))
@@ -139,12 +142,16 @@ def test_large_relations_agree_with_the_index_alone(change):
     elif change == "extra tuple":
         system.append(tuple(Number.of(7.5) for _ in range(5)))
     rule = MatchRule()
-    assert equivalent(canonical, system, rule) == verdict_of_the_index_alone(canonical, system, rule) == (change == "none")
+    assert (
+        equivalent(canonical, system, rule) == verdict_of_the_index_alone(canonical, system, rule) == (change == "none")
+    )
 
 
 def test_integers_in_a_tolerant_column_stay_exact():
     """An integer against an integer is exact whatever epsilon: the pre-pass never calls 5 and 6 a match."""
-    canonical = [(Number.of(5), Number.parse("1.5"))] * 1 + [(Number.of(i), Number.parse("2.5")) for i in range(7, 3000)]
+    canonical = [(Number.of(5), Number.parse("1.5"))] * 1 + [
+        (Number.of(i), Number.parse("2.5")) for i in range(7, 3000)
+    ]
     system = [(Number.of(6), Number.parse("1.5"))] + [(Number.of(i), Number.parse("2.5")) for i in range(7, 3000)]
     rule = MatchRule(epsilon=0.5)
     assert not equivalent(canonical, system, rule)
@@ -152,8 +159,9 @@ def test_integers_in_a_tolerant_column_stay_exact():
 
 
 PROOF_EPSILONS = st.sampled_from(["0.0001", "0.01", "0.5", "0.999", "1e-9", "3e-13"])
-MAGNITUDES = st.sampled_from([0, 1, 10**-3, 10**6, Decimal("1e-279"), Decimal("1e-300"), Decimal("1e-330"),
-                              Decimal("1e300"), Decimal("1e400")])
+MAGNITUDES = st.sampled_from(
+    [0, 1, 10**-3, 10**6, Decimal("1e-279"), Decimal("1e-300"), Decimal("1e-330"), Decimal("1e300"), Decimal("1e400")]
+)
 
 
 @st.composite
@@ -197,7 +205,9 @@ def test_float_proofs_are_decisive_away_from_the_boundary():
 def test_floats_too_small_or_too_large_prove_nothing():
     """A non-zero value that rounds away, or a value beyond the float range, becomes NaN (never
     equal to itself, so it proves nothing); an exact zero stays 0.0."""
-    floats = _proof_floats([-(10**400), Decimal("1e-300"), Decimal(0), Decimal("-0.0"), Decimal("1e400"), Decimal("1.5")])
+    floats = _proof_floats(
+        [-(10**400), Decimal("1e-300"), Decimal(0), Decimal("-0.0"), Decimal("1e400"), Decimal("1.5")]
+    )
     assert [number != number for number in floats] == [True, True, False, False, True, False]
     assert floats[2:4] + floats[5:] == [0.0, 0.0, 1.5]
 
@@ -208,8 +218,11 @@ def test_floats_prove_only_for_epsilons_with_room(epsilon, expected):
     assert (_proof_reach(Decimal(epsilon)) is not None) == expected
 
 
-@given(st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: abs(x) > 1e-300),
-       st.sampled_from([1e-4, 0.01, 0.5, 1e-9]), st.floats(-1, 1))
+@given(
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: abs(x) > 1e-300),
+    st.sampled_from([1e-4, 0.01, 0.5, 1e-9]),
+    st.floats(-1, 1),
+)
 def test_a_value_and_its_match_share_a_grid_cell_or_neighbouring_ones(value, epsilon, fraction):
     """The alignment grid is at least four epsilons wide everywhere, so a match (within a
     relative epsilon) is at most one cell over, for negative values too."""
@@ -226,11 +239,15 @@ def crowded_relation(shape: str, rows: int, seed: int):
     rng = random.Random(seed)
     if shape == "grid":
         axis = [round(rng.uniform(1, 1000), 2) for _ in range(30)]
-        canonical = [(Number.of(axis[i % 30]), Number.of(axis[i // 30 % 30]), Number.of(round(rng.uniform(1, 1e6), 3)))
-                     for i in range(rows)]
+        canonical = [
+            (Number.of(axis[i % 30]), Number.of(axis[i // 30 % 30]), Number.of(round(rng.uniform(1, 1e6), 3)))
+            for i in range(rows)
+        ]
     else:
-        canonical = [(Number.parse("0.0"), Number.of(round(rng.uniform(1, 1e6), 3)), Number.of(1.5 if i % 3 else 0.0))
-                     for i in range(rows)]
+        canonical = [
+            (Number.parse("0.0"), Number.of(round(rng.uniform(1, 1e6), 3)), Number.of(1.5 if i % 3 else 0.0))
+            for i in range(rows)
+        ]
     system = [tuple(Number.of(float(v.value) * (1 + rng.uniform(-5e-5, 5e-5))) for v in row) for row in canonical]
     rng.shuffle(system)
     return canonical, system
@@ -262,7 +279,11 @@ def test_crowded_relations_agree_with_the_index_alone(shape, change):
 
 
 def test_most_distinct_first_orders_tolerant_columns_by_their_distinct_values():
-    columns = [tuple(Number.of(float(i % 3)) for i in range(100)), ("x",) * 100,
-               tuple(Number.of(float(i)) for i in range(100)), tuple(Number.of(0.5) for _ in range(100))]
+    columns = [
+        tuple(Number.of(float(i % 3)) for i in range(100)),
+        ("x",) * 100,
+        tuple(Number.of(float(i)) for i in range(100)),
+        tuple(Number.of(0.5) for _ in range(100)),
+    ]
     assert _most_distinct_first((0, 2, 3), columns) == (2, 0, 3)
     assert _most_distinct_first((3,), columns) == (3,)

@@ -27,7 +27,7 @@ from answerkey.model import Relation
         ('( (2341 "SMITH") (5573 "JONES") )', '( ("JONES" 5573 45) ("SMITH" 2341 44) )', True),
         ('( (2341 "SMITH") (5573 "JONES") )', '( (2341 "SMITH") )', False),
         ('( (2341 "SMITH") (5573 "JONES") )', '( (2341 "SMITH") (5573 "JONES") (9999 "TAI") )', False),
-        ('( (2341 "SMITH") )', '( (2341) )', False),
+        ('( (2341 "SMITH") )', "( (2341) )", False),
         # H89-2019 section 4: extra columns may split tuples; the reduced answer is deduplicated.
         ("( (40000) )", '( ("SMITH" 40000) ("JONES" 40000) )', True),
         # Duplicates carry no weight.
@@ -102,8 +102,11 @@ def test_verdict_reports_mapping():
     assert bool(verdict) is True
     document = verdict.document()
     assert {key: document[key] for key in ("verdict", "correct", "reason", "mapping", "alternative")} == {
-        "verdict": "correct", "correct": True, "reason": "the tuples match as sets",
-        "mapping": [{"canonical": 1, "system": 4}, {"canonical": 2, "system": 2}], "alternative": None,
+        "verdict": "correct",
+        "correct": True,
+        "reason": "the tuples match as sets",
+        "mapping": [{"canonical": 1, "system": 4}, {"canonical": 2, "system": 2}],
+        "alternative": None,
     }
 
 

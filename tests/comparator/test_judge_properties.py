@@ -82,10 +82,12 @@ def naive_correct(canonical: Relation, system: Relation, rule: MatchRule) -> boo
         return not canonical.rows and not system.rows
     for mapping in itertools.permutations(range(system.arity), canonical.arity):
         reduced = list(dict.fromkeys(tuple(row[j] for j in mapping) for row in system.rows))
-        covered = all(any(all(rule.match(c, s) for c, s in zip(c_row, s_row)) for s_row in reduced)
-                      for c_row in canonical.rows)
-        covering = all(any(all(rule.match(c, s) for c, s in zip(c_row, s_row)) for c_row in canonical.rows)
-                       for s_row in reduced)
+        covered = all(
+            any(all(rule.match(c, s) for c, s in zip(c_row, s_row)) for s_row in reduced) for c_row in canonical.rows
+        )
+        covering = all(
+            any(all(rule.match(c, s) for c, s in zip(c_row, s_row)) for c_row in canonical.rows) for s_row in reduced
+        )
         if covered and covering:
             return True
     return False
@@ -94,8 +96,11 @@ def naive_correct(canonical: Relation, system: Relation, rule: MatchRule) -> boo
 small_numeric = relations(min_rows=1, max_rows=5, min_cols=1, max_cols=3, types=("integer", "real", "boolean"))
 
 
-@given(small_numeric, relations(min_rows=1, max_rows=5, min_cols=1, max_cols=4, types=("integer", "real", "boolean")),
-       st.sampled_from([0, 0.0001, 0.5]))
+@given(
+    small_numeric,
+    relations(min_rows=1, max_rows=5, min_cols=1, max_cols=4, types=("integer", "real", "boolean")),
+    st.sampled_from([0, 0.0001, 0.5]),
+)
 def test_mapping_search_agrees_with_exhaustive_oracle(canonical, system, epsilon):
     """The pruned search and the exhaustive enumeration give the same verdict."""
     rule = MatchRule(epsilon=epsilon)
@@ -113,8 +118,10 @@ def test_mapping_search_agrees_with_oracle_on_shared_domains(data):
     assert judge(canonical, system).correct == naive_correct(canonical, system, MatchRule())
 
 
-@given(st.lists(st.tuples(st.decimals(-100, 100, places=2, allow_nan=False)), min_size=1, max_size=8),
-       st.sampled_from([0, 0.0001, 0.01, 0.5, 2]))
+@given(
+    st.lists(st.tuples(st.decimals(-100, 100, places=2, allow_nan=False)), min_size=1, max_size=8),
+    st.sampled_from([0, 0.0001, 0.01, 0.5, 2]),
+)
 def test_tolerant_set_equivalence_agrees_with_pairwise_scan(values, epsilon):
     """The windowed index gives the same answer as comparing every pair."""
     rule = MatchRule(epsilon=epsilon)

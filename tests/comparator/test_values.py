@@ -14,8 +14,15 @@ from answerkey.testing.strategies import values
 
 rules = st.builds(MatchRule, epsilon=st.just(0), strings=st.sampled_from(sorted(STRING_MODES)))
 small_values = values(failures=True) | st.sampled_from(
-    [Number(1, False, "1"), Number(Decimal("1.0"), True, "1.0"), Boolean(True), String("1"), String(" a"),
-     String("A"), NIL]
+    [
+        Number(1, False, "1"),
+        Number(Decimal("1.0"), True, "1.0"),
+        Boolean(True),
+        String("1"),
+        String(" a"),
+        String("A"),
+        NIL,
+    ]
 )
 
 
@@ -33,14 +40,17 @@ def test_column_keys_equal_keys_one_by_one(strings, column, one_type):
     assert rule.keys(iter(column)) == rule.keys(column)
 
 
-@pytest.mark.parametrize(("value", "key"), [
-    (Number(5, False, "5"), 5),
-    (Number(Decimal("2.50"), True, "2.50"), Decimal("2.5")),
-    (String(" Ab"), " Ab"),
-    (Date(dt.date(1989, 7, 4)), dt.date(1989, 7, 4)),
-    (Boolean(True), Boolean(True)),
-    (NIL, NIL),
-])
+@pytest.mark.parametrize(
+    ("value", "key"),
+    [
+        (Number(5, False, "5"), 5),
+        (Number(Decimal("2.50"), True, "2.50"), Decimal("2.5")),
+        (String(" Ab"), " Ab"),
+        (Date(dt.date(1989, 7, 4)), dt.date(1989, 7, 4)),
+        (Boolean(True), Boolean(True)),
+        (NIL, NIL),
+    ],
+)
 def test_keys_are_plain_python_values(value, key):
     assert MatchRule().key(value) == key
     assert type(MatchRule().key(value)) is type(key)

@@ -69,6 +69,19 @@ def test_atom_terminals_are_the_grammars():
     assert set(TERMINALS) - atom_names == {"LPAR", "_RPAR", "COMMENT", "WHITESPACE"}
 
 
+def test_string_patterns_are_one_and_cannot_backtrack():
+    """STRING (cas.lark), the fast path's string and tokenizer patterns, and the error scan
+    are built from one body, a loop of possessive repeats without an alternation: Python's
+    re keeps no state per character for it (a repeated alternation took 150-700 bytes)."""
+    body = fast.STRING_BODY
+    assert TERMINALS["STRING"].pattern.value == fast.STRING_PATTERN == f'"{body}"(?![^\\s();])'
+    assert f'"{body}"' == fast.QUOTED_STRING
+    assert "|" not in body and body.count("*+") == 3 and "*" not in body.replace("*+", "")
+    assert "|" + fast.STRING_PATTERN + "|" in fast._TOKEN.pattern
+    assert answerkey.grammar._QUOTED_STRING.pattern == fast.QUOTED_STRING
+    assert answerkey.grammar._BODY_PREFIX.pattern == body
+
+
 def test_gap_patterns_are_the_grammars():
     """The tokenizer skips exactly the grammar's WHITESPACE and COMMENT."""
     assert TERMINALS["WHITESPACE"].pattern.value == "[^\\S\x1c-\x1f]+"
@@ -142,7 +155,7 @@ def test_str_split_whitespace_is_regex_whitespace():
         "((1\x85 2))",
         "((a\x00b))",
         "((1) (2 3))",  # mixed arity
-        "((1) (\"a\"))",  # mixed types
+        '((1) ("a"))',  # mixed types
         "((NIL) (1) (NIL))",
         "((NIL))",
         "((1 (2)))",

@@ -11,9 +11,7 @@ import answerkey.grammar
 from answerkey import ParseError, parse, render
 from answerkey.testing.strategies import answers
 
-GRAMMAR = Lark.open(
-    str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic"
-)
+GRAMMAR = Lark.open(str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic")
 
 
 @given(answers())

@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from answerkey.comparator.search import closest_mapping, find_mapping
-from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, MatchRule, format_epsilon
+from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, MatchRule, format_epsilon, format_figure
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.model import Alternatives, Answer, NoAnswer, Number, Relation, Value
@@ -66,8 +66,10 @@ class Explanation:
     def lines(self) -> list[str]:
         """The explanation as text lines, as ``answerkey judge --explain`` prints it."""
         lines = ["closest mapping: " + describe_mapping(self.mapping)]
-        for title, rows in (("canonical tuples missing from the system answer", self.missing),
-                            ("system tuples not in the canonical answer", self.extra)):
+        for title, rows in (
+            ("canonical tuples missing from the system answer", self.missing),
+            ("system tuples not in the canonical answer", self.extra),
+        ):
             if rows:
                 lines.append(f"{title} ({len(rows)}):")
                 lines.extend("  " + render_tuple(row) for row in rows[:SHOWN_TUPLES])
@@ -107,6 +109,8 @@ def mapping_document(mapping: Sequence[int] | None) -> list[dict[str, int]] | No
 
 
 def _difference(canonical: Number, system: Number, epsilon: Decimal) -> tuple[Decimal, Decimal]:
+    # For display: EXACT never traps (numbers at the bounds, 1e1000000, overflow the default
+    # context), and rounds only differences of numbers thousands of places apart.
     difference = EXACT.subtract(Decimal(system.value), Decimal(canonical.value)).copy_abs()
     allowed = EXACT.multiply(Decimal(canonical.value).copy_abs(), epsilon)
     return difference, allowed
@@ -116,25 +120,36 @@ def _tolerance_text(canonical: Number, system: Number, epsilon: Decimal) -> str:
     if not (canonical.is_real or system.is_real):
         return f"{system.text} for {canonical.text}: integers must be equal"
     difference, allowed = _difference(canonical, system, epsilon)
-    return f"{system.text} for {canonical.text}: off by {difference}, more than {format_epsilon(allowed)}"
+    return (
+        f"{system.text} for {canonical.text}: off by {format_figure(difference)}, "
+        f"more than {format_figure(allowed, normalise=True)}"
+    )
 
 
 def _tolerance_document(canonical: Number, system: Number, epsilon: Decimal) -> dict[str, str]:
     difference, allowed = _difference(canonical, system, epsilon)
     exact = not (canonical.is_real or system.is_real)
-    return {"canonical": canonical.text, "system": system.text, "difference": str(difference),
-            "allowed": "0" if exact else format_epsilon(allowed)}
+    return {
+        "canonical": canonical.text,
+        "system": system.text,
+        "difference": format_figure(difference),
+        "allowed": "0" if exact else format_figure(allowed, normalise=True),
+    }
 
 
-def judge_signature(*, epsilon: float | str | Decimal = DEFAULT_EPSILON, scalars: str = "atis",
-                    strings: str = "exact") -> Signature:
+def judge_signature(
+    *, epsilon: float | str | Decimal = DEFAULT_EPSILON, scalars: str = "atis", strings: str = "exact"
+) -> Signature:
     """The signature of verdicts made with these options.
 
     >>> str(judge_signature(epsilon=0.01))  # doctest: +ELLIPSIS
     'eps:0.01|scalars:atis|strings:exact|v:...'
     """
-    return Signature.of(epsilon=format_epsilon(Decimal(str(epsilon)) if isinstance(epsilon, float) else epsilon),
-                        scalars=scalars, strings=strings)
+    return Signature.of(
+        epsilon=format_epsilon(Decimal(str(epsilon)) if isinstance(epsilon, float) else epsilon),
+        scalars=scalars,
+        strings=strings,
+    )
 
 
 @dataclass(frozen=True)
@@ -221,8 +236,9 @@ class Verdict:
         return document
 
 
-def _explain(canonical: Relation, system: Answer | None, rule: MatchRule, scalars: str,
-             alternative: int | None) -> Explanation | None:
+def _explain(
+    canonical: Relation, system: Answer | None, rule: MatchRule, scalars: str, alternative: int | None
+) -> Explanation | None:
     if not isinstance(system, Relation) or not canonical.rows or not system.rows:
         return None
     if canonical.arity > system.arity:
@@ -230,16 +246,37 @@ def _explain(canonical: Relation, system: Answer | None, rule: MatchRule, scalar
     if canonical.scalar and scalars == "atis" and (system.arity != 1 or len(set(system.rows)) != 1):
         return None
     mapping, absent, extra = closest_mapping(canonical.rows, system.rows, rule)
-    # Numbers outside tolerance: a missing tuple and an extra tuple equal but for numbers.
-    out_of_tolerance: list[tuple[Number, Number]] = []
+    return Explanation(
+        mapping,
+        tuple(absent),
+        tuple(extra),
+        tuple(_out_of_tolerance(absent, extra, rule)),
+        rule.exact_epsilon,
+        alternative,
+    )
+
+
+_NUMBER = object()  # stands for any number in a tuple's shape
+
+
+def _shape(row: Row, rule: MatchRule) -> tuple:
+    """A tuple with its numbers blanked out: two tuples equal but for numbers have one shape."""
+    return tuple(_NUMBER if type(value) is Number else rule.key(value) for value in row)
+
+
+def _out_of_tolerance(absent: list[Row], extra: list[Row], rule: MatchRule) -> list[tuple[Number, Number]]:
+    """For each missing tuple, the numbers that differ from the first extra tuple equal to it
+    but for numbers (pairs found by shape, not by trying every pair: both lists may be long)."""
+    first_of_shape: dict[tuple, Row] = {}
+    for other in extra:
+        first_of_shape.setdefault(_shape(other, rule), other)
+    pairs: list[tuple[Number, Number]] = []
     for row in absent:
-        for other in extra:
-            differing = [i for i, (c, s) in enumerate(zip(row, other)) if not rule.match(c, s)]
-            if differing and all(isinstance(row[i], Number) and isinstance(other[i], Number) for i in differing):
-                out_of_tolerance.extend((row[i], other[i]) for i in differing)  # type: ignore[misc]
-                break
-    return Explanation(mapping, tuple(absent), tuple(extra), tuple(out_of_tolerance), rule.exact_epsilon,
-                       alternative)
+        partner = first_of_shape.get(_shape(row, rule))
+        if partner is not None:
+            # A missing and an extra tuple never match, so some number differs.
+            pairs.extend((c, s) for c, s in zip(row, partner) if not rule.match(c, s))  # type: ignore[misc]
+    return pairs
 
 
 def as_answer(answer: str | Answer, *, canonical: bool) -> Answer:
@@ -309,16 +346,33 @@ def judge(
     if isinstance(system, NoAnswer):
         return Verdict(False, "the system gave no answer (NO_ANSWER)", None, None, canonical, system, rule, scalars)
     if isinstance(canonical, NoAnswer):
-        return Verdict(False, "the canonical answer is NO_ANSWER, which nothing matches", None, None,
-                       canonical, system, rule, scalars)
+        return Verdict(
+            False,
+            "the canonical answer is NO_ANSWER, which nothing matches",
+            None,
+            None,
+            canonical,
+            system,
+            rule,
+            scalars,
+        )
     if isinstance(canonical, Alternatives):
         reasons = []
         for index, option in enumerate(canonical.options):
             result = _judge_relation(option, system, rule, scalars)
             if result.correct:
-                return Verdict(True, f"alternative {index + 1} matches: {result.reason}", result.mapping, index,
-                               canonical, system, rule, scalars)
+                return Verdict(
+                    True,
+                    f"alternative {index + 1} matches: {result.reason}",
+                    result.mapping,
+                    index,
+                    canonical,
+                    system,
+                    rule,
+                    scalars,
+                )
             reasons.append(f"alternative {index + 1}: {result.reason}")
-        return Verdict(False, "no alternative matches (" + "; ".join(reasons) + ")", None, None,
-                       canonical, system, rule, scalars)
+        return Verdict(
+            False, "no alternative matches (" + "; ".join(reasons) + ")", None, None, canonical, system, rule, scalars
+        )
     return _judge_relation(canonical, system, rule, scalars)

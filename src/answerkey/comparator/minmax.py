@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from answerkey.comparator.judge import Verdict, judge
-from answerkey.comparator.search import ordered_equivalent, project, search_injective
-from answerkey.comparator.tuples import equivalent
+from answerkey.comparator.search import find_projection
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
 from answerkey.model import Answer, NoAnswer, Relation
 
@@ -38,25 +37,10 @@ def _maximal_mapping(
     if width > available:
         return None, f"the system answer has {width} columns; the maximal answer only {available}"
     # A system column may only go to a maximal column whose value set covers it both ways.
-    maximal_values = [project(maximal, [i]) for i in range(available)]
-    options = []
-    for j in range(width):
-        values = project(system, [j])
-        options.append([i for i in range(available) if equivalent(maximal_values[i], values, rule)])
+    options, mapping = find_projection(system, maximal, rule, ordered=ordered)
     for j, choices in enumerate(options):
         if not choices:
             return None, f"system column {j + 1} matches no column of the maximal answer"
-
-    def fits(system_columns: list[int], maximal_columns: list[int]) -> bool:
-        if ordered:
-            return ordered_equivalent(
-                [tuple(row[i] for i in maximal_columns) for row in maximal],
-                [tuple(row[j] for j in system_columns) for row in system],
-                rule,
-            )
-        return equivalent(project(maximal, maximal_columns), project(system, system_columns), rule)
-
-    mapping = search_injective(options, fits, check_first=ordered)
     if mapping is not None:
         return mapping, ""
     return None, "no mapping of the system columns onto columns of the maximal answer gives the system tuples"
@@ -78,13 +62,29 @@ def judge_min_max(
     if not verdict.correct:
         if isinstance(system, NoAnswer):
             return verdict
-        return Verdict(False, f"the minimal answer does not match: {verdict.reason}", None, None,
-                       minimal, system, verdict.rule, scalars)
+        return Verdict(
+            False,
+            f"the minimal answer does not match: {verdict.reason}",
+            None,
+            None,
+            minimal,
+            system,
+            verdict.rule,
+            scalars,
+        )
     if not isinstance(system, Relation) or not system.rows:
         return verdict
     rule = verdict.rule or MatchRule(epsilon=epsilon, strings=strings)
     mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, maximal.ordered)
     if mapping is None:
         return Verdict(False, why, None, None, minimal, system, rule, scalars)
-    return Verdict(True, "the minimal columns match and every system column is a column of the maximal answer",
-                   verdict.mapping, None, minimal, system, rule, scalars)
+    return Verdict(
+        True,
+        "the minimal columns match and every system column is a column of the maximal answer",
+        verdict.mapping,
+        None,
+        minimal,
+        system,
+        rule,
+        scalars,
+    )

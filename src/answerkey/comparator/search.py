@@ -29,24 +29,46 @@ fails one cannot be correct), then searches depth first:
    equivalent (a projection of equivalent relations is equivalent), so dead branches die
    early.
 
-When no real is compared with a tolerance, values are replaced once by hashable keys and
-every check is a set comparison of key tuples. ``tests/comparator/test_judge_properties.py``
-checks the search against an exhaustive enumeration of mappings.
+When no real is compared with a tolerance, or when every number matches at most one number
+of the other answer (a system number's key then becomes the key of the canonical number it
+matches, so that keys decide matching: ``_recoding``), values are replaced once by hashable
+keys and every check is a set comparison of key tuples; identical columns (equal keys in every
+tuple) are then one class, searched once: equal canonical columns must go to equal system
+columns (the reduced system answer holds the canonical tuples, which agree on them), and
+different ones to different ones, a class of canonical columns to a class of system columns
+with at least as many columns. ``tests/comparator/test_judge_properties.py`` checks the
+search against an exhaustive enumeration of mappings.
+
+Memory stays linear in the answers, however wide: candidates are shared lists (one per class
+of columns with equal value sets, or equal colours), and the partial projections of step 4
+are one hash per tuple, extended column by column (a 64-bit hash of the projection so far
+and the next key), so a check costs one pass over the tuples whatever the number of columns
+assigned. Hashes that are equal prove nothing by themselves: a complete mapping is checked
+again on the keys before it is returned. With a tolerance, a column pair whose values match
+one to one is compared by keys the same way, and only other pairs by the tolerance.
+
+``find_projection`` is the same search for judging against a maximal answer, whose columns
+are the targets and whose values the tolerance is relative to.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import chain
-from operator import itemgetter
+from dataclasses import dataclass
+from decimal import Decimal
+from itertools import chain, groupby, repeat
+from operator import attrgetter, itemgetter
+from typing import Any
 
-from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
-from answerkey.comparator.values import MatchRule
+from answerkey.comparator.values import MatchRule, tolerance_window, within_epsilon
+from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number
 
-__all__ = ["find_mapping", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
+__all__ = ["find_mapping", "find_projection", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
 
 
 def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:
@@ -86,7 +108,9 @@ def ordered_equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: Ma
         if not positions:
             return False
         positions = {
-            target for position in positions for target in (position, position + 1)
+            target
+            for position in positions
+            for target in (position, position + 1)
             if target <= last and matches(target, row)
         }
     return last in positions
@@ -100,36 +124,178 @@ def _getter(columns: Sequence[int]):
     return itemgetter(*columns)
 
 
-def _coded(rows: Sequence[Row], rule: MatchRule, ids: dict) -> list[tuple[int, ...]]:
-    """The distinct rows with each value's match key replaced by its number in ``ids``
-    (shared by both sides), column by column with C-level maps."""
-    return list(dict.fromkeys(zip(*[coded(rule.keys(column), ids) for column in zip(*rows)])))
+def _coded(rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None) -> list[tuple[int, ...]]:
+    """The distinct rows with each value's match key (replaced by ``recode[key]`` where it has
+    one) replaced by its number in ``ids`` (shared by both sides), column by column with
+    C-level maps."""
+    return list(dict.fromkeys(zip(*[coded(_recoded_keys(rule.keys(column), recode), ids) for column in zip(*rows)])))
+
+
+def _recoded_keys(keys: list, recode: dict | None) -> list:
+    return list(map(recode.get, keys, keys)) if recode else keys
+
+
+def _classes(columns: Sequence) -> tuple[list[int], list[list[int]]]:
+    """Columns grouped by equal (hashable) contents: each column's class, and each class's
+    columns in order; classes are numbered in order of their first column."""
+    numbers: dict = {}
+    of_column = [numbers.setdefault(column, len(numbers)) for column in columns]
+    members: list[list[int]] = [[] for _ in numbers]
+    for column, number in enumerate(of_column):
+        members[number].append(column)
+    return of_column, members
+
+
+def _runs(hashes) -> list:
+    """A sequence with each run of equal elements written once."""
+    return list(map(itemgetter(0), groupby(hashes)))
+
+
+class _HashedPrefixes:
+    """The canonical tuples projected onto the first d+1 columns of the search order, as one
+    hash per tuple, and the system tuples' hashes for the columns assigned so far.
+
+    Level 0 is the first column's keys (small ints); level d hashes the pair (level d-1,
+    key). Equal projections give equal hashes, so unequal hash sets (or, ``ordered``, unequal
+    runs) prove the projections differ; equal ones are taken as equal, and the caller checks
+    a complete mapping on the keys. Arrays of 64-bit ints: 8 bytes per tuple and level.
+    """
+
+    def __init__(self, canonical_columns: list[Sequence[int]], ordered: bool) -> None:
+        self.columns = canonical_columns
+        self.ordered = ordered
+        self.levels: list[array] = []
+        self._compared: tuple[int, Any] = (-1, None)
+
+    @staticmethod
+    def extended(previous: array | None, keys: Sequence[int]) -> array:
+        """The hashes of one more column: the keys themselves at level 0."""
+        if previous is None:
+            return array("q", keys)
+        return array("q", map(hash, zip(previous, keys)))
+
+    def level(self, depth: int) -> array:
+        """The canonical hashes at ``depth`` (levels are made in order as the search goes down)."""
+        while len(self.levels) <= depth:
+            previous = self.levels[-1] if self.levels else None
+            self.levels.append(self.extended(previous, self.columns[len(self.levels)]))
+        return self.levels[depth]
+
+    def agree(self, depth: int, system: array) -> bool:
+        """The system hashes at ``depth`` look like the canonical ones: the same set (or, in
+        order, the same runs)."""
+        compared_depth, canonical = self._compared
+        if compared_depth != depth:
+            level = self.level(depth)
+            canonical = _runs(level) if self.ordered else set(level)
+            self._compared = (depth, canonical)
+        return (_runs(system) if self.ordered else set(system)) == canonical
+
+
+def _depth_first(
+    options: Sequence[Sequence[int]],
+    extend: Callable[[int, int, Any], Any],
+    initial: Any,
+    accept: Callable[[list[int], Any], bool] | None = None,
+) -> list[int] | None:
+    """Targets ``t[d] in options[d]``, all different, such that ``extend`` accepts each in
+    turn, or None: depth first with an explicit stack (no recursion).
+
+    ``extend(depth, target, state)`` returns the state after assigning ``target`` at
+    ``depth`` (from the state before it; ``initial`` at depth 0), or None to refuse it;
+    ``accept(targets, state)``, when given, must also hold for a complete assignment.
+    """
+    width = len(options)
+    targets: list[int] = []
+    states = [initial]
+    used: set[int] = set()
+    positions = [0] * (width + 1)  # positions[d]: the next candidate to try at depth d
+    depth = 0
+    while depth >= 0:
+        if depth == width:
+            if accept is None or accept(targets, states[-1]):
+                return targets
+            depth -= 1
+            used.discard(targets.pop())
+            states.pop()
+            continue
+        choices = options[depth]
+        advanced = False
+        while positions[depth] < len(choices):
+            candidate = choices[positions[depth]]
+            positions[depth] += 1
+            if candidate in used:
+                continue
+            state = extend(depth, candidate, states[-1])
+            if state is not None:
+                targets.append(candidate)
+                states.append(state)
+                used.add(candidate)
+                depth += 1
+                positions[depth] = 0
+                advanced = True
+                break
+        if not advanced:
+            depth -= 1
+            if depth >= 0:
+                used.discard(targets.pop())
+                states.pop()
+    return None
 
 
 class _KeyedSides:
-    """Both answers as tuples of match keys: equality of keys is matching.
+    """Both answers as distinct tuples of match keys (small ints): equality of keys is
+    matching. Used when no real is compared with a tolerance, or when ``recode`` makes keys
+    decide matching with one.
 
-    Used when no real is compared with a tolerance, so keys match exactly.
+    The search runs over classes of identical columns (see the module docstring).
     """
 
-    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> None:
+    def __init__(
+        self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, recode: dict | None = None
+    ) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
+        # recode: system keys standing for the canonical key of the number they match (see
+        # _recoding), so that matching is equality of keys with a tolerance too.
         ids: dict = {}
         self.canonical = _coded(canonical, rule, ids)
-        self.system = _coded(system, rule, ids)
-        self.canonical_columns = list(map(frozenset, zip(*self.canonical)))
-        self.system_columns = list(map(frozenset, zip(*self.system)))
-        self._reduced: dict[tuple[int, ...], set] = {}
+        self.system = _coded(system, rule, ids, recode)
+        self.arity = len(canonical[0]), len(system[0])
+        columns = list(zip(*self.canonical))
+        self.canonical_of, self.canonical_members = _classes(columns)
+        self.canonical_columns = [columns[members[0]] for members in self.canonical_members]
+        columns = list(zip(*self.system))
+        _, self.system_members = _classes(columns)
+        self.system_columns = [columns[members[0]] for members in self.system_members]
 
-    def columns_compatible(self, i: int, j: int) -> bool:
-        return self.canonical_columns[i] == self.system_columns[j]
+    def column_options(self) -> list[list[int]]:
+        """For each canonical column, the system columns with its set of values (invariant 1):
+        one shared list per value set."""
+        by_values: dict[frozenset, list[int]] = {}
+        for column, members in zip(self.system_columns, self.system_members):
+            by_values.setdefault(frozenset(column), []).extend(members)
+        for columns in by_values.values():
+            columns.sort()
+        return [by_values.get(frozenset(self.canonical_columns[number]), []) for number in self.canonical_of]
 
-    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
-        key = tuple(canonical_columns)
-        reduced_canonical = self._reduced.get(key)
-        if reduced_canonical is None:
-            reduced_canonical = self._reduced[key] = set(map(_getter(canonical_columns), self.canonical))
-        return reduced_canonical == set(map(_getter(system_columns), self.system))
+    def options(self) -> list[list[int]]:
+        """For each canonical class, the system classes it may go to (invariant 1 and the
+        class sizes): one shared list per value set and size."""
+        value_sets: dict = {}
+        by_values: dict[int, list[int]] = {}
+        for number, column in enumerate(self.system_columns):
+            by_values.setdefault(value_sets.setdefault(frozenset(column), len(value_sets)), []).append(number)
+        sizes = list(map(len, self.system_members))
+        shared: dict[tuple[int, int], list[int]] = {}
+        options = []
+        for column, members in zip(self.canonical_columns, self.canonical_members):
+            values = value_sets.get(frozenset(column), -1)
+            key = (values, len(members))
+            choices = shared.get(key)
+            if choices is None:
+                choices = shared[key] = [b for b in by_values.get(values, ()) if sizes[b] >= len(members)]
+            options.append(choices)
+        return options
 
     def refine(self, options: list[list[int]]) -> list[list[int]] | None:
         """``options`` narrowed by invariants 2 and 3 of the module docstring; None when they
@@ -137,37 +303,86 @@ class _KeyedSides:
         canonical, system = self.canonical, self.system
         if len(canonical) > len(system):
             return None
-        arity = len(canonical[0])
-        if arity != len(system[0]) or all(len(choices) == 1 for choices in options):
+        if self.arity[0] != self.arity[1] or all(len(choices) == 1 for choices in options):
             return options
         if len(canonical) != len(system):
             return None
-        colours = _ColumnColours(list(zip(*canonical)), list(zip(*system)))
+        colours = _ColumnColours(
+            self.canonical_columns,
+            self.system_columns,
+            list(map(len, self.canonical_members)),
+            list(map(len, self.system_members)),
+        )
         if not colours.refine():
             return None
-        return [
-            [j for j in choices if colours.system[j] == colours.canonical[i]] for i, choices in enumerate(options)
-        ]
+        by_colour: dict[int, list[int]] = {}
+        for number, colour in enumerate(colours.system):
+            by_colour.setdefault(colour, []).append(number)
+        return [by_colour.get(colour, []) for colour in colours.canonical]
+
+    def find(self) -> tuple[int, ...] | None:
+        """The mapping of canonical columns onto system columns, or None."""
+        options = self.refine(self.options())
+        if options is None or any(not choices for choices in options):
+            return None
+        order = sorted(range(len(options)), key=lambda a: (len(options[a]), a))
+        prefixes = _HashedPrefixes([self.canonical_columns[a] for a in order], ordered=False)
+        system_columns = self.system_columns
+
+        def extend(depth: int, target: int, previous: array | None) -> array | None:
+            hashes = prefixes.extended(previous, system_columns[target])
+            # A class's value set is its options' (invariant 1): the first column needs no check.
+            return hashes if depth == 0 or prefixes.agree(depth, hashes) else None
+
+        def accept(targets: list[int], state: array) -> bool:
+            # Hashes that agree may collide: check the keys themselves.
+            canonical = set(zip(*[self.canonical_columns[a] for a in order]))
+            return canonical == set(zip(*[system_columns[b] for b in targets]))
+
+        targets = _depth_first([options[a] for a in order], extend, None, accept)
+        if targets is None:
+            return None
+        mapping = [0] * self.arity[0]
+        for a, b in zip(order, targets):
+            for i, j in zip(self.canonical_members[a], self.system_members[b]):
+                mapping[i] = j
+        return tuple(mapping)
 
 
-# Pair counts cost (ambiguous columns) x (columns) x (distinct tuples); past this many cells
-# the refinement stops and the depth-first search does the rest.
+# Pair counts cost (ambiguous columns) x (columns) x (distinct tuples + a pair's overhead, in
+# tuples); past this the refinement stops and the depth-first search does the rest.
 _PAIR_COUNT_BUDGET = 4_000_000
+_PAIR_OVERHEAD = 32
 
 
 class _ColumnColours:
     """Colours of the columns of two sets of distinct key tuples of one arity (invariant 3).
 
     Colours are small ints from one palette shared by both sides, so equal colours mean equal
-    signatures. A valid mapping maps every canonical column to a system column of its colour.
+    signatures (or, rarely, signatures of equal hash: colours then only tell apart fewer
+    columns, which stays sound). A valid mapping maps every canonical column to a system column
+    of its colour. ``sizes``, when the columns stand for classes of identical columns, are the
+    classes' sizes, part of the first colour.
     """
 
-    def __init__(self, canonical_columns: list[tuple], system_columns: list[tuple]) -> None:
+    def __init__(
+        self,
+        canonical_columns: list[tuple],
+        system_columns: list[tuple],
+        canonical_sizes: list[int] | None = None,
+        system_sizes: list[int] | None = None,
+    ) -> None:
         self.columns = {"canonical": canonical_columns, "system": system_columns}
         self.palette: dict = {}
         self.pairs: dict = {}
-        self.canonical = [self._paint(("counts", _counts(column))) for column in canonical_columns]
-        self.system = [self._paint(("counts", _counts(column))) for column in system_columns]
+        self.canonical = [
+            self._paint(("counts", size, hash(_counts(column))))
+            for column, size in zip(canonical_columns, canonical_sizes or [1] * len(canonical_columns))
+        ]
+        self.system = [
+            self._paint(("counts", size, hash(_counts(column))))
+            for column, size in zip(system_columns, system_sizes or [1] * len(system_columns))
+        ]
 
     def _paint(self, signature) -> int:
         return self.palette.setdefault(signature, len(self.palette))
@@ -176,17 +391,21 @@ class _ColumnColours:
         colour = self.pairs.get((side, i, j))
         if colour is None:
             columns = self.columns[side]
-            colour = self.pairs[side, i, j] = self._paint(("pairs", _counts(zip(columns[i], columns[j]))))
+            colour = self.pairs[side, i, j] = self._paint(("pairs", hash(_counts(zip(columns[i], columns[j])))))
         return colour
 
     def _refined(self, side: str, colours: list[int], ambiguous: set[int]) -> list[int]:
         others = range(len(colours))
         return [
-            self._paint((
-                "refined", colour,
-                tuple(sorted((colours[j], self._pair(side, i, j)) for j in others if j != i)),
-            ))
-            if colour in ambiguous else colour
+            self._paint(
+                (
+                    "refined",
+                    colour,
+                    hash(tuple(sorted((colours[j], self._pair(side, i, j)) for j in others if j != i))),
+                )
+            )
+            if colour in ambiguous
+            else colour
             for i, colour in enumerate(colours)
         ]
 
@@ -200,7 +419,7 @@ class _ColumnColours:
             sizes = Counter(self.canonical)
             ambiguous = {colour for colour, size in sizes.items() if size > 1}
             columns = sum(sizes[colour] for colour in ambiguous)
-            if not ambiguous or columns * len(self.canonical) * rows > _PAIR_COUNT_BUDGET:
+            if not ambiguous or columns * len(self.canonical) * (rows + _PAIR_OVERHEAD) > _PAIR_COUNT_BUDGET:
                 return True
             canonical = self._refined("canonical", self.canonical, ambiguous)
             system = self._refined("system", self.system, ambiguous)
@@ -220,120 +439,272 @@ class _TolerantSides:
 
     Only columns holding reals need the tolerant comparison: two columns whose sets of value
     types differ can never cover each other (values of different types never match), and
-    columns without reals compare as sets of match keys. Keys, key sets and distinct values
-    of a column are computed when first needed, once.
+    columns without reals compare as sets of match keys. Columns with equal sets of values
+    are one class for finding candidates (they have the same ones); equal keys of a partial
+    projection prove it equivalent (each tuple matches its equal), and only when the keys
+    differ in a column with reals is the projection compared with the tolerance.
     """
 
-    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
+    def __init__(
+        self,
+        canonical: Sequence[Row],
+        system: Sequence[Row],
+        rule: MatchRule,
+        ordered: bool,
+        reference: str = "canonical",
+        recode: dict | None = None,
+    ) -> None:
         self.rule = rule
         self.ordered = ordered
+        # The side whose values the tolerance is relative to (and that is walked, in order):
+        # "system" for judging against a maximal answer, whose columns are the targets.
+        self.reference = reference
         # Duplicates are kept: mutual coverage does not count them, and hashing every value
         # to drop them would cost more than they do.
-        self.canonical, self.system = list(canonical), list(system)
-        self.columns = {"canonical": list(zip(*canonical)), "system": list(zip(*system))}
-        self.types = {side: [frozenset(map(type, column)) for column in columns] for side, columns in self.columns.items()}
+        self.rows = {"canonical": list(canonical), "system": list(system)}
+        self.columns = {side: list(zip(*rows)) for side, rows in self.rows.items()}
+        # With ``recode`` (see _recoding), keys decide matching: no column needs the tolerance.
         self.tolerant = {
-            side: [rule.tolerant and column_has_reals(column) for column in columns]
+            side: [recode is None and rule.tolerant and column_has_reals(column) for column in columns]
             for side, columns in self.columns.items()
         }
-        self._keys: dict[tuple[str, int], list] = {}
-        self._distinct: dict[tuple[str, int], list] = {}
-        self._key_sets: dict[tuple, set] = {}
-        self._equal_pairs: set[tuple[int, int]] = set()  # columns with equal sets of keys
+        self._sorted: dict[tuple[str, int], tuple[list, list[int]]] = {}
+        self.ids: dict = {}  # match key -> its small int, shared by both sides
+        self.keys = {
+            side: [
+                coded(_recoded_keys(rule.keys(column), recode if side == "system" else None), self.ids)
+                for column in columns
+            ]
+            for side, columns in self.columns.items()
+        }
 
-    def _keys_of_column(self, side: str, index: int) -> list:
-        """The match key of every row's value in one column."""
-        found = self._keys.get((side, index))
-        if found is None:
-            found = self._keys[(side, index)] = self.rule.keys(self.columns[side][index])
-        return found
-
-    def _distinct_values(self, side: str, index: int) -> list:
-        """The distinct values of one column, in first-occurrence order."""
-        found = self._distinct.get((side, index))
-        if found is None:
-            found = self._distinct[(side, index)] = list(dict.fromkeys(self.columns[side][index]))
-        return found
-
-    def _key_set(self, side: str, columns: list[int]) -> set:
-        """The set of key tuples (plain keys for one column) of a projection; kept for single
-        columns and canonical projections, which the search asks about again and again."""
-        found = self._key_sets.get((side, *columns))
-        if found is None:
-            if len(columns) == 1:
-                found = set(self._keys_of_column(side, columns[0]))
-            else:
-                found = set(zip(*[self._keys_of_column(side, column) for column in columns]))
-            if side == "canonical" or len(columns) == 1:
-                self._key_sets[(side, *columns)] = found
-        return found
-
-    def _same_keys(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
-        """The two projections have the same set of key tuples (with reals, a sufficient
-        condition: each tuple then matches its equal on the other side)."""
-        return self._key_set("canonical", canonical_columns) == self._key_set("system", system_columns)
-
-    def _numbers(self, side: str, index: int) -> list:
-        """The numeric values (int or Decimal) of one column."""
-        if self.types[side][index] == {Number}:
-            return self._keys_of_column(side, index)  # a number's key is its value
-        return [value.value for value in self.columns[side][index] if type(value) is Number]
-
-    def columns_compatible(self, i: int, j: int) -> bool:
-        if self.types["canonical"][i] != self.types["system"][j]:
-            return False
-        if self._same_keys([i], [j]):
-            self._equal_pairs.add((i, j))
-            return True
-        if not (self.tolerant["canonical"][i] or self.tolerant["system"][j]):
-            return False
-        if not self._ranges_close(i, j):
-            return False
-        return equivalent(
-            [(value,) for value in self._distinct_values("canonical", i)],
-            [(value,) for value in self._distinct_values("system", j)],
-            self.rule,
-            (0,),
-        )
-
-    def projections_equivalent(self, canonical_columns: list[int], system_columns: list[int]) -> bool:
-        if self.ordered:
-            canonical_getter, system_getter = _getter(canonical_columns), _getter(system_columns)
-            return ordered_equivalent(
-                list(map(canonical_getter, self.canonical)), list(map(system_getter, self.system)), self.rule
+    def options(self) -> list[list[int]]:
+        """For each canonical column, the system columns whose values cover it both ways
+        (invariant 1): one shared list per class of canonical columns with equal value sets."""
+        canonical_of, canonical_members = _classes([frozenset(column) for column in self.columns["canonical"]])
+        _, system_members = _classes([frozenset(column) for column in self.columns["system"]])
+        canonical = _ColumnSummary.of_classes(self, "canonical", canonical_members)
+        system = _ColumnSummary.of_classes(self, "system", system_members)
+        by_keys: dict[tuple, list[int]] = {}
+        by_types: dict[frozenset, list[_ColumnSummary]] = {}
+        for summary in system:
+            by_keys.setdefault((summary.types, summary.keys), []).append(summary.number)
+            if summary.low is not None:
+                by_types.setdefault(summary.types, []).append(summary)
+        lows: dict[frozenset, list] = {}
+        for types, summaries in by_types.items():
+            summaries.sort(key=attrgetter("low"))
+            lows[types] = [summary.low for summary in summaries]
+        shared = []
+        for summary in canonical:
+            classes = set(by_keys.get((summary.types, summary.keys), ()))
+            classes.update(
+                self._tolerant_matches(summary, by_types.get(summary.types, []), lows.get(summary.types, []), classes)
             )
+            shared.append(sorted(chain.from_iterable(system_members[number] for number in classes)))
+        return [shared[number] for number in canonical_of]
+
+    def _tolerant_matches(
+        self, canonical: _ColumnSummary, candidates: list[_ColumnSummary], lows: list, found: set[int]
+    ) -> list[int]:
+        """The system classes (among ``candidates``, sorted by their smallest number) whose
+        values cover ``canonical``'s with the tolerance, not already ``found`` by equal keys.
+
+        A necessary condition picks them cheaply: with M the largest |canonical number|,
+        mutual coverage puts the smallest numbers within M * epsilon of each other, and the
+        largest too (s_min matches some c >= c_min, so s_min >= c_min - M eps; c_min is matched
+        by some s <= c_min + M eps, so s_min <= c_min + M eps)."""
+        if canonical.low is None or canonical.high is None or not lows:
+            return []
+        epsilon = self.rule.exact_epsilon
+        # With the system side as reference, M is the largest |system number|, at most the
+        # largest |canonical number| / (1 - epsilon): no bound for epsilon 1 or more.
+        of_canonical = self.reference == "canonical"
+        window = tolerance_window(canonical.low, epsilon, canonical=of_canonical, magnitude=canonical.magnitude)
+        high_window = tolerance_window(canonical.high, epsilon, canonical=of_canonical, magnitude=canonical.magnitude)
+        if window is not None:
+            candidates = candidates[bisect_left(lows, window[0]) : bisect_right(lows, window[1])]
+        matches = []
+        for system in candidates:
+            if system.number in found or not (canonical.tolerant or system.tolerant):
+                continue
+            if high_window is not None and (system.high is None or not high_window[0] <= system.high <= high_window[1]):
+                continue
+            pair = [(value,) for value in canonical.values], [(value,) for value in system.values]
+            if equivalent(*(pair if of_canonical else pair[::-1]), self.rule, (0,)):
+                matches.append(system.number)
+        return matches
+
+    def _fits(self, columns: Sequence[int], targets: Sequence[int]) -> bool:
+        """The projections onto ``columns`` and ``targets`` are equivalent (in order, if
+        ordered), with the tolerance where a column holds reals."""
+        canonical = list(map(_getter(columns), self.rows["canonical"]))
+        system = list(map(_getter(targets), self.rows["system"]))
+        if self.reference != "canonical":
+            canonical, system = system, canonical
+        if self.ordered:
+            return ordered_equivalent(canonical, system, self.rule)
         tolerant = tuple(
-            position for position, (i, j) in enumerate(zip(canonical_columns, system_columns))
+            position
+            for position, (i, j) in enumerate(zip(columns, targets))
             if self.tolerant["canonical"][i] or self.tolerant["system"][j]
         )
-        # Equal key sets prove equivalence with reals too (each tuple matches its equal), and
-        # are worth hashing when every column with reals already has equal values on both sides.
-        pairs = zip(canonical_columns, system_columns)
-        if (not tolerant or self._equal_pairs.issuperset(pairs)) and self._same_keys(canonical_columns, system_columns):
-            return True
-        if not tolerant:
-            return False
-        return equivalent(
-            list(map(_getter(canonical_columns), self.canonical)),
-            list(map(_getter(system_columns), self.system)),
-            self.rule,
-            tolerant,
-        )
+        return equivalent(canonical, system, self.rule, tolerant)
 
-    def _ranges_close(self, i: int, j: int) -> bool:
-        """A necessary condition, cheap: with M the largest |canonical number|, mutual coverage
-        puts the smallest numbers within M * epsilon of each other, and the largest too
-        (s_min matches some c >= c_min, so s_min >= c_min - M eps; c_min is matched by some
-        s <= c_min + M eps, so s_min <= c_min + M eps)."""
-        canonical, system = self._numbers("canonical", i), self._numbers("system", j)
-        if not canonical or not system:
-            return bool(canonical) == bool(system)
-        reach = max(abs(min(canonical)), abs(max(canonical))) * self.rule.exact_epsilon
-        return abs(min(system) - min(canonical)) <= reach and abs(max(system) - max(canonical)) <= reach
+    def _same_keys(self, columns: Sequence[int], system_keys: Sequence[Sequence[int]]) -> bool:
+        """The canonical keys of ``columns`` and ``system_keys`` (one list per column) make
+        the same set of key tuples (the same runs, in order)."""
+        canonical = zip(*[self.keys["canonical"][i] for i in columns])
+        system = zip(*system_keys)
+        if self.ordered:
+            return _runs(canonical) == _runs(system)
+        return set(canonical) == set(system)
 
-    def search_order(self, options: list[list[int]]) -> list[int]:
-        """Columns with reals last: until they are assigned, prefix checks compare hashed keys."""
-        return sorted(range(len(options)), key=lambda i: (self.tolerant["canonical"][i], len(options[i]), i))
+    def _recoded(self, column: int, target: int) -> list[int] | None:
+        """Keys for system column ``target`` such that a value matches a value of canonical
+        ``column`` exactly when their keys are equal: its own keys when no real is compared
+        with tolerance, else the keys of the canonical values its values match, when the two
+        columns' values match one to one (None when they do not)."""
+        keys = self.keys["system"][target]
+        if not (self.tolerant["canonical"][column] or self.tolerant["system"][target]):
+            return keys
+        pairing = self._pairing(column, target)
+        return None if pairing is None else list(map(pairing.__getitem__, keys))
+
+    def _pairing(self, column: int, target: int) -> dict[int, int] | None:
+        """System key -> canonical key of the value it matches, when each distinct value of
+        either column matches exactly one of the other's (and no two values share a key, as
+        5 and 5.0 do); else None."""
+        rule, ids = self.rule, self.ids
+        sides = {"canonical": column, "system": target}
+        reference = self.reference
+        other = "system" if reference == "canonical" else "canonical"
+        values = list(dict.fromkeys(self.columns[reference][sides[reference]]))
+        others = list(dict.fromkeys(self.columns[other][sides[other]]))
+        keys = [ids[rule.key(value)] for value in values]
+        other_keys = [ids[rule.key(value)] for value in others]
+        if not len(values) == len(others) == len(set(keys)) == len(set(other_keys)):
+            return None
+        value_of = dict(zip(other_keys, others))
+        positions, numbers = self._sorted_numbers(other, sides[other], others, other_keys)
+        paired: dict[int, int] = {}  # other key -> reference key
+        for value, key in zip(values, keys):
+            if type(value) is Number:
+                window = tolerance_window(Decimal(value.value), rule.exact_epsilon, canonical=True)
+                assert window is not None  # canonical=True always bounds
+                low, high = window
+                found = [
+                    match
+                    for match in numbers[bisect_left(positions, low) : bisect_right(positions, high)]
+                    if rule.match(value, value_of[match])
+                ]
+            else:
+                found = [key] if key in value_of else []  # other values match by key (of one type)
+            if len(found) != 1 or found[0] in paired:
+                return None
+            paired[found[0]] = key
+        return paired if reference == "canonical" else {key: match for match, key in paired.items()}
+
+    def _sorted_numbers(self, side: str, column: int, values: list, keys: list[int]) -> tuple[list, list[int]]:
+        """The numbers among a column's distinct ``values`` in order, and their keys (kept:
+        the search pairs one column with several)."""
+        found = self._sorted.get((side, column))
+        if found is None:
+            numbers = sorted((Decimal(value.value), key) for value, key in zip(values, keys) if type(value) is Number)
+            found = self._sorted[side, column] = ([number for number, _ in numbers], [key for _, key in numbers])
+        return found
+
+    def find(self, options: list[list[int]] | None = None) -> tuple[int, ...] | None:
+        """The mapping of canonical columns onto system columns, or None (``options``: those
+        of ``options()``, when the caller has them)."""
+        if options is None:
+            options = self.options()
+        if any(not choices for choices in options):
+            return None
+        tolerant = self.tolerant
+        # Columns with reals last: until they are assigned, prefix checks compare hashed keys.
+        order = sorted(range(len(options)), key=lambda i: (tolerant["canonical"][i], len(options[i]), i))
+        prefixes = _HashedPrefixes([self.keys["canonical"][i] for i in order], ordered=self.ordered)
+
+        def extend(depth: int, target: int, state: tuple | None):
+            # The system keys of each column so far: recoded where its values and the canonical
+            # column's pair one to one, so that equal keys are matching values; else the plain
+            # keys, whose equality only suffices. exact: all recoded, so hashes that disagree
+            # prove the projections differ. keys: (this column's keys, the previous ones).
+            previous, exact, targets, chain = state or (None, True, (), None)
+            keys = self._recoded(order[depth], target)
+            if keys is None:
+                exact, keys = False, self.keys["system"][target]
+            hashes = prefixes.extended(previous, keys)
+            targets = (*targets, target)
+            # In order, even one column needs its walk checked; as sets, its options did.
+            if (
+                (depth or self.ordered)
+                and not prefixes.agree(depth, hashes)
+                and (exact or not self._fits(order[: depth + 1], targets))
+            ):
+                return None
+            return hashes, exact, targets, (keys, chain)
+
+        def accept(targets: list[int], state: tuple) -> bool:
+            # Hashes that agree may collide: check the keys themselves, then the tolerance.
+            _, exact, _, chain = state
+            keys = []
+            while chain is not None:
+                column_keys, chain = chain
+                keys.append(column_keys)
+            columns = order[: len(targets)]
+            return self._same_keys(columns, keys[::-1]) or (not exact and self._fits(columns, targets))
+
+        targets = _depth_first([options[i] for i in order], extend, None, accept)
+        if targets is None:
+            return None
+        mapping = [0] * len(order)
+        for column, target in zip(order, targets):
+            mapping[column] = target
+        return tuple(mapping)
+
+
+@dataclass(slots=True)
+class _ColumnSummary:
+    """What finding a class's candidates needs: its number, value types, set of keys,
+    distinct values, whether it holds reals compared with tolerance, and its numbers' range."""
+
+    number: int
+    types: frozenset
+    keys: frozenset
+    values: list
+    tolerant: bool
+    low: Decimal | None
+    high: Decimal | None
+    magnitude: Decimal | None
+
+    @classmethod
+    def of_classes(cls, sides: _TolerantSides, side: str, members: list[list[int]]) -> list[_ColumnSummary]:
+        """One summary per class of columns (``members``) of ``side``."""
+        summaries = []
+        for number, columns in enumerate(members):
+            first = columns[0]
+            values = list(dict.fromkeys(sides.columns[side][first]))
+            numbers = [value.value for value in values if type(value) is Number]
+            # Decimal's copy_abs, not abs(): abs() rounds in the default context, whose
+            # exponents stop short of the grammar's (1e1000000 would raise Overflow).
+            low = Decimal(min(numbers)) if numbers else None
+            high = Decimal(max(numbers)) if numbers else None
+            magnitude = max(low.copy_abs(), high.copy_abs()) if low is not None and high is not None else None
+            summaries.append(
+                cls(
+                    number,
+                    frozenset(map(type, values)),
+                    frozenset(sides.keys[side][first]),
+                    values,
+                    sides.tolerant[side][first],
+                    low,
+                    high,
+                    magnitude,
+                )
+            )
+        return summaries
 
 
 def find_mapping(
@@ -345,25 +716,126 @@ def find_mapping(
     if arity_c > arity_s:
         return None
     with gc_paused(len(canonical) * arity_c + len(system) * arity_s >= PAUSE_FROM_CELLS):
-        return _find_mapping(canonical, system, rule, ordered)
+        recode = _recoding(rule, canonical, system, "canonical")
+        if ordered or recode is None:
+            return _TolerantSides(canonical, system, rule, ordered, recode=recode).find()
+        return _KeyedSides(canonical, system, rule, recode).find()
 
 
-def _find_mapping(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool):
-    arity_c, arity_s = len(canonical[0]), len(system[0])
-    reals = rule.tolerant and any(map(column_has_reals, chain(zip(*canonical), zip(*system))))
-    if ordered or reals:
-        sides = _TolerantSides(canonical, system, rule, ordered)
-    else:
-        sides = _KeyedSides(canonical, system, rule)
-    options = [[j for j in range(arity_s) if sides.columns_compatible(i, j)] for i in range(arity_c)]
-    if any(not choices for choices in options):
+def _recoding(rule: MatchRule, canonical: Sequence[Row], system: Sequence[Row], reference: str) -> dict | None:
+    """When the keys can decide matching: {} without a tolerance to apply (no real, or epsilon
+    0); with one, the system keys to replace by the canonical key of the number they match,
+    when each number of either answer matches at most one number of the other (and no two
+    numbers of one answer share a key, as 5 and 5.0 do). Then a value matches another
+    exactly when their keys, so replaced, are equal, and the keyed search (classes, counting
+    invariants) decides. None when some number matches several: the tolerant search decides.
+    ``reference`` names the side the tolerance is relative to.
+    """
+    if not rule.tolerant:
+        return {}
+    sides = {"canonical": list(zip(*canonical)), "system": list(zip(*system))}
+    if not any(map(column_has_reals, chain(*sides.values()))):
+        return {}
+    # A number's key is its value: an int for an integer, a Decimal for a real.
+    values = {side: [_number_keys(rule, column) for column in columns] for side, columns in sides.items()}
+    other = "system" if reference == "canonical" else "canonical"
+    epsilon = rule.exact_epsilon
+    # Dense numbers (a reference number matching two others) show in samples too: a cheap
+    # way out before collecting and sorting them all.
+    samples = {
+        side: list(set(chain.from_iterable(keys[:: max(1, len(keys) * len(found) // _SAMPLE)] for keys in found)))
+        for side, found in values.items()
+    }
+    if _some_match_twice(samples[reference], sorted(samples[other]), epsilon):
         return None
-    if isinstance(sides, _KeyedSides):
-        options = sides.refine(options)
-        if options is None or any(not choices for choices in options):
+    numbers: dict[str, list] = {}
+    for side, found in values.items():
+        integers: set = set()
+        reals: set = set()
+        for keys in found:
+            kinds = set(map(type, keys))
+            if kinds == {int}:
+                integers.update(keys)
+            elif int not in kinds:
+                reals.update(keys)
+            else:
+                integers.update(key for key in keys if type(key) is int)
+                reals.update(key for key in keys if type(key) is not int)
+        if not integers.isdisjoint(reals):  # 5 and 5.0: one key, two ways of matching
             return None
-    order = sides.search_order(options) if isinstance(sides, _TolerantSides) else None
-    return search_injective(options, sides.projections_equivalent, check_first=ordered, order=order)
+        numbers[side] = [*integers, *reals]
+    others = sorted(numbers[other])
+    partners: dict = {}  # a number of the other side -> the reference number it matches
+    for number in numbers[reference]:
+        found = _matches_of(number, others, epsilon)
+        if len(found) > 1 or (found and found[0] in partners):
+            return None
+        if found:
+            partners[found[0]] = number
+    if reference == "canonical":
+        return {match: number for match, number in partners.items()}
+    return {number: match for match, number in partners.items()}
+
+
+_SAMPLE = 2000
+
+
+def _matches_of(number: int | Decimal, others: list, epsilon: Decimal) -> list:
+    """The numbers of ``others`` (sorted) that match the reference ``number``."""
+    window = tolerance_window(Decimal(number), epsilon, canonical=True)
+    assert window is not None  # canonical=True always bounds
+    return [
+        match
+        for match in others[bisect_left(others, window[0]) : bisect_right(others, window[1])]
+        if _numbers_match(number, match, epsilon)
+    ]
+
+
+def _some_match_twice(numbers: list, others: list, epsilon: Decimal) -> bool:
+    return any(len(_matches_of(number, others, epsilon)) > 1 for number in numbers)
+
+
+def _number_keys(rule: MatchRule, column: Sequence) -> list:
+    """The keys (values) of the numbers of a column."""
+    kinds = set(map(type, column))
+    if kinds == {Number}:
+        return rule.keys(column)
+    return [value.value for value in column if type(value) is Number] if Number in kinds else []
+
+
+def _numbers_match(reference: int | Decimal, other: int | Decimal, epsilon: Decimal) -> bool:
+    """``MatchRule.match`` on two numbers given by their values (ints are integers)."""
+    if type(reference) is int and type(other) is int:
+        return reference == other
+    return within_epsilon(Decimal(reference), Decimal(other), epsilon)
+
+
+def find_projection(
+    system: Sequence[Row], maximal: Sequence[Row], rule: MatchRule, *, ordered: bool = False
+) -> tuple[list[list[int]], tuple[int, ...] | None]:
+    """For judging against a maximal answer: the candidates of each system column (the
+    maximal columns whose values cover its values both ways, the tolerance relative to the
+    maximal answer's), and an injective mapping (system column j -> maximal column
+    ``mapping[j]``) under which the maximal tuples reduced to the mapped columns are
+    equivalent to the system tuples (in order, if ``ordered``), or None. Both sides must be
+    non-empty and the system no wider than the maximal answer.
+
+    >>> from answerkey.model import Relation
+    >>> system, maximal = Relation.from_rows([[2, "x"], [1, "y"]]), Relation.from_rows([["x", 2], ["y", 1]])
+    >>> find_projection(system.rows, maximal.rows, MatchRule())
+    ([[1], [0]], (1, 0))
+    """
+    with gc_paused(len(system) * len(system[0]) + len(maximal) * len(maximal[0]) >= PAUSE_FROM_CELLS):
+        recode = _recoding(rule, system, maximal, "system")
+        if ordered or recode is None:
+            sides = _TolerantSides(system, maximal, rule, ordered, reference="system", recode=recode)
+            options = sides.options()
+            return options, sides.find(options) if all(options) else None
+        # Keys decide: equivalence is equality of sets of key tuples, the same whichever side
+        # is the reference, so the keyed search (classes, counting invariants) applies.
+        keyed = _KeyedSides(system, maximal, rule, recode)
+        options = keyed.column_options()
+        return options, keyed.find() if all(options) else None
 
 
 def search_injective(
@@ -386,57 +858,73 @@ def search_injective(
     width = len(options)
     if order is None:
         order = sorted(range(width), key=lambda i: (len(options[i]), i))
-    assigned: list[int] = []
-    used: set[int] = set()
-    positions = [0] * width  # positions[d]: the next candidate to try at depth d
-    depth = 0
-    while depth >= 0:
-        if depth == width:
-            mapping = [0] * width
-            for column, target in zip(order, assigned):
-                mapping[column] = target
-            return tuple(mapping)
-        choices = options[order[depth]]
-        advanced = False
-        while positions[depth] < len(choices):
-            candidate = choices[positions[depth]]
-            positions[depth] += 1
-            if candidate in used:
-                continue
-            if (depth == 0 and not check_first) or fits(order[: depth + 1], assigned + [candidate]):
-                assigned.append(candidate)
-                used.add(candidate)
-                depth += 1
-                if depth < width:
-                    positions[depth] = 0
-                advanced = True
-                break
-        if not advanced:
-            depth -= 1
-            if depth >= 0:
-                used.discard(assigned.pop())
-    return None
+
+    def extend(depth: int, target: int, assigned: list[int]) -> list[int] | None:
+        targets = [*assigned, target]
+        if (depth == 0 and not check_first) or fits(list(order[: depth + 1]), targets):
+            return targets
+        return None
+
+    targets = _depth_first([options[i] for i in order], extend, [])
+    if targets is None:
+        return None
+    mapping = [0] * width
+    for column, target in zip(order, targets):
+        mapping[column] = target
+    return tuple(mapping)
 
 
 def closest_mapping(
     canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule
 ) -> tuple[tuple[int, ...], list[Row], list[Row]]:
-    """A mapping that leaves few tuples unmatched, for explanations (greedy, not exhaustive):
-    each canonical column takes the free system column sharing most of its values."""
-    arity_c, arity_s = len(canonical[0]), len(system[0])
-    key = rule.key
-    canonical_values = [{key(row[i]) for row in canonical} for i in range(arity_c)]
-    system_values = [{key(row[j]) for row in system} for j in range(arity_s)]
-    scores = sorted(
-        (-len(canonical_values[i] & system_values[j]), i, j) for i in range(arity_c) for j in range(arity_s)
-    )
-    mapping: dict[int, int] = {}
+    """A mapping that leaves few tuples unmatched, for explanations (greedy, not exhaustive),
+    with the canonical tuples it leaves missing and the system tuples it leaves extra.
+
+    Canonical columns, those sharing most values with some system column first, each take the
+    free system column sharing most of their values (the lowest numbered among equals; the
+    lowest free one when none shares a value). Overlaps are counted per class of columns with
+    equal value sets, through an index of which system classes hold each value: no table of
+    all column pairs.
+    """
+    ids: dict = {}
+    canonical_of, canonical_members = _classes([frozenset(coded(rule.keys(column), ids)) for column in zip(*canonical)])
+    system_sets = [frozenset(coded(rule.keys(column), ids)) for column in zip(*system)]
+    _, system_members = _classes(system_sets)
+    holders: dict[int, list[int]] = {}  # value -> the system classes holding it
+    for number, members in enumerate(system_members):
+        for value in system_sets[members[0]]:
+            holders.setdefault(value, []).append(number)
+    canonical_sets = list(map(frozenset, (coded(rule.keys(column), ids) for column in zip(*canonical))))
+
+    def overlaps(values: frozenset) -> Counter:
+        return Counter(chain.from_iterable(map(holders.get, values, repeat(()))))
+
+    best = [max(overlaps(canonical_sets[members[0]]).values(), default=0) for members in canonical_members]
     used: set[int] = set()
-    for _, i, j in scores:
-        if i not in mapping and j not in used:
-            mapping[i] = j
-            used.add(j)
-    columns = tuple(mapping[i] for i in range(arity_c))
+    next_free = [0] * len(system_members)  # per class: where its lowest free column may be
+    lowest = 0
+    mapping = [0] * len(canonical_of)
+    shared: tuple[int, Counter] = (-1, Counter())
+    for column in sorted(range(len(canonical_of)), key=lambda i: (-best[canonical_of[i]], i)):
+        number = canonical_of[column]
+        if shared[0] != number:
+            shared = (number, overlaps(canonical_sets[column]))
+        choice: tuple[int, int] | None = None  # (-overlap, system column)
+        for held, count in shared[1].items():
+            members = system_members[held]
+            while next_free[held] < len(members) and members[next_free[held]] in used:
+                next_free[held] += 1
+            if next_free[held] < len(members) and (choice is None or (-count, members[next_free[held]]) < choice):
+                choice = (-count, members[next_free[held]])
+        if choice is None:
+            while lowest in used:
+                lowest += 1
+            target = lowest
+        else:
+            target = choice[1]
+        used.add(target)
+        mapping[column] = target
+    columns = tuple(mapping)
     reduced = project(system, columns)
     distinct_canonical = list(dict.fromkeys(canonical))
     return (

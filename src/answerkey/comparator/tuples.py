@@ -28,8 +28,8 @@ from itertools import compress, count, repeat
 from math import ceil, inf, isfinite, log2, nan
 from operator import add, and_, attrgetter, eq, gt, le, lshift, mul, not_, or_, rshift, sub
 
+from answerkey.comparator.values import MatchRule, tolerance_window
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
-from answerkey.comparator.values import EXACT, MatchRule
 from answerkey.model import Number, Value
 
 __all__ = ["TupleIndex", "coded", "column_has_reals", "tolerant_columns", "missing", "equivalent"]
@@ -56,8 +56,11 @@ def _tolerant_of_columns(rule: MatchRule, *tables_columns: list[tuple]) -> tuple
     """``tolerant_columns`` of tables given as their columns."""
     if not rule.tolerant:
         return ()
-    return tuple(index for index in range(len(tables_columns[0]))
-                 if any(column_has_reals(columns[index]) for columns in tables_columns))
+    return tuple(
+        index
+        for index in range(len(tables_columns[0]))
+        if any(column_has_reals(columns[index]) for columns in tables_columns)
+    )
 
 
 def coded(keys: list, ids: dict) -> list[int]:
@@ -109,16 +112,8 @@ class TupleIndex:
             self.groups[group_key] = ([pair[0] for pair in numbers], [pair[1] for pair in numbers], others)
 
     def _window(self, value: Decimal) -> tuple[Decimal, Decimal] | None:
-        epsilon = self.rule.exact_epsilon
-        if self.side == "system":
-            # needle is canonical c: system s within |c| * epsilon
-            reach = EXACT.multiply(value.copy_abs(), epsilon)
-        else:
-            # needle is system s: canonical c with |s - c| <= |c| eps, so |c| <= |s| / (1 - eps)
-            if epsilon >= 1:
-                return None
-            reach = EXACT.divide(EXACT.multiply(value.copy_abs(), epsilon), 1 - epsilon)
-        return EXACT.subtract(value, reach), EXACT.add(value, reach)
+        # The needle is canonical when the indexed tuples are the system's.
+        return tolerance_window(value, self.rule.exact_epsilon, canonical=self.side == "system")
 
     def _matches(self, needle: Row, candidate: Row) -> bool:
         match = self.rule.match
@@ -149,8 +144,9 @@ class TupleIndex:
         return any(self._matches(needle, candidate) for candidate in candidates)
 
 
-def missing(needles: Sequence[Row], haystack: Sequence[Row], rule: MatchRule, side: str,
-            tolerant: tuple[int, ...] | None = None) -> list[Row]:
+def missing(
+    needles: Sequence[Row], haystack: Sequence[Row], rule: MatchRule, side: str, tolerant: tuple[int, ...] | None = None
+) -> list[Row]:
     """The needles that match no tuple of ``haystack`` (``side`` names the haystack's side)."""
     if tolerant is None:
         tolerant = tolerant_columns(rule, needles, haystack)
@@ -158,8 +154,9 @@ def missing(needles: Sequence[Row], haystack: Sequence[Row], rule: MatchRule, si
     return [row for row in needles if not index.contains_match(row)]
 
 
-def equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule,
-               tolerant: tuple[int, ...] | None = None) -> bool:
+def equivalent(
+    canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant: tuple[int, ...] | None = None
+) -> bool:
     """Mutual coverage of two tuple sets of the same arity. ``tolerant``, when the caller
     knows it, is ``tolerant_columns(rule, canonical, system)``."""
     if not canonical or not system:
@@ -235,9 +232,9 @@ def _proof_reach(epsilon: Decimal) -> float | None:
     """The float bound ``_proven_close`` tests against: epsilon less a margin far above the
     rounding of the test. None when epsilon leaves no margin (below about 2e-13) or is 1 or
     more (then |c| * epsilon may overflow to inf where |s - c| does not)."""
-    epsilon = float(epsilon)
-    reach = epsilon - (2 + epsilon) * _SLACK
-    return reach if 0 < reach and epsilon < 1 else None
+    bound = float(epsilon)
+    reach = bound - (2 + bound) * _SLACK
+    return reach if reach > 0 and bound < 1 else None
 
 
 def _proven_close(canonical: list[float], system: list[float], reach: float) -> list[bool]:
@@ -308,8 +305,9 @@ def _cells(floats: list[float], bits: int) -> list[int]:
     return list(map(rshift, array("q", array("d", floats).tobytes()), repeat(bits)))
 
 
-def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant,
-                   columns: tuple[list, list] | None = None):
+def _aligned_cover(
+    canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, tolerant, columns: tuple[list, list] | None = None
+):
     """The canonical and system tuples not covered by a proven match with a tuple of the
     other side found by key (same or neighbouring cells) or by nearness; the exact index
     decides those. ``columns``, when the caller has them, are the two sides transposed."""
@@ -319,7 +317,7 @@ def _aligned_cover(canonical: Sequence[Row], system: Sequence[Row], rule: MatchR
     palette: dict = {}
     c_side = _Side.build(c_columns, tolerant, exact, rule, palette) if reach else None
     s_side = _Side.build(s_columns, tolerant, exact, rule, palette) if c_side else None
-    if s_side is None:
+    if reach is None or c_side is None or s_side is None:
         return canonical, system
     cover = _Cover(c_side, s_side, reach, len(canonical), len(system))
     cover.by_key(float(rule.exact_epsilon), len(tolerant) > 1)
@@ -351,7 +349,7 @@ class _Cover:
         left, right = _matching_pairs(*self.sides, left, right, self.reach)
         deque(map(self.covered[0].__setitem__, left, repeat(1)), maxlen=0)
         deque(map(self.covered[1].__setitem__, right, repeat(1)), maxlen=0)
-        self.pending = tuple(_uncovered(covered, pending) for covered, pending in zip(self.covered, self.pending))
+        self.pending = (_uncovered(self.covered[0], self.pending[0]), _uncovered(self.covered[1], self.pending[1]))
 
     def by_key(self, epsilon: float, two_cells: bool) -> None:
         """Pair each pending tuple with the tuple of the other side that has its key, then
@@ -382,8 +380,9 @@ class _Cover:
             # Padded so that every place two off is an index (the pads are -1, pairs that fail).
             partners_at = list(map(others.__getitem__, order)) + [-1] * 3
             needles = self.pending[side]
-            places = list(map(bisect_left, repeat(list(map(others_near.__getitem__, order))),
-                              self.sides[side].nearness(needles)))
+            places = list(
+                map(bisect_left, repeat(list(map(others_near.__getitem__, order))), self.sides[side].nearness(needles))
+            )
             for offset in (0, -1, 1, -2, 2):
                 still = list(map(not_, map(self.covered[side].__getitem__, needles)))
                 needles, places = list(compress(needles, still)), list(compress(places, still))
@@ -413,8 +412,9 @@ def _matching_pairs(c_side: _Side, s_side: _Side, left: list[int], right: list[i
         if c_reals is not None and s_reals is not None:
             some_real = map(or_, map(c_reals.__getitem__, left), map(s_reals.__getitem__, right))
             equal = map(eq, map(c_side.values[column].__getitem__, left), map(s_side.values[column].__getitem__, right))
-            close = map(or_, map(and_, some_real, close), equal)
-        left, right = _kept(left, right, close)
+            left, right = _kept(left, right, map(or_, map(and_, some_real, close), equal))
+        else:
+            left, right = _kept(left, right, close)
     return left, right
 
 

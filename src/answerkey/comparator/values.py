@@ -13,20 +13,107 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_UP, Context, Decimal, Inexact
 from operator import attrgetter
 
 from answerkey.model import Date, Number, String, Value
 
-__all__ = ["MatchRule", "STRING_MODES", "DEFAULT_EPSILON", "EXACT", "format_epsilon"]
+__all__ = [
+    "MatchRule",
+    "STRING_MODES",
+    "DEFAULT_EPSILON",
+    "EXACT",
+    "format_epsilon",
+    "within_epsilon",
+    "tolerance_window",
+    "format_figure",
+]
 
 DEFAULT_EPSILON = 0.0001
 
 _text = attrgetter("text")
 _value = attrgetter("value")
 
-# Exact arithmetic for the epsilon test: with binary floats, |1.1 - 1.0| <= 1.0 * 0.1 is False.
+# Decimal arithmetic for the epsilon test: with binary floats, |1.1 - 1.0| <= 1.0 * 0.1 is
+# False. No exponent the grammar accepts (|e| <= 10^6) overflows these contexts, and none
+# traps: the default context's Emax (999,999) makes 1e1000000 - 1 raise Overflow. 5,000
+# digits hold any product of two numbers of up to 1,000 digits and the difference of two
+# such numbers up to about 4,000 places apart; further apart, EXACT rounds (see
+# ``within_epsilon`` for the exact test).
 EXACT = Context(prec=5000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+# EXACT, but raising Inexact where it would round, and directed roundings for bounds.
+_CHECKED = Context(prec=5000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
+_FLOOR = Context(prec=5000, rounding=ROUND_FLOOR, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+_CEILING = Context(prec=5000, rounding=ROUND_CEILING, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+_TOWARD_ZERO = Context(prec=5000, rounding=ROUND_DOWN, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+_AWAY_FROM_ZERO = Context(prec=5000, rounding=ROUND_UP, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+# Beyond this many digits an exact difference is not computed (only exponents far outside
+# the grammar's bounds need it; see _within_epsilon_rounded).
+_MAX_EXACT_DIGITS = 10_000_000
+
+
+def within_epsilon(canonical: Decimal, system: Decimal, epsilon: Decimal) -> bool:
+    """``|system - canonical| <= |canonical| * epsilon``, decided exactly for any finite
+    decimals, however far apart their exponents (and never raising).
+
+    >>> within_epsilon(Decimal("53200.0"), Decimal("53198.8"), Decimal("0.0001"))
+    True
+    >>> within_epsilon(Decimal("1e1000000"), Decimal("1e999999"), Decimal("0.0001"))
+    False
+    >>> within_epsilon(Decimal("1e6"), Decimal("-1e-1000000"), Decimal(1))  # off by 1e6 and a little more
+    False
+    """
+    try:
+        return _CHECKED.subtract(system, canonical).copy_abs() <= _CHECKED.multiply(canonical.copy_abs(), epsilon)
+    except Inexact:
+        return _within_epsilon_rounded(canonical, system, epsilon)
+
+
+def _digits(value: Decimal) -> int:
+    return len(value.as_tuple().digits)
+
+
+def _within_epsilon_rounded(canonical: Decimal, system: Decimal, epsilon: Decimal) -> bool:
+    """``within_epsilon`` where 5,000 digits do not hold the difference or the product: the
+    product exactly, the difference between two bounds; only when the allowed difference falls
+    between the bounds is the difference computed with all its digits."""
+    allowed = Context(prec=_digits(canonical) + _digits(epsilon), Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[]).multiply(
+        canonical.copy_abs(), epsilon
+    )
+    if _AWAY_FROM_ZERO.subtract(system, canonical).copy_abs() <= allowed:
+        return True
+    if _TOWARD_ZERO.subtract(system, canonical).copy_abs() > allowed:
+        return False
+    lowest = min(system.adjusted() - _digits(system), canonical.adjusted() - _digits(canonical))
+    digits = max(system.adjusted(), canonical.adjusted()) - lowest + 2
+    if digits > _MAX_EXACT_DIGITS:
+        return False  # exponents near Decimal's own limits (no reader makes them): say no
+    exact = Context(prec=digits, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[]).subtract(system, canonical)
+    return exact.copy_abs() <= allowed
+
+
+def tolerance_window(
+    value: Decimal, epsilon: Decimal, *, canonical: bool, magnitude: Decimal | None = None
+) -> tuple[Decimal, Decimal] | None:
+    """Bounds (low, high) holding every number that may match ``value`` under the epsilon rule
+    (rounded outwards, so a little wide): the system numbers matching a canonical ``value``
+    (``canonical=True``; with ``magnitude``, those within ``magnitude * epsilon`` of it), or
+    the canonical numbers a system ``value`` matches; None when there is no bound (epsilon 1
+    or more, for a system value: then 0 matches anything).
+
+    >>> tolerance_window(Decimal(100), Decimal("0.01"), canonical=True)
+    (Decimal('99.00'), Decimal('101.00'))
+    """
+    if magnitude is None:
+        magnitude = value.copy_abs()
+    if canonical:
+        reach = _CEILING.multiply(magnitude, epsilon)
+    else:
+        # |s - c| <= |c| eps puts |c| <= |s| / (1 - eps), so |s - c| <= |s| eps / (1 - eps).
+        if epsilon >= 1:
+            return None
+        reach = _CEILING.divide(_CEILING.multiply(magnitude, epsilon), _FLOOR.subtract(1, epsilon))
+    return _FLOOR.subtract(value, reach), _CEILING.add(value, reach)
 
 
 def _normalise_exact(text: str) -> str:
@@ -89,30 +176,27 @@ class MatchRule:
         """True iff ``system`` matches ``canonical`` under this rule."""
         if type(canonical) is not type(system):
             return False
-        if type(canonical) is Number:
+        if isinstance(canonical, Number) and isinstance(system, Number):
             if not (canonical.is_real or system.is_real):
                 return canonical.value == system.value
             return self.numbers_close(canonical.value, system.value)
-        if type(canonical) is String:
+        if isinstance(canonical, String) and isinstance(system, String):
             normalise = self.normalise
-            return normalise(canonical.text) == normalise(system.text)  # type: ignore[union-attr]
+            return normalise(canonical.text) == normalise(system.text)
         return canonical == system
 
     def numbers_close(self, canonical: int | Decimal, system: int | Decimal) -> bool:
-        """The epsilon test on two numeric values, exactly."""
-        difference = EXACT.subtract(Decimal(system), Decimal(canonical)).copy_abs()
-        allowed = EXACT.multiply(Decimal(canonical).copy_abs(), self.exact_epsilon)
-        return difference <= allowed
+        """The epsilon test on two numeric values, exactly (see ``within_epsilon``)."""
+        return within_epsilon(Decimal(canonical), Decimal(system), self.exact_epsilon)
 
     def key(self, value: Value) -> object:
         """A hashable key such that, for values that are not reals compared with tolerance,
         ``match(a, b)`` iff ``key(a) == key(b)``: a number's ``int`` or ``Decimal``, a
         string's normalised text, a date's ``datetime.date``, any other value itself (keys
         of different types never compare equal, so different types keep different keys)."""
-        kind = type(value)
-        if kind is Number or kind is Date:
+        if isinstance(value, (Number, Date)):
             return value.value
-        if kind is String:
+        if isinstance(value, String):
             return self.normalise(value.text)
         return value
 
@@ -127,7 +211,7 @@ class MatchRule:
         if kinds == {String}:
             texts = map(_text, values)
             return list(texts if self.strings == "exact" else map(self.normalise, texts))
-        if kinds == {Number} or kinds == {Date}:
+        if kinds in ({Number}, {Date}):
             return list(map(_value, values))
         return list(map(self.key, values))
 
@@ -140,11 +224,42 @@ class MatchRule:
         return {"epsilon": format_epsilon(self.exact_epsilon), "strings": self.strings}
 
 
-def format_epsilon(epsilon: Decimal | float) -> str:
+def format_epsilon(epsilon: Decimal | float | str) -> str:
     """An epsilon as a signature shows it: plain decimal notation, no trailing zeros.
 
     >>> format_epsilon(Decimal("1E-4")), format_epsilon(0.5)
     ('0.0001', '0.5')
     """
     value = epsilon if isinstance(epsilon, Decimal) else _to_decimal(epsilon)
-    return format(value.normalize(), "f")
+    return format(EXACT.normalize(value), "f")
+
+
+# Figures in explanations: plain notation for exponents within this many places of the
+# point, scientific beyond (1e999996 is not shown as a million digits), and at most this
+# many significant digits.
+_PLAIN_PLACES = 30
+_SHOWN_DIGITS = 40
+_SHOWN = Context(prec=_SHOWN_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+
+
+def format_figure(value: Decimal, *, normalise: bool = False) -> str:
+    """A number in an explanation: as ``str`` gives it (without trailing zeros when
+    ``normalise``), in plain notation near the point and scientific notation far from it;
+    rounded to 40 significant digits (and trailing zeros dropped) with ``about`` before it
+    when it has more.
+
+    >>> format_figure(Decimal("9.10")), format_figure(Decimal("5.3200"), normalise=True)
+    ('9.10', '5.32')
+    >>> format_figure(Decimal("1E+999996"), normalise=True), format_figure(Decimal(2 ** 200))
+    ('1E+999996', 'about 1.606938044258990275541962092341162602522E+60')
+    >>> format_figure(Decimal("1" + "0" * 60 + ".5"))
+    'about 1E+60'
+    """
+    prefix = ""
+    if _digits(value) > _SHOWN_DIGITS:
+        value, prefix = _SHOWN.normalize(value), "about "
+    elif normalise:
+        value = EXACT.normalize(value)
+    if -_PLAIN_PLACES <= value.adjusted() <= _PLAIN_PLACES:
+        return prefix + format(value, "f")
+    return prefix + str(value)

@@ -3,7 +3,11 @@
 ``parse`` first tries a fast path (``fast.py``: a whitespace split or one regular
 expression, the grammar's own terminal patterns, column slicing) that builds exactly what
 the grammar builds and defers to the grammar for anything else, including every error
-message; Lark is imported only then. ``parse_with_grammar`` is the grammar alone.
+message; Lark is imported only then. ``parse_with_grammar`` is the grammar alone, and
+``check_with_grammar`` the grammar's checks without building values (``parse`` runs it
+first on text the fast path refuses, so that an error deep in a large text costs little
+memory). Both paths refuse a tuple of more than ``MAX_COLUMNS`` values at the first value
+beyond the limit, before reading further.
 
 >>> parse('( (2341 "SMITH") (5573 "JONES") )').arity
 2
@@ -20,11 +24,11 @@ answerkey.errors.ParseError: <input>:1:6: tuple 2 has 2 values; the relation's t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.errors import ParseError, line_column
-from answerkey.limits import MAX_CAS_CHARS
+from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.grammar import fast
 from answerkey.grammar.atoms import (
     DATE_SHAPE,
@@ -38,6 +42,7 @@ from answerkey.grammar.atoms import (
     number_value,
     string_value,
 )
+from answerkey.limits import MAX_CAS_CHARS, MAX_COLUMNS
 from answerkey.model import (
     NIL,
     NO_ANSWER,
@@ -46,8 +51,8 @@ from answerkey.model import (
     Boolean,
     Failure,
     FailureKind,
-    Relation,
     Number,
+    Relation,
     String,
     type_name,
 )
@@ -56,8 +61,17 @@ if TYPE_CHECKING:
     from lark import Lark, Token
 
 __all__ = [
-    "parse", "parse_with_grammar", "strict_violation", "MAX_CAS_CHARS", "MAX_NUMBER_CHARS", "MAX_EXPONENT",
-    "MONTHS", "TWO_DIGIT_YEAR_PIVOT", "date_from_text", "DATE_SHAPE",
+    "parse",
+    "parse_with_grammar",
+    "check_with_grammar",
+    "strict_violation",
+    "MAX_CAS_CHARS",
+    "MAX_NUMBER_CHARS",
+    "MAX_EXPONENT",
+    "MONTHS",
+    "TWO_DIGIT_YEAR_PIVOT",
+    "date_from_text",
+    "DATE_SHAPE",
 ]
 
 
@@ -70,19 +84,27 @@ _TERMINAL_NAMES = {
     "$END": "end of input",
 }
 _VALUE_TERMINALS = {
-    "TRUE", "FALSE", "NIL", "CONTINGENT_FAILURE", "NECESSARY_FAILURE", "DATE", "NUMBER", "STRING",
+    "TRUE",
+    "FALSE",
+    "NIL",
+    "CONTINGENT_FAILURE",
+    "NECESSARY_FAILURE",
+    "DATE",
+    "NUMBER",
+    "STRING",
     "BARE_WORD",
 }
 
 
 class _Located(Exception):
-    """Raised inside grammar callbacks; ``parse`` turns it into a ParseError with context."""
+    """Raised inside grammar callbacks; ``parse`` turns it into a ParseError with context:
+    ``position`` is the offset in the text, ``found`` the token there."""
 
-    def __init__(self, message: str, token: Token, offset: int = 0) -> None:
+    def __init__(self, message: str, position: int, found: str) -> None:
         super().__init__(message)
         self.message = message
-        self.token = token
-        self.offset = offset
+        self.position = position
+        self.found = found
 
 
 class _Builder:
@@ -111,31 +133,11 @@ class _Builder:
     def _relation(lpar: Token, tuples: list, ordered: bool) -> Relation:
         if not tuples:
             return Relation.checked((), 0, ordered=ordered)
-        arity = len(tuples[0][0])
-        column_types: list[str | None] = [None] * arity
-        for number, (values, start) in enumerate(tuples, start=1):
-            if len(values) != arity:
-                raise _Located(
-                    f"tuple {number} has {len(values)} value{'s' if len(values) != 1 else ''}; "
-                    f"the relation's tuples have {arity}",
-                    start,
-                )
-            for column, value in enumerate(values):
-                kind = type_name(value)
-                if kind is None:
-                    continue
-                expected = column_types[column]
-                if expected is None:
-                    column_types[column] = kind
-                elif expected != kind:
-                    raise _Located(
-                        f"tuple {number}, column {column + 1}: a {kind} in a column of {expected}s",
-                        start,
-                    )
+        arity = _checked_arity(tuples, type_name)
         return Relation.checked(tuple(values for values, _ in tuples), arity, ordered=ordered)
 
     def tuple(self, children):
-        return tuple(children[1:]), children[0]
+        return tuple(children[1:]), children[0].start_pos
 
     def true(self, children):
         return _TRUE
@@ -165,11 +167,114 @@ class _Builder:
         return String(children[0].value)
 
 
+def _checked_arity(tuples: list, kind_of) -> int:
+    """The arity of a relation's tuples, each a pair (values, offset of its "("), after
+    checking that every tuple has the first one's and that each column holds values of one
+    type (``kind_of(value)``; None, nil's, fits any column)."""
+    arity = len(tuples[0][0])
+    column_types: list[str | None] = [None] * arity
+    for number, (values, start) in enumerate(tuples, start=1):
+        if len(values) != arity:
+            raise _Located(
+                f"tuple {number} has {len(values)} value{'s' if len(values) != 1 else ''}; "
+                f"the relation's tuples have {arity}",
+                start,
+                "(",
+            )
+        for column, value in enumerate(values):
+            kind = kind_of(value)
+            if kind is None:
+                continue
+            expected = column_types[column]
+            if expected is None:
+                column_types[column] = kind
+            elif expected != kind:
+                raise _Located(
+                    f"tuple {number}, column {column + 1}: a {kind} in a column of {expected}s",
+                    start,
+                    "(",
+                )
+    return arity
+
+
+class _Checker(_Builder):
+    """Callbacks that check everything ``_Builder`` checks but keep only each value's column
+    type, not the value: ``parse`` reads text the fast path refused (nearly always invalid)
+    with these first, so that finding the error in a large text costs no relation."""
+
+    def scalar(self, children):
+        return None
+
+    def alternatives(self, children):
+        return _ParsedAlternatives(None, children[2])
+
+    def relation(self, children):
+        if len(children) > 1:
+            _checked_arity(children[1:], _itself)
+
+    def ordered_relation(self, children):
+        if len(children) > 2:
+            _checked_arity(children[2:], _itself)
+
+    def tuple(self, children):
+        return _shared(tuple(children[1:])), children[0].start_pos
+
+    def true(self, children):
+        return "boolean"
+
+    false = true
+
+    def nil(self, children):
+        return None
+
+    def contingent_failure(self, children):
+        return "failure"
+
+    necessary_failure = contingent_failure
+
+    def date(self, children):
+        _located(date_value, children[0])
+        return "date"
+
+    def number(self, children):
+        _located(number_value, children[0])
+        return "number"
+
+    def string(self, children):
+        return type_name(_located(string_value, children[0]))
+
+    def bare_word(self, children):
+        return "string"
+
+
+def _itself(kind: str | None) -> str | None:
+    return kind
+
+
+@lru_cache(maxsize=1024)
+def _shared(kinds: tuple) -> tuple:
+    """One tuple object for equal tuples of column types (a relation's tuples mostly share one)."""
+    return kinds
+
+
 def _located(build, token: Token):
     try:
         return build(token.value)
     except BadAtom as error:
-        raise _Located(error.message, token, error.offset) from None
+        raise _Located(error.message, _offset(token) + error.offset, token.value) from None
+
+
+def _offset(token: Token) -> int:
+    """Where a token starts in the text (Lark types it as optional; its lexer always sets it)."""
+    assert token.start_pos is not None
+    return token.start_pos
+
+
+def _end_of_match(pattern: re.Pattern[str], text: str, index: int) -> int:
+    """Where ``pattern``, which matches the empty string too, stops matching from ``index``."""
+    match = pattern.match(text, index)
+    assert match is not None
+    return match.end()
 
 
 _TRUE, _FALSE = Boolean(True), Boolean(False)
@@ -181,29 +286,58 @@ class _ParsedAlternatives:
 
     __slots__ = ("answer", "or_token")
 
-    def __init__(self, answer: Alternatives, or_token: Token) -> None:
+    def __init__(self, answer: Alternatives | None, or_token: Token) -> None:
         self.answer = answer
         self.or_token = or_token
 
 
-_parser: Lark | None = None
+class _ColumnLimit:
+    """A Lark post-lexer that refuses the value beyond ``MAX_COLUMNS`` in a tuple as soon as it
+    is read, before the rest of the tuple is lexed or built.
+
+    Values follow each other only inside a tuple (a scalar is one value, alternatives separate
+    options by OR), and the parser pulls tokens one at a time, stopping at the first token that
+    does not fit; so a run of values longer than the limit is a tuple that is too wide.
+    """
+
+    always_accept = ()
+
+    def process(self, stream):
+        values = 0
+        for token in stream:
+            if token.type in _VALUE_TERMINALS:
+                values += 1
+                if values > MAX_COLUMNS:
+                    raise _Located(
+                        f"more than {MAX_COLUMNS:,} values in a tuple; the limit is {MAX_COLUMNS:,} columns",
+                        _offset(token),
+                        token.value,
+                    )
+            else:
+                values = 0
+            yield token
 
 
-def _get_parser() -> Lark:
-    global _parser
-    if _parser is None:
+_parsers: dict[type, Lark] = {}
+
+
+def _get_parser(callbacks: type[_Builder] = _Builder) -> Lark:
+    """The LALR parser of cas.lark with ``callbacks`` (``_Builder`` or ``_Checker``)."""
+    parser = _parsers.get(callbacks)
+    if parser is None:
         from lark import Lark
 
-        _parser = Lark.open(
+        parser = _parsers[callbacks] = Lark.open(
             "cas.lark",
             rel_to=__file__,
             parser="lalr",
             lexer="basic",
-            transformer=_Builder(),
+            transformer=callbacks(),
+            postlex=_ColumnLimit(),
             maybe_placeholders=False,
             cache=True,
         )
-    return _parser
+    return parser
 
 
 def _context(text: str, index: int) -> str:
@@ -238,45 +372,56 @@ def _describe_expected(expected) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-_STRING_BODY = re.compile(r'"(?:[^"\\\x00-\x1f\x7f]|\\[^\x00-\x1f\x7f])*"')
-_RUN = re.compile(r'[^\s();]*')
+_QUOTED_STRING = re.compile(fast.QUOTED_STRING)
+# The longest valid start of a string body, and the longest run of characters a bare word may
+# hold: possessive, so that a 16 MB unterminated string or word is scanned in constant memory.
+_BODY_PREFIX = re.compile(fast.STRING_BODY)
+_WORD_RUN = re.compile(r'[^\s();"\x00-\x1f\x7f]*+')
+
+
+def _is_control(char: str) -> bool:
+    return char < " " or char == "\x7f"
 
 
 def _character_error(text: str, index: int) -> ParseError:
     """Explain why no token starts at ``index``."""
     char = text[index]
     if char == '"':
-        string = _STRING_BODY.match(text, index)
+        string = _QUOTED_STRING.match(text, index)
         if string:
-            return _error_at(text, string.end(), "expected whitespace or a parenthesis after the string",
-                             found=text[string.end()])
-        position = index + 1
-        while position < len(text):
-            current = text[position]
-            if current == '"':
-                break
-            if current == "\\":
-                if position + 1 < len(text) and text[position + 1] >= " " and text[position + 1] != "\x7f":
-                    position += 2
-                    continue
-            if current < " " or current == "\x7f":
-                if current == "\n":
-                    return _error_at(text, index, "unterminated string (strings end on the same line)",
-                                     found='"')
-                return _error_at(text, position, f"control character U+{ord(current):04X} in a string "
-                                 "(write it as an escape such as \\n or \\u0000)", found=current)
+            return _error_at(
+                text, string.end(), "expected whitespace or a parenthesis after the string", found=text[string.end()]
+            )
+        # The body stops at the end of the text, at a control character, or at a backslash
+        # that escapes nothing (before a control character or the end).
+        position = _end_of_match(_BODY_PREFIX, text, index + 1)
+        if text.startswith("\\", position):
             position += 1
+        if position < len(text) and _is_control(text[position]):
+            current = text[position]
+            if current == "\n":
+                return _error_at(text, index, "unterminated string (strings end on the same line)", found='"')
+            return _error_at(
+                text,
+                position,
+                f"control character U+{ord(current):04X} in a string (write it as an escape such as \\n or \\u0000)",
+                found=current,
+            )
         return _error_at(text, index, "unterminated string", found='"')
-    if char < " " or char == "\x7f":
+    if _is_control(char):
         return _error_at(text, index, f"control character U+{ord(char):04X} outside a string", found=char)
-    run = _RUN.match(text, index).group()
-    for offset, inner in enumerate(run):
-        if inner == '"':
-            return _error_at(text, index + offset, "a quote inside a word: put whitespace before the "
-                             "string, or quote the whole word", found='"')
-        if inner < " " or inner == "\x7f":
-            return _error_at(text, index + offset, f"control character U+{ord(inner):04X} outside a string",
-                             found=inner)
+    # The first character of this run of non-space characters that no bare word may hold.
+    position = _end_of_match(_WORD_RUN, text, index)
+    inner = text[position : position + 1]
+    if inner == '"':
+        return _error_at(
+            text,
+            position,
+            "a quote inside a word: put whitespace before the string, or quote the whole word",
+            found='"',
+        )
+    if inner and _is_control(inner) and not inner.isspace():
+        return _error_at(text, position, f"control character U+{ord(inner):04X} outside a string", found=inner)
     return _error_at(text, index, f"unexpected character {char!r}", found=char)
 
 
@@ -291,7 +436,8 @@ def parse(
     ``NO_ANSWER``.
 
     ``allow_alternatives=False`` is for system answers, where ``(A OR B)`` is an error.
-    Any problem raises ``ParseError`` with the line, column, what was expected and found.
+    Any problem raises ``ParseError`` with the line, column, what was expected and found;
+    so do text longer than ``max_chars`` and a tuple wider than ``MAX_COLUMNS`` values.
 
     >>> parse('"04-JUL-89"').rows[0][0]
     Date(value=datetime.date(1989, 7, 4))
@@ -299,8 +445,7 @@ def parse(
     if not isinstance(text, str):
         raise TypeError(f"parse() takes str, not {type(text).__name__}")
     if len(text) > max_chars:
-        raise ParseError(f"answer is {len(text)} characters; the limit is {max_chars}", line=1, column=1,
-                         source=source)
+        raise ParseError(f"answer is {len(text)} characters; the limit is {max_chars}", line=1, column=1, source=source)
     # The fast path answers valid text on its own and hands anything else (including every
     # error, for its message) to the grammar; tests check it agrees with the grammar.
     try:
@@ -310,6 +455,9 @@ def parse(
         result = None
     if result is not None and (allow_alternatives or not isinstance(result, Alternatives)):
         return result
+    # Text the fast path refuses is nearly always invalid: find the error without building
+    # values first, and build the answer only if there is none.
+    _grammar_parse(_Checker, text, source, allow_alternatives)
     return parse_with_grammar(text, source=source, allow_alternatives=allow_alternatives)
 
 
@@ -319,15 +467,37 @@ def parse_with_grammar(text: str, *, source: str | None = None, allow_alternativ
     >>> parse_with_grammar("((1 yes))") == parse("((1 yes))")
     True
     """
+    answer = _grammar_parse(_Builder, text, source, allow_alternatives)
+    assert answer is not None
+    return answer
+
+
+def check_with_grammar(text: str, *, source: str | None = None, allow_alternatives: bool = True) -> None:
+    """Raise the ``ParseError`` that ``parse_with_grammar`` raises for ``text``, if any,
+    without building the answer (memory for column types, not values).
+
+    >>> check_with_grammar("((1) (2 3))")
+    Traceback (most recent call last):
+    ...
+    answerkey.errors.ParseError: <input>:1:6: tuple 2 has 2 values; the relation's tuples have 1
+    ((1) (2 3))
+         ^
+    """
+    _grammar_parse(_Checker, text, source, allow_alternatives)
+
+
+def _grammar_parse(callbacks: type[_Builder], text: str, source: str | None, allow_alternatives: bool) -> Answer | None:
     from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
     try:
-        result = _get_parser().parse(text)
+        with gc_paused(len(text) >= PAUSE_FROM_CHARS):  # see answerkey.gc_pause
+            result: Any = _get_parser(callbacks).parse(text)
         if isinstance(result, _ParsedAlternatives):
             if not allow_alternatives:
                 token = result.or_token
                 raise _error_at(
-                    text, token.start_pos,
+                    text,
+                    _offset(token),
                     "OR alternatives are only allowed in canonical answers, not in a system answer",
                     found=token.value,
                 )
@@ -337,22 +507,28 @@ def parse_with_grammar(text: str, *, source: str | None = None, allow_alternativ
         error.source = source
         raise
     except _Located as error:
-        raise _error_at(text, error.token.start_pos + error.offset, error.message,
-                        found=error.token.value, source=source) from None
+        raise _error_at(text, error.position, error.message, found=error.found, source=source) from None
     except UnexpectedToken as error:
         token = error.token
         expected = _describe_expected(error.expected)
         if token.type == "$END":
             index, found, what = len(text), None, "unexpected end of input"
         else:
-            index, found = token.start_pos, token.value
+            index, found = _offset(token), token.value
             what = f"unexpected {_TERMINAL_NAMES.get(token.type, repr(token.value))}"
         hint = ""
         if expected == ("OR",):
             hint = " (a relation's tuples are parenthesised: write ((1 2)) for one tuple, or 1 for a scalar)"
-        raise _error_at(text, index, f"{what}; expected {' or '.join(expected)}{hint}",
-                        expected=expected, found=found, source=source) from None
+        raise _error_at(
+            text,
+            index,
+            f"{what}; expected {' or '.join(expected)}{hint}",
+            expected=expected,
+            found=found,
+            source=source,
+        ) from None
     except UnexpectedCharacters as error:
+        assert error.pos_in_stream is not None  # set by Lark's lexer
         parse_error = _character_error(text, error.pos_in_stream)
         parse_error.source = source
         raise parse_error from None
@@ -362,7 +538,9 @@ def parse_with_grammar(text: str, *, source: str | None = None, allow_alternativ
         raise ParseError("answer nested too deeply", line=1, column=1, source=source) from None
 
 
-_EXTENSION_NUMBER = re.compile(r"(?<![^\s()])[+-]?(?:[0-9]*\.[0-9]*[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+)(?![^\s();])")
+_EXTENSION_NUMBER = re.compile(
+    r"(?<![^\s()])[+-]?(?:[0-9]*\.[0-9]*[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+)(?![^\s();])"
+)
 
 
 def strict_violation(text: str, answer: Answer, *, source: str | None = None) -> ParseError | None:
@@ -378,15 +556,23 @@ def strict_violation(text: str, answer: Answer, *, source: str | None = None) ->
     options = answer.options if isinstance(answer, Alternatives) else (answer,)
     if not any(
         isinstance(value, Number) and ("e" in value.text.lower() or value.text.lstrip("+-").startswith("."))
-        for option in options if isinstance(option, Relation) for row in option.rows for value in row
+        for option in options
+        if isinstance(option, Relation)
+        for row in option.rows
+        for value in row
     ):
         return None
     # Comments and strings may hold the same characters: find a number token outside them.
     for match in _EXTENSION_NUMBER.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
-        before = text[line_start:match.start()]
+        before = text[line_start : match.start()]
         if ";" in before or before.count('"') % 2:
             continue
-        return _error_at(text, match.start(), f"{match.group()} uses an extension (leading '.' or exponent) "
-                         "not in the 1989/ATIS CAS", found=match.group(), source=source)
+        return _error_at(
+            text,
+            match.start(),
+            f"{match.group()} uses an extension (leading '.' or exponent) not in the 1989/ATIS CAS",
+            found=match.group(),
+            source=source,
+        )
     return None

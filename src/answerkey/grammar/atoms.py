@@ -52,6 +52,7 @@ DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
 _HEX = {"u": 4, "U": 8}
+_PIECES = 4096
 
 
 class BadAtom(Exception):
@@ -74,12 +75,10 @@ def date_from_text(text: str) -> _dt.date:
         if not 1 <= month <= 12:
             raise ValueError(f"no month {month:02d} in date {text}")
     else:
-        day, month_name, year_text = text[:2], text[3:6].upper(), text[7:]
+        day_text, month_name, year_text = text[:2], text[3:6].upper(), text[7:]
         if month_name not in MONTHS:
-            raise ValueError(
-                f"unknown month {text[3:6]!r} in date {text} (months are JAN, FEB, ..., DEC)"
-            )
-        month, day = MONTHS[month_name], int(day)
+            raise ValueError(f"unknown month {text[3:6]!r} in date {text} (months are JAN, FEB, ..., DEC)")
+        month, day = MONTHS[month_name], int(day_text)
         year = int(year_text)
         if len(year_text) == 2:
             year += 2000 if year < TWO_DIGIT_YEAR_PIVOT else 1900
@@ -120,17 +119,30 @@ def string_value(text: str) -> String | Date:
 
 def decode_string(body: str) -> str:
     """A string body with its backslash escapes decoded (``BadAtom`` for a bad escape;
-    its offset counts from the opening quote)."""
+    its offset counts from the opening quote).
+
+    >>> backslash = chr(92)
+    >>> decode_string(f'caf{backslash}u00e9 {backslash}"ok{backslash}"')
+    'café "ok"'
+    """
     if "\\" not in body:
         return body
-    out = []
+    # The text between escapes is copied in slices (the work is per escape, not per character)
+    # and the pieces are joined every _PIECES, so that their list stays small.
+    out: list[str] = []
+    joined: list[str] = []
     index = 0
-    while index < len(body):
-        char = body[index]
-        if char != "\\":
-            out.append(char)
-            index += 1
-            continue
+    while True:
+        escape_at = body.find("\\", index)
+        if escape_at < 0:
+            out.append(body[index:])
+            return "".join(joined + out)
+        if escape_at > index:
+            out.append(body[index:escape_at])
+        if len(out) >= _PIECES:
+            joined.append("".join(out))
+            out.clear()
+        index = escape_at
         escape = body[index + 1]
         if escape in _ESCAPES:
             out.append(_ESCAPES[escape])
@@ -141,12 +153,11 @@ def decode_string(body: str) -> str:
         if not width or len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
             shown = body[index : index + 2 + (width or 0)]
             raise BadAtom(
-                f"invalid escape {shown!r} in string (use \\\", \\\\, \\n, \\t, \\r, \\uXXXX or \\UXXXXXXXX)",
+                f'invalid escape {shown!r} in string (use \\", \\\\, \\n, \\t, \\r, \\uXXXX or \\UXXXXXXXX)',
                 index + 1,
             )
         code = int(digits, 16)
         if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-            raise BadAtom(f"escape {body[index:index + 2 + width]!r} is not a Unicode character", index + 1)
+            raise BadAtom(f"escape {body[index : index + 2 + width]!r} is not a Unicode character", index + 1)
         out.append(chr(code))
         index += 2 + width
-    return "".join(out)

@@ -25,17 +25,21 @@ How it reads text, in three steps:
    sit exactly where that shape puts them; its rows are ``zip(*columns)``. Anything else
    (alternatives, scalars, mixed arity, stray keywords) goes through a small parser over the
    tokens with an explicit position; the answer nests at most three levels, so there is no
-   recursion.
+   recursion. A tuple wider than ``MAX_COLUMNS`` defers at once (for a text without
+   comments and escapes, before the text is split), and the grammar refuses it at its first
+   value beyond the limit.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from itertools import repeat
 from operator import sub
 
 from answerkey.grammar.atoms import MAX_NUMBER_CHARS, BadAtom, date_value, number_value, string_value
+from answerkey.limits import MAX_COLUMNS
 from answerkey.model import (
     NIL,
     NO_ANSWER,
@@ -49,9 +53,10 @@ from answerkey.model import (
     Number,
     Relation,
     String,
+    Value,
 )
 
-__all__ = ["parse", "Defer", "ATOM_TERMINALS", "STRING_PATTERN"]
+__all__ = ["parse", "Defer", "ATOM_TERMINALS", "STRING_BODY", "QUOTED_STRING", "STRING_PATTERN"]
 
 
 class Defer(Exception):
@@ -78,7 +83,12 @@ ATOM_TERMINALS: tuple[tuple[str, str, int], ...] = (
     ("NUMBER", "[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?(?![^\\s();])", 0),
     ("BARE_WORD", '[^\\s();"\x00-\x1f\x7f]+(?![^\\s();])', 0),
 )
-STRING_PATTERN = '"([^"\\\\\x00-\x1f\x7f]|\\\\[^\x00-\x1f\x7f])*"(?![^\\s();])'
+# The body of a string (runs of plain characters, each escape followed by another run) and a
+# whole double-quoted string (STRING without its lookahead): possessive repeats without an
+# alternation, so that matching keeps no backtracking state per character (see cas.lark).
+STRING_BODY = '[^"\\\\\x00-\x1f\x7f]*+(?:\\\\[^\x00-\x1f\x7f][^"\\\\\x00-\x1f\x7f]*+)*+'
+QUOTED_STRING = f'"{STRING_BODY}"'
+STRING_PATTERN = QUOTED_STRING + "(?![^\\s();])"
 
 _ATOM = re.compile(
     "|".join(
@@ -96,8 +106,7 @@ _STRING = re.compile(STRING_PATTERN)
 _TOKEN = re.compile(
     r"(?:[^\S\x1c-\x1f]++|;[^\n]*+)*+"
     r"([()]"
-    r'|"(?:[^"\\\x00-\x1f\x7f]|\\[^\x00-\x1f\x7f])*+"(?![^\s();])'
-    r'|[^\s();"]++(?![^\s();])'
+    "|" + STRING_PATTERN + r'|[^\s();"]++(?![^\s();])'
     r"|[\s\S]+"
     r"|)"
 )
@@ -135,8 +144,22 @@ _VALUE_TYPES = frozenset({Boolean, Number, String, Date, Failure})
 def _tokens(text: str) -> tuple[list[str], bool]:
     """The tokens of ``text`` and whether they came from the whitespace split."""
     if not any(breaker in text for breaker in _SPLIT_BREAKERS):
+        if _first_tuple_too_wide(text):
+            raise Defer
         return text.replace("(", " ( ").replace(")", " ) ").split(), True
     return _regex_tokens(text), False
+
+
+def _first_tuple_too_wide(text: str) -> bool:
+    """True when the text before its first ')' ends in a run of more than MAX_COLUMNS words
+    after a '(' (and no quote): a tuple the grammar refuses, found before the whole text is
+    split. Only for text without comments and escapes, where every parenthesis outside a
+    string is one; a parenthesis inside a string only shortens the run looked at."""
+    close = text.find(")")
+    if close < 0:
+        return False
+    run = text[text.rfind("(", 0, close) + 1 : close]
+    return len(run) > 2 * MAX_COLUMNS and '"' not in run and len(run.split(None, MAX_COLUMNS)) > MAX_COLUMNS
 
 
 def _regex_tokens(text: str) -> list[str]:
@@ -148,6 +171,7 @@ def _regex_tokens(text: str) -> list[str]:
 
 def _atom(token: str, split: bool):
     """The value (or keyword) of one atom token; ``Defer`` if the grammar would object."""
+    builder: Callable[[str], Value]
     if token[0] == '"':
         # A quote must open and close one whole string (split tokens may cut one; the rest
         # of the text after an error starts with one).
@@ -189,7 +213,9 @@ def parse(text: str) -> Answer:
     try:
         return _read(tokens, split)
     except _Resplit:
-        return _read(_regex_tokens(text), False)
+        pass
+    del tokens  # the split's tokens go (with the exception's frames) before the second read
+    return _read(_regex_tokens(text), False)
 
 
 def _read(tokens: list[str], split: bool) -> Answer:
@@ -218,20 +244,30 @@ def _whole_relation(tokens: list[str], split: bool) -> Relation | None:
     columns = _columns(tokens, start)
     if columns is None:
         return None
-    table: dict = {}
-    values = [_column_values(column, split, table) for column in columns]
+    # The columns hold every token still needed: the token list, and each column of tokens
+    # once its values are built, go, so that a large text never holds all tokens and all
+    # values at once. (On _Resplit or Defer nobody reads the tokens again.) Columns are read
+    # in order: reading those whose tokens are freed first (strings, dates) lowers the peak
+    # further but scatters the numbers built next over the freed memory, and the collector's
+    # first pass over the new values then takes half as long again.
+    tokens.clear()
+    values: list = []
+    for column in range(len(columns)):
+        values.append(_column_values(columns[column], split))
+        columns[column] = []
     _check_types(values)
     return Relation.checked(tuple(zip(*values)), len(values), ordered=start == 2)
 
 
-def _column_values(column: list[str], split: bool, table: dict) -> list:
+def _column_values(column: list[str], split: bool) -> list:
     """The values of one column of tokens.
 
     A column of plain numbers (most of a large relation) is built with C-level map/filter,
     no Python call per token: ASCII digits after at most one sign are what NUMBER matches
     without point or exponent, and with exactly one point (and a digit) what it matches
     without exponent; ``Number.parse`` builds the same values from these spellings. Any
-    other column maps its distinct tokens through ``_atom``.
+    other column maps its distinct tokens through ``_atom`` (a table per column, so that the
+    tokens of a column of distinct strings are not kept after it).
     """
     if all(map(str.isascii, column)) and max(map(len, column)) <= MAX_NUMBER_CHARS:
         bodies = list(map(str.lstrip, column, repeat("+-")))
@@ -242,8 +278,7 @@ def _column_values(column: list[str], split: bool, table: dict) -> list:
                 map(str.isdigit, map(str.replace, bodies, repeat("."), repeat(""), repeat(1)))
             ):
                 return list(map(Number, map(Decimal, column), repeat(True), column))
-    for token in set(column).difference(table):
-        table[token] = _atom(token, split)
+    table = {token: _atom(token, split) for token in set(column)}
     return list(map(table.__getitem__, column))
 
 
@@ -312,8 +347,8 @@ class _Reader:
         try:
             while tokens[position] == _LPAR:
                 end = tokens.index(_RPAR, position + 1)
-                if end == position + 1:
-                    raise Defer  # an empty tuple
+                if end == position + 1 or end - position - 1 > MAX_COLUMNS:
+                    raise Defer  # an empty tuple, or one wider than the limit
                 rows.append(tuple(map(get, tokens[position + 1 : end])))
                 position = end + 1
             if tokens[position] != _RPAR:
@@ -341,6 +376,8 @@ def _columns(tokens: list[str], start: int) -> list[list[str]] | None:
     except ValueError:
         return None
     arity = width - 2
+    if arity > MAX_COLUMNS:
+        raise Defer  # the grammar words the error at the first value beyond the limit
     body = count - 1 - start
     if arity < 1 or body % width:
         return None

@@ -54,18 +54,17 @@ def render_value(value: Value) -> str:
     >>> render_value(String('say "hi"')), render_value(Number.parse("5."))
     ('"say \\\\"hi\\\\""', '5.')
     """
-    kind = type(value)
-    if kind is Number:
+    if isinstance(value, Number):
         return value.text
-    if kind is String:
+    if isinstance(value, String):
         return _quote(value.text)
-    if kind is Boolean:
+    if isinstance(value, Boolean):
         return "true" if value.value else "false"
-    if kind is Date:
+    if isinstance(value, Date):
         return value.value.isoformat()
-    if kind is Nil:
+    if isinstance(value, Nil):
         return "NIL"
-    if kind is Failure:
+    if isinstance(value, Failure):
         return value.kind.value
     raise TypeError(f"not a CAS value: {value!r}")
 
