@@ -148,3 +148,32 @@ def test_version_and_help(run):
 def test_usage_error_is_exit_2(run):
     """Bad usage is trouble too."""
     assert run("judge", "only-one-argument").exit_code == 2
+
+
+def test_numbers_at_the_documented_bounds_are_judged_and_explained(run, files):
+    """1e1000000 against 1e999999 (exponents at the grammar's bound) is a verdict, not a
+    decimal.Overflow, with --explain and --json --explain too (issue 19, item 8)."""
+    canonical, system = files("c.cas", "((1e1000000))"), files("s.cas", "((1e999999))")
+    assert run("judge", canonical, system).stdout == "incorrect\n"
+    explained = run("judge", "--explain", canonical, system)
+    assert explained.exit_code == 1
+    assert "1e999999 for 1e1000000: off by 9E+999999, more than 1E+999996" in explained.stdout
+    document = json.loads(run("judge", "--json", "--explain", canonical, system).stdout)
+    assert document["verdict"] == "incorrect" and document["explanation"][0]["out_of_tolerance"]
+    assert run("judge", files("w.cas", "((1e1000000 1))"), files("v.cas", "((1e1000000 1))")).exit_code == 0
+
+
+def test_an_answer_wider_than_the_column_limit_is_refused_at_once(run, files):
+    """10,000 columns: exit 2 at the first value past the limit, without reading on (issue 19, item 5)."""
+    wide = files("w.cas", "((" + " ".join(["1"] * 10_000) + "))")
+    result = run("judge", wide, wide)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == f"{wide}:1:4003: more than 2,000 values in a tuple; the limit is 2,000 columns"
+
+
+def test_max_chars_refuses_a_long_answer_before_parsing_it(run, files):
+    """--max-chars bounds the size of an answer file judge and check read."""
+    long = files("l.cas", "((" + "1 " * 600 + "))")
+    result = run("check", "--max-chars", "1000", long)
+    assert result.exit_code == 2
+    assert "the limit is 1000" in result.stderr

@@ -388,3 +388,17 @@ def test_an_item_with_a_misspelt_field_gets_a_suggestion(tmp_path):
     corpus.write_text("- id: q1\n  anwser: 5\n")
     result = score(str(corpus), ANSWERS)
     assert result.stderr == f"{corpus}:2:11: anwser: unknown field (did you mean 'answer'?)\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_system_answer_at_the_number_bounds_is_scored(tmp_path, jobs):
+    """A system answer ((1e1000000 1)) is judged incorrect, not a crash (issue 19, item 8), in
+    one process or two, with and without the graded metrics."""
+    corpus = tmp_path / "c.yaml"
+    corpus.write_text("".join(f"- {{id: q{index}, answer: '((1.5 2))'}}\n" for index in range(3)))
+    answers = tmp_path / "a.jsonl"
+    answers.write_text("".join(f'{{"id": "q{index}", "answer": "((1e1000000 1))"}}\n' for index in range(3)))
+    for metrics in ("none", "all"):
+        result = score(str(corpus), str(answers), "--jobs", jobs, "--metrics", metrics, "--json", "-")
+        assert result.exit_code == 0
+        assert json.loads(result.stdout)["summary"]["incorrect"] == 3
