@@ -238,7 +238,8 @@ def decode_json(text: str, *, source: str | None = None, first_line: int = 1) ->
         surrogate = _surrogate_error(text, source, first_line)
         if surrogate is not None:
             raise surrogate
-    depth = _depth_error(value)
+    # Fewer brackets than the limit cannot nest deeper than it (the usual case: no walk).
+    depth = _depth_error(value) if text.count("[") + text.count("{") > MAX_JSON_DEPTH else None
     if depth is not None:
         raise InputError(depth, source=source, line=first_line, column=1)
     return value
@@ -616,8 +617,10 @@ class Document:
             if not path or not isinstance(path[0], int) or not 0 <= path[0] < len(self.lines):
                 return (None, None)
             line = self.lines[path[0]]
-            inner = json_positions(self.line_texts[path[0]])
             rest = path[1:]
+            if not rest:
+                return (line, 1)
+            inner = json_positions(self.line_texts[path[0]])
             while rest and rest not in inner:
                 rest = rest[:-1]
             return (line, inner.get(rest, (1, 1))[1])

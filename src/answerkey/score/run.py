@@ -344,14 +344,17 @@ def item_metrics(canonical: Answer, system: Answer | None, rule: MatchRule, name
 
 
 def _metric_values(target: Relation, system: Relation, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
-    wanted = [name for name in names if _applies(name, target)]
-    functions = relation_metrics()
-    if all(name in TABLE_METRICS and functions.get(name) is METRICS[name] for name in wanted):
+    wanted = [name for name in names if _applies(name, target)] if not target.ordered else list(names)
+    if _TABLE_NAMES.issuperset(wanted):
         # The table metrics share their per-table work when computed together.
         values = table_scores(target, system, rule=rule, metrics=wanted)
     else:
+        functions = relation_metrics()
         values = {name: functions[name](target, system, rule=rule) for name in wanted}
     return {name: values.get(name, math.nan) for name in names}
+
+
+_TABLE_NAMES = frozenset(TABLE_METRICS)
 
 
 # ---------------------------------------------------------------- one batch (runs in workers)
