@@ -37,6 +37,7 @@ from answerkey.comparator import MatchRule
 from answerkey.errors import kind_of
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.table import TABLE_METRICS
+from answerkey.progress import progress
 from answerkey.qatch.run import QATCH_METRICS, evaluate_test, has_order_by, is_table
 
 __all__ = ["MetricEvaluator"]
@@ -166,7 +167,6 @@ class MetricEvaluator:
             import pandas as pd
         except ImportError:
             raise ImportError("evaluate_with_df needs pandas: pip install 'answerkey[pandas]'") from None
-        from answerkey.progress import progress
 
         kind = str(task).upper()
         if kind not in ("QA", "SP"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from answerkey.adapters.sparql import read_sparql_results
+from answerkey.comparator import judge
 from answerkey.errors import InputError
 from answerkey.metrics.retrieval import recall_at_k
 
@@ -173,8 +174,6 @@ class OutputComparer:
 
 
 def _compare_sparql(comparer: OutputComparer, reference: ReferenceStep, actual: ActualStep) -> Comparison:
-    from answerkey.comparator import judge
-
     expected = reference.expected
     try:
         results = comparer.decoded(actual, "sparql", lambda: read_sparql_results(actual.output))

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from answerkey.adapters.rows import FORMATS
+from answerkey.adapters.sparql import relation_from_sparql_results, sparql_results_from_relation
 from answerkey.errors import InputError
 from answerkey.grammar import parse
 from answerkey.grammar.render import render
@@ -594,8 +595,6 @@ def _db_id_texts() -> Any:
 
 
 def _sparql_check(text: str) -> None:
-    from answerkey.adapters.sparql import relation_from_sparql_results, sparql_results_from_relation
-
     try:
         result = relation_from_sparql_results(text, source="<fuzz>")
     except InputError:
