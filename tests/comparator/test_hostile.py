@@ -75,6 +75,7 @@ def number(text: str) -> Number:
 @example("1e6", "1e-1000000", "1")
 @example("-1e-1000000", "1e1000000", "2")
 @example("9" * 990 + "e1000000", "1e-1000000", "0.0001")
+@example("1" * 271 + ".5", "0", "1e-300")  # allowed: 40 digits 30 places after the point, shown in scientific
 def test_numbers_at_the_bounds_are_judged_by_the_epsilon_rule(canonical_text, system_text, epsilon):
     """Any two numbers the grammar accepts: judging (a scalar, a one-value relation, and a
     column of a wider relation) and explaining never raise, and the verdict is the epsilon

@@ -29,15 +29,38 @@ fails one cannot be correct), then searches depth first:
    equivalent (a projection of equivalent relations is equivalent), so dead branches die
    early.
 
-When no real is compared with a tolerance, or when every number matches at most one number
-of the other answer (a system number's key then becomes the key of the canonical number it
-matches, so that keys decide matching: ``_recoding``), values are replaced once by hashable
-keys and every check is a set comparison of key tuples; identical columns (equal keys in every
-tuple) are then one class, searched once: equal canonical columns must go to equal system
-columns (the reduced system answer holds the canonical tuples, which agree on them), and
-different ones to different ones, a class of canonical columns to a class of system columns
-with at least as many columns. ``tests/comparator/test_judge_properties.py`` checks the
-search against an exhaustive enumeration of mappings.
+In order (an ordered canonical answer), the reduced system tuples must walk the canonical
+ones (``ordered_equivalent``). A walk covers both ways, so invariant 1 holds, and a
+projection of a walk is a walk, so invariant 4 does, checked from the first column on. Where
+keys decide matching, equal runs of key tuples are necessary for a walk but not enough:
+canonical tuples that differ but match (``"a"`` and ``"A"`` folded, 1 and 1.0 with epsilon 0)
+are separate steps, each needing a system tuple of its own (``_walks`` counts them).
+
+**Two searches.** Most answers of a corpus have a few columns, told apart by their values.
+When the canonical and system columns make at most ``_DIRECT_PAIRS`` pairs and their
+candidates allow at most ``_DIRECT_MAPPINGS`` mappings, ``_DirectSides`` searches directly.
+Each column is keyed once; invariant 1 is tested pair by pair: equal sets of value types
+(values of different types never match), then equal sets of keys (proof of coverage: each
+value matches its equal), else, where a column holds reals compared with a tolerance, the
+ranges of the numbers (a cheap necessary test) and mutual coverage of the distinct values.
+Invariant 4 compares the projections themselves: equal sets of key tuples prove them
+equivalent, and the tolerance is applied only where keys differ in a column with reals. Its
+cost is bounded by those two bounds (at most 64 column pairs tested; at most k x 64
+projections compared, k <= 8, each in one pass over the tuples), and its memory is the keys
+and one set of canonical key tuples per prefix of the search order. Other answers go to the
+general search below, which reuses the keys and real columns the direct one found when it
+stopped at too many mappings. ``tests/comparator/test_direct_search.py`` checks both
+searches on the same answers against an exhaustive enumeration of mappings (and
+``tests/comparator/test_judge_properties.py`` checks ``judge`` against one).
+
+In the general search, when no real is compared with a tolerance, or when every number
+matches at most one number of the other answer (a system number's key then becomes the key
+of the canonical number it matches, so that keys decide matching: ``_recoding``), values are
+replaced once by hashable keys and every check is a set comparison of key tuples; identical
+columns (equal keys in every tuple) are then one class, searched once: equal canonical
+columns must go to equal system columns (the reduced system answer holds the canonical
+tuples, which agree on them), and different ones to different ones, a class of canonical
+columns to a class of system columns with at least as many columns.
 
 Memory stays linear in the answers, however wide: candidates are shared lists (one per class
 of columns with equal value sets, or equal colours), and the partial projections of step 4
@@ -56,7 +79,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import chain, groupby, repeat
@@ -66,7 +89,7 @@ from typing import Any
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
 from answerkey.comparator.values import MatchRule, tolerance_window, within_epsilon
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
-from answerkey.model import Number
+from answerkey.model import Number, Value
 
 __all__ = ["find_mapping", "find_projection", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
 
@@ -124,11 +147,14 @@ def _getter(columns: Sequence[int]):
     return itemgetter(*columns)
 
 
-def _coded(rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None) -> list[tuple[int, ...]]:
+def _coded(
+    rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None, keys: list[list] | None = None
+) -> list[tuple[int, ...]]:
     """The distinct rows with each value's match key (replaced by ``recode[key]`` where it has
     one) replaced by its number in ``ids`` (shared by both sides), column by column with
-    C-level maps."""
-    return list(dict.fromkeys(zip(*[coded(_recoded_keys(rule.keys(column), recode), ids) for column in zip(*rows)])))
+    C-level maps. ``keys``: the keys of each column, when the caller has them."""
+    columns_keys = map(rule.keys, zip(*rows)) if keys is None else keys
+    return list(dict.fromkeys(zip(*[coded(_recoded_keys(column, recode), ids) for column in columns_keys])))
 
 
 def _recoded_keys(keys: list, recode: dict | None) -> list:
@@ -252,14 +278,20 @@ class _KeyedSides:
     """
 
     def __init__(
-        self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, recode: dict | None = None
+        self,
+        canonical: Sequence[Row],
+        system: Sequence[Row],
+        rule: MatchRule,
+        recode: dict | None = None,
+        keys: tuple[list[list], list[list]] | None = None,
     ) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
         # recode: system keys standing for the canonical key of the number they match (see
-        # _recoding), so that matching is equality of keys with a tolerance too.
+        # _recoding), so that matching is equality of keys with a tolerance too. keys: each
+        # side's keys column by column, when the caller has them.
         ids: dict = {}
-        self.canonical = _coded(canonical, rule, ids)
-        self.system = _coded(system, rule, ids, recode)
+        self.canonical = _coded(canonical, rule, ids, keys=None if keys is None else keys[0])
+        self.system = _coded(system, rule, ids, recode, keys=None if keys is None else keys[1])
         self.arity = len(canonical[0]), len(system[0])
         columns = list(zip(*self.canonical))
         self.canonical_of, self.canonical_members = _classes(columns)
@@ -551,13 +583,17 @@ class _TolerantSides:
         )
         return equivalent(canonical, system, self.rule, tolerant)
 
-    def _same_keys(self, columns: Sequence[int], system_keys: Sequence[Sequence[int]]) -> bool:
-        """The canonical keys of ``columns`` and ``system_keys`` (one list per column) make
-        the same set of key tuples (the same runs, in order)."""
+    def _same_keys(self, columns: Sequence[int], targets: Sequence[int], system_keys: Sequence[Sequence[int]]) -> bool:
+        """The canonical keys of ``columns`` and ``system_keys`` (the keys of system columns
+        ``targets``, one list per column) make the same set of key tuples; in order, the
+        other side's key tuples walk the reference side's (``_walks``: equal runs of keys are
+        not enough where the reference side has different rows with equal keys)."""
         canonical = zip(*[self.keys["canonical"][i] for i in columns])
         system = zip(*system_keys)
         if self.ordered:
-            return _runs(canonical) == _runs(system)
+            if self.reference == "canonical":
+                return _walks(map(_getter(columns), self.rows["canonical"]), canonical, system)
+            return _walks(map(_getter(targets), self.rows["system"]), system, canonical)
         return set(canonical) == set(system)
 
     def _recoded(self, column: int, target: int) -> list[int] | None:
@@ -654,7 +690,7 @@ class _TolerantSides:
                 column_keys, chain = chain
                 keys.append(column_keys)
             columns = order[: len(targets)]
-            return self._same_keys(columns, keys[::-1]) or (not exact and self._fits(columns, targets))
+            return self._same_keys(columns, targets, keys[::-1]) or (not exact and self._fits(columns, targets))
 
         targets = _depth_first([options[i] for i in order], extend, None, accept)
         if targets is None:
@@ -707,6 +743,173 @@ class _ColumnSummary:
         return summaries
 
 
+class _DirectSides:
+    """Answers with few columns, searched directly: every pair of columns tested for
+    invariant 1, then the projections themselves compared (invariant 4), columns with reals
+    last. No classes, colours or hashes: ``find_mapping`` sends here only answers whose column
+    pairs and candidate mappings are few (see ``_DIRECT_PAIRS``).
+
+    Each column's values are keyed once. Equal sets of keys prove a column pair compatible,
+    and equal sets of key tuples a projection equivalent (each value matches its equal); keys
+    decide where no real is compared with tolerance, and elsewhere the tolerance is applied
+    only when keys differ.
+    """
+
+    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
+        self.rule = rule
+        self.ordered = ordered
+        self.rows = (canonical, system)
+        self.columns: tuple[list[tuple], list[tuple]] = (list(zip(*canonical)), list(zip(*system)))
+        self.types: tuple[list[frozenset], list[frozenset]] = ([], [])
+        self.tolerant: tuple[list[bool], list[bool]] = ([], [])
+        self.keys: tuple[list[list], list[list]] = ([], [])
+        tolerant = rule.tolerant
+        for side, columns in enumerate(self.columns):
+            for column in columns:
+                kinds = frozenset(map(type, column))
+                self.types[side].append(kinds)
+                self.tolerant[side].append(tolerant and Number in kinds and column_has_reals(column, kinds))
+                self.keys[side].append(rule.keys(column, kinds))
+        self.key_sets = ([set(keys) for keys in self.keys[0]], [set(keys) for keys in self.keys[1]])
+        self.equal: set[tuple[int, int]] = set()  # column pairs with equal sets of keys
+        self._canonical_keys: dict[tuple[int, ...], set] = {}
+        self._ranges: tuple[dict[int, tuple[Decimal, Decimal]], dict[int, tuple[Decimal, Decimal]]] = ({}, {})
+        self._windows: dict[int, tuple] = {}
+
+    def options(self, most: int) -> list[list[int]] | None:
+        """For each canonical column, the system columns whose values cover it both ways; None
+        as soon as they allow more than ``most`` mappings (the general search does better)."""
+        targets = range(len(self.columns[1]))
+        options = []
+        mappings = 1
+        for i in range(len(self.columns[0])):
+            choices = [j for j in targets if self._compatible(i, j)]
+            mappings *= len(choices)
+            if mappings > most:
+                return None
+            options.append(choices)
+        return options
+
+    def _compatible(self, i: int, j: int) -> bool:
+        """Canonical column ``i`` and system column ``j`` cover each other (invariant 1); a
+        pair with equal sets of keys is noted in ``equal``."""
+        # Values of different types never match, so the sets of types must be equal.
+        if self.types[0][i] != self.types[1][j]:
+            return False
+        if self.key_sets[0][i] == self.key_sets[1][j]:
+            self.equal.add((i, j))
+            return True
+        if not (self.tolerant[0][i] or self.tolerant[1][j]) or not self._ranges_close(i, j):
+            return False
+        canonical = list(map(_single, dict.fromkeys(self.columns[0][i])))
+        system = list(map(_single, dict.fromkeys(self.columns[1][j])))
+        return equivalent(canonical, system, self.rule, (0,))
+
+    def _ranges_close(self, i: int, j: int) -> bool:
+        """A necessary condition for columns with numbers, cheap (as in ``_TolerantSides``):
+        with M the largest |canonical number|, mutual coverage puts the smallest numbers within
+        M * epsilon of each other, and the largest too."""
+        windows = self._windows.get(i)
+        if windows is None:
+            low, high = self._range(0, i)
+            magnitude = max(low.copy_abs(), high.copy_abs())
+            epsilon = self.rule.exact_epsilon
+            windows = self._windows[i] = (
+                tolerance_window(low, epsilon, canonical=True, magnitude=magnitude),
+                tolerance_window(high, epsilon, canonical=True, magnitude=magnitude),
+            )
+        low, high = self._range(1, j)
+        (lowest, highest), (lower, higher) = windows  # canonical=True always bounds
+        return lowest <= low <= highest and lower <= high <= higher
+
+    def _range(self, side: int, column: int) -> tuple[Decimal, Decimal]:
+        """The smallest and the largest number of a column holding numbers."""
+        found = self._ranges[side].get(column)
+        if found is None:
+            numbers = self.keys[side][column]  # a number's key is its value
+            if self.types[side][column] != {Number}:
+                numbers = [value.value for value in self.columns[side][column] if type(value) is Number]
+            found = self._ranges[side][column] = (Decimal(min(numbers)), Decimal(max(numbers)))
+        return found
+
+    def fits(self, columns: list[int], targets: list[int]) -> bool:
+        """The projections onto ``columns`` and ``targets`` are equivalent (in order, if ordered)."""
+        pairs = list(zip(columns, targets))
+        tolerant = tuple(
+            position for position, (i, j) in enumerate(pairs) if self.tolerant[0][i] or self.tolerant[1][j]
+        )
+        if self.equal.issuperset(pairs):
+            keys = zip(*[self.keys[1][j] for j in targets])
+            if self.ordered:
+                same = _walks(map(_getter(columns), self.rows[0]), self._canonical_key_tuples(columns), keys)
+            else:
+                same = self._canonical_key_set(columns) == set(keys)
+            if same or not tolerant:
+                return same
+        canonical, system = list(map(_getter(columns), self.rows[0])), list(map(_getter(targets), self.rows[1]))
+        if self.ordered:
+            return ordered_equivalent(canonical, system, self.rule)
+        return equivalent(canonical, system, self.rule, tolerant)
+
+    def _canonical_key_set(self, columns: list[int]) -> set:
+        """The canonical key tuples of ``columns`` (kept: the search asks again for other targets)."""
+        found = self._canonical_keys.get(tuple(columns))
+        if found is None:
+            found = self._canonical_keys[tuple(columns)] = set(self._canonical_key_tuples(columns))
+        return found
+
+    def _canonical_key_tuples(self, columns: list[int]) -> Iterator[tuple]:
+        """The canonical rows' keys on ``columns``, row by row."""
+        return zip(*[self.keys[0][i] for i in columns])
+
+    def find(self, options: list[list[int]]) -> tuple[int, ...] | None:
+        """The mapping of canonical columns onto system columns, or None (``options``: those
+        of ``options()``)."""
+        if not all(options):
+            return None
+        if all(len(choices) == 1 for choices in options):
+            # One mapping at most: only the complete projection needs checking.
+            mapping = [choices[0] for choices in options]
+            single = len(mapping) == 1 and not self.ordered  # its options checked it
+            if len(set(mapping)) == len(mapping) and (single or self.fits(list(range(len(mapping))), mapping)):
+                return tuple(mapping)
+            return None
+        tolerant = self.tolerant[0]
+        order = sorted(range(len(options)), key=lambda i: (tolerant[i], len(options[i]), i))
+        return search_injective(options, self.fits, check_first=self.ordered, order=order)
+
+
+def _single(value: Value) -> Row:
+    """A value as a tuple of one (a column's values as one-column rows)."""
+    return (value,)
+
+
+def _walks(canonical_rows: Iterable[Row], canonical_keys: Iterable[tuple], system_keys: Iterable[tuple]) -> bool:
+    """``ordered_equivalent`` where equal keys are matching values: the system key tuples
+    walk the canonical ones. Canonical rows identical to the one before count once; then each
+    run of equal canonical keys (rows that differ but match, as "a" and "A" folded) must be
+    met by a run of the system's as long at least, a step per row.
+
+    >>> _walks([(1,), (1,), (2,)], [(1,), (1,), (2,)], [(1,), (2,), (2,)])
+    True
+    >>> _walks([("a",), ("A",)], [("a",), ("a",)], [("a",)])
+    False
+    """
+    collapsed = [next(run)[0] for _, run in groupby(zip(canonical_keys, canonical_rows), key=itemgetter(1))]
+    canonical = [(keys, len(list(run))) for keys, run in groupby(collapsed)]
+    system = [(keys, len(list(run))) for keys, run in groupby(system_keys)]
+    return len(canonical) == len(system) and all(
+        keys == other and count <= length for (keys, count), (other, length) in zip(canonical, system)
+    )
+
+
+# Answers with at most this many pairs of columns (canonical x system) are searched directly
+# (_DirectSides) when their columns' candidates allow at most this many mappings: the
+# general search's classes, colours and hashes then cost more than they save (see find_mapping).
+_DIRECT_PAIRS = 64
+_DIRECT_MAPPINGS = 64
+
+
 def find_mapping(
     canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, *, ordered: bool = False
 ) -> tuple[int, ...] | None:
@@ -715,27 +918,65 @@ def find_mapping(
     arity_c, arity_s = len(canonical[0]), len(system[0])
     if arity_c > arity_s:
         return None
-    with gc_paused(len(canonical) * arity_c + len(system) * arity_s >= PAUSE_FROM_CELLS):
-        recode = _recoding(rule, canonical, system, "canonical")
-        if ordered or recode is None:
-            return _TolerantSides(canonical, system, rule, ordered, recode=recode).find()
-        return _KeyedSides(canonical, system, rule, recode).find()
+    cells = len(canonical) * arity_c + len(system) * arity_s
+    with gc_paused(cells >= PAUSE_FROM_CELLS):
+        if arity_c * arity_s <= _DIRECT_PAIRS:
+            direct = _DirectSides(canonical, system, rule, ordered)
+            options = direct.options(_DIRECT_MAPPINGS)
+            if options is not None:
+                return direct.find(options)
+            # Too many mappings to try directly: the general search, with the keys found.
+            return _searched_mapping(canonical, system, rule, ordered, direct)
+        return _searched_mapping(canonical, system, rule, ordered)
 
 
-def _recoding(rule: MatchRule, canonical: Sequence[Row], system: Sequence[Row], reference: str) -> dict | None:
+def _searched_mapping(
+    canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool, known: _DirectSides | None = None
+) -> tuple[int, ...] | None:
+    """``find_mapping`` by the general search: classes of columns, counting invariants and
+    hashed projections, for answers of any width (``known``: the direct search's keys and
+    real columns of these answers, when it has them)."""
+    cells = len(canonical) * len(canonical[0]) + len(system) * len(system[0])
+    # Recoding pays for itself on large answers; on small ones trying it costs more than the
+    # tolerant search it would replace.
+    reals = None if known is None else any(chain(*known.tolerant))
+    recode = _recoding(rule, canonical, system, "canonical", attempt=cells >= _RECODE_FROM_CELLS, has_reals=reals)
+    if ordered or recode is None:
+        return _TolerantSides(canonical, system, rule, ordered, recode=recode).find()
+    keys = None if known is None or recode else known.keys
+    return _KeyedSides(canonical, system, rule, recode, keys).find()
+
+
+# Answers with fewer values than this are not recoded (see _searched_mapping).
+_RECODE_FROM_CELLS = 2_000
+
+
+def _recoding(
+    rule: MatchRule,
+    canonical: Sequence[Row],
+    system: Sequence[Row],
+    reference: str,
+    *,
+    attempt: bool = True,
+    has_reals: bool | None = None,
+) -> dict | None:
     """When the keys can decide matching: {} without a tolerance to apply (no real, or epsilon
     0); with one, the system keys to replace by the canonical key of the number they match,
     when each number of either answer matches at most one number of the other (and no two
     numbers of one answer share a key, as 5 and 5.0 do). Then a value matches another
     exactly when their keys, so replaced, are equal, and the keyed search (classes, counting
-    invariants) decides. None when some number matches several: the tolerant search decides.
-    ``reference`` names the side the tolerance is relative to.
+    invariants) decides. None when some number matches several, or a tolerance applies and
+    ``attempt`` is false: the tolerant search decides. ``reference`` names the side the
+    tolerance is relative to; ``has_reals``, when the caller knows it, whether some column
+    holds a real.
     """
-    if not rule.tolerant:
+    if has_reals is None:
+        has_reals = rule.tolerant and any(map(column_has_reals, chain(zip(*canonical), zip(*system))))
+    if not (rule.tolerant and has_reals):
         return {}
+    if not attempt:
+        return None
     sides = {"canonical": list(zip(*canonical)), "system": list(zip(*system))}
-    if not any(map(column_has_reals, chain(*sides.values()))):
-        return {}
     # A number's key is its value: an int for an integer, a Decimal for a real.
     values = {side: [_number_keys(rule, column) for column in columns] for side, columns in sides.items()}
     other = "system" if reference == "canonical" else "canonical"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from decimal import Decimal
 from itertools import compress, count, repeat
 from math import ceil, inf, isfinite, log2, nan
@@ -37,9 +37,11 @@ __all__ = ["TupleIndex", "coded", "column_has_reals", "tolerant_columns", "missi
 Row = tuple[Value, ...]
 
 
-def column_has_reals(column: Sequence[Value]) -> bool:
-    """True when some value of ``column`` is a real (C-level for a column of numbers)."""
-    kinds = set(map(type, column))
+def column_has_reals(column: Sequence[Value], kinds: Set[type] | None = None) -> bool:
+    """True when some value of ``column`` is a real (C-level for a column of numbers;
+    ``kinds``, when the caller has it, is the set of the values' types)."""
+    if kinds is None:
+        kinds = set(map(type, column))
     if kinds == {Number}:
         return any(map(_is_real, column))
     return Number in kinds and any(type(value) is Number and value.is_real for value in column)

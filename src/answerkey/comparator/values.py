@@ -11,7 +11,7 @@ False
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_UP, Context, Decimal, Inexact
 from operator import attrgetter
@@ -200,14 +200,16 @@ class MatchRule:
             return self.normalise(value.text)
         return value
 
-    def keys(self, values: Iterable[Value]) -> list:
-        """``key`` of each value, with C-level maps when all are strings or all numbers.
+    def keys(self, values: Iterable[Value], kinds: Set[type] | None = None) -> list:
+        """``key`` of each value, with C-level maps when all are strings or all numbers
+        (``kinds``, when the caller has it, is the set of the values' types).
 
         >>> MatchRule(strings="fold").keys([String(" A"), String("a")])
         ['a', 'a']
         """
         values = values if isinstance(values, (list, tuple)) else list(values)
-        kinds = set(map(type, values))
+        if kinds is None:
+            kinds = set(map(type, values))
         if kinds == {String}:
             texts = map(_text, values)
             return list(texts if self.strings == "exact" else map(self.normalise, texts))
@@ -235,18 +237,19 @@ def format_epsilon(epsilon: Decimal | float | str) -> str:
 
 
 # Figures in explanations: plain notation for exponents within this many places of the
-# point, scientific beyond (1e999996 is not shown as a million digits), and at most this
-# many significant digits.
+# point and at most this many characters, scientific beyond (1e999996 is not shown as a
+# million digits, nor 40 digits after 30 zeros), and at most this many significant digits.
 _PLAIN_PLACES = 30
+_PLAIN_CHARS = 45
 _SHOWN_DIGITS = 40
 _SHOWN = Context(prec=_SHOWN_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
 
 
 def format_figure(value: Decimal, *, normalise: bool = False) -> str:
     """A number in an explanation: as ``str`` gives it (without trailing zeros when
-    ``normalise``), in plain notation near the point and scientific notation far from it;
-    rounded to 40 significant digits (and trailing zeros dropped) with ``about`` before it
-    when it has more.
+    ``normalise``), in plain notation near the point and scientific notation far from it or
+    where plain notation would be long; rounded to 40 significant digits (and trailing zeros
+    dropped) with ``about`` before it when it has more.
 
     >>> format_figure(Decimal("9.10")), format_figure(Decimal("5.3200"), normalise=True)
     ('9.10', '5.32')
@@ -254,6 +257,8 @@ def format_figure(value: Decimal, *, normalise: bool = False) -> str:
     ('1E+999996', 'about 1.606938044258990275541962092341162602522E+60')
     >>> format_figure(Decimal("1" + "0" * 60 + ".5"))
     'about 1E+60'
+    >>> format_figure(Decimal("1." + "2" * 45 + "E-30"))
+    'about 1.222222222222222222222222222222222222222E-30'
     """
     prefix = ""
     if _digits(value) > _SHOWN_DIGITS:
@@ -261,5 +266,7 @@ def format_figure(value: Decimal, *, normalise: bool = False) -> str:
     elif normalise:
         value = EXACT.normalize(value)
     if -_PLAIN_PLACES <= value.adjusted() <= _PLAIN_PLACES:
-        return prefix + format(value, "f")
+        plain = format(value, "f")
+        if len(plain) <= _PLAIN_CHARS:
+            return prefix + plain
     return prefix + str(value)
