@@ -168,7 +168,9 @@ def test_an_answer_wider_than_the_column_limit_is_refused_at_once(run, files):
     wide = files("w.cas", "((" + " ".join(["1"] * 10_000) + "))")
     result = run("judge", wide, wide)
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[0] == f"{wide}:1:4003: more than 2,000 values in a tuple; the limit is 2,000 columns"
+    assert (
+        result.stderr.splitlines()[0] == f"{wide}:1:4003: more than 2,000 values in a tuple; the limit is 2,000 columns"
+    )
 
 
 def test_max_chars_refuses_a_long_answer_before_parsing_it(run, files):
