@@ -7,7 +7,6 @@ leaves no worker running (see ``exit_with_parent``).
 from __future__ import annotations
 
 import ctypes
-import gc
 import os
 import signal
 import sys
@@ -16,8 +15,6 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
-
-from answerkey.gc_pause import gc_paused
 
 __all__ = ["ordered_map", "shared", "batched", "mark_fork_safe", "exit_with_parent"]
 
@@ -142,36 +139,21 @@ def ordered_map(
         finally:
             _set_shared(previous)
         return
-    # Importing the pool allocates enough to set off a full collection, which would walk every
-    # object the caller holds (20 ms after loading a 20,000-item corpus), just before they are
-    # frozen out of the collector's sight below. (Issue 15 asks to drop pauses that save under
-    # 5% of a user-visible figure: the lead measures this one.)
-    with gc_paused():
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     # About 32 chunks per worker: small enough that no worker idles long at the end.
     chunk = chunk or max(1, min(64, len(items) // (jobs * 32)))
     method = _start_method()
     context = multiprocessing.get_context(method)
-    # Forked workers share the parent's objects until they write to them; the cyclic
-    # collector writes to every object it walks, so the objects alive now (the corpus, say)
-    # are frozen out of its sight in the workers and, while they run, in this process too.
-    frozen = method == "fork" and gc.isenabled()
-    if frozen:
-        gc.freeze()
-    try:
-        # Workers are started by this thread (see exit_with_parent), or by the fork server.
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            mp_context=context,
-            initializer=_start_worker,
-            initargs=(shared, os.getpid(), method != "forkserver"),
-        ) as pool:
-            yield from pool.map(function, items, chunksize=chunk)
-    finally:
-        if frozen:
-            gc.unfreeze()
+    # Workers are started by this thread (see exit_with_parent), or by the fork server.
+    with ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(shared, os.getpid(), method != "forkserver"),
+    ) as pool:
+        yield from pool.map(function, items, chunksize=chunk)
 
 
 # Threads whose module makes a forked child start afresh (os.register_at_fork): they hold no

@@ -382,30 +382,6 @@ def test_uniform_integer_column_beyond_the_digit_limit_stays_text():
     assert rows == ((String(f'"{big}"^^<{XSD}integer>'),), (String(f'"5"^^<{XSD}integer>'),))
 
 
-def test_large_results_are_read_with_the_collector_paused_and_restored(monkeypatch):
-    import gc
-
-    from answerkey.adapters import sparql
-
-    seen = []
-    read = sparql._read
-    monkeypatch.setattr(sparql, "_read", lambda *args: seen.append(gc.isenabled()) or read(*args))
-    small = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": []}})
-    text = json.dumps(
-        {
-            "head": {"vars": ["s"]},
-            "results": {"bindings": [{"s": {"type": "uri", "value": f"urn:x:{i}"}} for i in range(2000)]},
-        }
-    )
-    assert relation_from_sparql_results(small).arity == 0
-    assert relation_from_sparql_results(text).arity == 1
-    assert seen == [True, False]
-    assert gc.isenabled()
-    with pytest.raises(InputError, match="not SPARQL results JSON"):
-        relation_from_sparql_results(text[:-2])
-    assert gc.isenabled()
-
-
 def test_writer_keeps_huge_exponents_short():
     """A real like 1e999999 is written with its exponent (xsd:double), not a million digits."""
     relation = Relation([[Number.parse("1e999999")], [Number.parse("-0.000001")]])

@@ -40,7 +40,6 @@ from operator import itemgetter, methodcaller
 from typing import Any
 
 from answerkey.errors import InputError
-from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.grammar.atoms import NUMBER_SHAPE
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
 
@@ -328,9 +327,7 @@ def _load(obj_or_text: object, source: str | None) -> object:
 def read_sparql_results(obj_or_text: object, *, source: str | None = None) -> SparqlResults | bool:
     """Parse SPARQL results JSON (text or an already-decoded object): a ``SparqlResults`` for a
     SELECT result, a ``bool`` for an ASK result. Raises ``InputError`` for anything else."""
-    large = isinstance(obj_or_text, (str, bytes, bytearray)) and len(obj_or_text) >= PAUSE_FROM_CHARS
-    with gc_paused(large):
-        return _read(_load(obj_or_text, source), source)
+    return _read(_load(obj_or_text, source), source)
 
 
 def _read(document: object, source: str | None) -> SparqlResults | bool:

@@ -104,7 +104,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from answerkey.errors import kind_of
-from answerkey.gc_pause import PAUSE_FROM_CELLS, PAUSE_FROM_CHARS, gc_paused
 from answerkey.limits import (
     MAX_DB_ID_CHARS,
     MAX_QUERY_CHARS,
@@ -412,11 +411,9 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
         columns, rows, error = reply
         if error is not None:
             return QueryResult(error=error)
-        # sql_value inlined (SQLite gives no other types), and no collection while the typed
-        # rows are built: a third of the time of a 10,000-row result otherwise.
+        # sql_value inlined: SQLite gives no other types.
         convert = _CONVERTERS
-        with gc_paused(len(rows) * len(columns) >= PAUSE_FROM_CELLS):
-            typed = tuple(tuple([convert[type(value)](value) for value in row]) for row in rows)
+        typed = tuple(tuple([convert[type(value)](value) for value in row]) for row in rows)
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")
     return QueryResult(typed, tuple(columns))
@@ -447,10 +444,7 @@ def _execute(request: _Request, *, isolated: bool) -> _Reply:
         if isolated:
             alarms.append(_STATE.alarms.arm(deadline + _END_GRACE, _end_past_deadline))
     try:
-        # Rows are tuples of plain values, nothing for the collector to find; a pause is
-        # process-wide, so only in a helper, which runs nothing else.
-        with gc_paused(isolated):
-            return _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
+        return _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
         for alarm in alarms:
@@ -693,8 +687,7 @@ class _QueryProcesses:
                 how = f"signal {-status}" if status < 0 else f"exit status {status}"
                 return (), [], f"the process running the query ended unexpectedly ({how})"
             self._give_back(process)
-            with gc_paused(len(reply) >= PAUSE_FROM_CHARS):
-                columns, rows, error = marshal.loads(reply)
+            columns, rows, error = marshal.loads(reply)
             return columns, rows, error
         return None
 

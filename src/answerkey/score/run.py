@@ -49,7 +49,6 @@ from answerkey.comparator import (
 )
 from answerkey.comparator.search import find_mapping
 from answerkey.errors import InputError, InputErrors, ParseError, RunWarning, plural
-from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.grammar import parse
 from answerkey.metrics import METRICS, TABLE_METRICS, table_scores
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
@@ -542,8 +541,7 @@ def score_corpus(
     progress bar on a terminal for large corpora.
     """
     options = options or ScoreOptions()
-    with gc_paused(len(corpus.items) >= PAUSE_FROM_CELLS):  # see answerkey.gc_pause
-        tasks = _tasks(corpus, answers)
+    tasks = _tasks(corpus, answers)
     problems = list(corpus.problems)
     results: list[ItemResult] = []
     outcomes = progress(_outcomes(tasks, options, jobs), total=len(tasks), label="score", quiet=quiet)
@@ -568,6 +566,5 @@ def score_corpus(
         )
     if problems:
         raise InputErrors(problems)
-    with gc_paused(len(results) >= PAUSE_FROM_CELLS):
-        summary, by_category, by_tag = _summaries(results, options.metrics)
+    summary, by_category, by_tag = _summaries(results, options.metrics)
     return ScoreRun(options.signature, options, results, summary, by_category, by_tag, _unknown_ids(corpus, answers))
