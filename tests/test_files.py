@@ -170,7 +170,7 @@ def test_documents_are_read_by_suffix_and_located(tmp_path):
 
 def test_a_bad_jsonl_line_is_reported_with_its_line_number_not_a_crash():
     """Good lines around a bad one are kept; the bad one becomes a located error entry."""
-    entries = read_jsonl('{"id": "q1"}\n\n{"id": q2}\n{"id": "q3"}\n' + "[" * 100_000 + "\n", source="a.jsonl")
+    entries = list(read_jsonl('{"id": "q1"}\n\n{"id": q2}\n{"id": "q3"}\n' + "[" * 100_000 + "\n", source="a.jsonl"))
     assert [(entry.line, entry.value) for entry in entries if entry.error is None] == [
         (1, {"id": "q1"}),
         (4, {"id": "q3"}),

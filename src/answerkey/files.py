@@ -323,25 +323,28 @@ class JsonLine:
     line: int
     value: Any = None
     error: InputError | None = None
-    text: str = ""
 
 
-def read_jsonl(text: str, *, source: str | None = None) -> list[JsonLine]:
+def read_jsonl(text: str, *, source: str | None = None) -> Iterator[JsonLine]:
     """Parse JSON Lines; blank lines are skipped and a bad line becomes an error entry
     (with its line and column) instead of stopping the read.
 
     >>> [entry.value for entry in read_jsonl('{"id": 1}\\n\\n{"id": 2}\\n')]
     [{'id': 1}, {'id': 2}]
     """
-    entries = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    # One line at a time: a split would hold a second copy of the whole file at once.
+    start, number = 0, 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line, start, number = text[start:end], end + 1, number + 1
         if not line.strip():
             continue
         try:
-            entries.append(JsonLine(number, decode_json(line, source=source, first_line=number), text=line))
+            yield JsonLine(number, decode_json(line, source=source, first_line=number))
         except InputError as error:
-            entries.append(JsonLine(number, error=error, text=line))
-    return entries
+            yield JsonLine(number, error=error)
 
 
 # ---------------------------------------------------------------------------------- YAML
@@ -606,8 +609,8 @@ class Document:
     text: str = field(default="", repr=False)
     node: Any = field(default=None, repr=False)
     lines: list[int] = field(default_factory=list, repr=False)
-    line_texts: list[str] = field(default_factory=list, repr=False)
     problems: list[InputError] = field(default_factory=list)
+    _line_texts: list[str] | None = field(default=None, repr=False, compare=False)
 
     def locate(self, path: Iterable[Any] = ()) -> tuple[int | None, int | None]:
         """The (line, column) of the value at ``path`` (keys and indexes from the root), or of
@@ -620,7 +623,10 @@ class Document:
             rest = path[1:]
             if not rest:
                 return (line, 1)
-            inner = json_positions(self.line_texts[path[0]])
+            if self._line_texts is None:
+                # Split when an error first needs a place inside a line: most never do.
+                self._line_texts = self.text.split("\n")
+            inner = json_positions(self._line_texts[line - 1])
             while rest and rest not in inner:
                 rest = rest[:-1]
             return (line, inner.get(rest, (1, 1))[1])
@@ -693,7 +699,6 @@ def load_document(path: str | os.PathLike[str], *, format: str | None = None, te
             else:
                 document.data.append(entry.value)
                 document.lines.append(entry.line)
-                document.line_texts.append(entry.text)
         return document
     raise ValueError(f"unknown document format {chosen!r}; known: json, jsonl, yaml")
 

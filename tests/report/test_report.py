@@ -113,6 +113,8 @@ def test_every_report_of_a_result_is_written(tmp_path):
     result = ToyResult()
     result.items[1]["query"] = "fine"  # a lone surrogate cannot be JSON or YAML: loaders refuse it
     write_reports(result, paths, quiet=True)
+    # Written piece by piece, the file is exactly the text json_text gives.
+    assert (tmp_path / "r.json").read_text() == json_text(result.document())
     assert json.loads((tmp_path / "r.json").read_text()) == result.document()
     assert yaml.safe_load((tmp_path / "r.yaml").read_text()) == result.document()
     assert openpyxl.load_workbook(tmp_path / "r.xlsx").sheetnames == ["Overview", "Statistics", "Warnings", "Extra"]

@@ -122,6 +122,18 @@ def test_jsonl_errors_point_at_the_key(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("name", ["c.jsonl", "c.json", "c.yaml"])
+def test_a_loaded_corpus_keeps_places_not_the_decoded_file(tmp_path, name):
+    """After loading, the decoded values are dropped (memory), yet errors found later while
+    scoring still point at the item's field."""
+    items = [{"id": "q1", "answer": "1"}, {"id": "q2", "answer": "(1"}]
+    text = "".join(json.dumps(item) + "\n" for item in items) if name.endswith("jsonl") else json.dumps(items, indent=1)
+    corpus = load_corpus(write(tmp_path, name, text))
+    assert corpus.document is not None and corpus.document.data is None
+    expected = {"c.jsonl": (2, 14), "c.json": (8, 3), "c.yaml": (8, 13)}[name]
+    assert corpus.locate(1, "answer") == expected
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

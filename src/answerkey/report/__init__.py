@@ -15,12 +15,12 @@ tuple_order      -
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from answerkey.errors import RunWarning
-from answerkey.files import check_outputs, write_output
+from answerkey.files import check_outputs, output_stream, write_output
 from answerkey.report.excel import write_workbook
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
@@ -96,15 +96,26 @@ class _Encoder(json.JSONEncoder):
 _compact = _Encoder().encode
 
 
-def _json_lines(value: Any, indent: str) -> str:
+def _json_pieces(value: Any, indent: str = "") -> Iterator[str]:
+    """The JSON text of ``value`` in pieces, one list element each: a large report is written
+    without ever holding all of its text at once."""
     if isinstance(value, dict) and value:
         inner = indent + "  "
-        members = ",\n".join(f"{inner}{_compact(str(key))}: {_json_lines(item, inner)}" for key, item in value.items())
-        return "{\n" + members + "\n" + indent + "}"
-    if isinstance(value, list) and value:
+        separator = "{\n"
+        for key, item in value.items():
+            yield f"{separator}{inner}{_compact(str(key))}: "
+            yield from _json_pieces(item, inner)
+            separator = ",\n"
+        yield "\n" + indent + "}"
+    elif isinstance(value, list) and value:
         inner = indent + "  "
-        return "[\n" + ",\n".join(inner + _compact(item) for item in value) + "\n" + indent + "]"
-    return _compact(value)
+        separator = "[\n"
+        for item in value:
+            yield separator + inner + _compact(item)
+            separator = ",\n"
+        yield "\n" + indent + "]"
+    else:
+        yield _compact(value)
 
 
 def json_text(document: Any) -> str:
@@ -122,7 +133,7 @@ def json_text(document: Any) -> str:
       ]
     }
     """
-    return _json_lines(document, "") + "\n"
+    return "".join(_json_pieces(document)) + "\n"
 
 
 def yaml_text(document: Any, *, comment: str = "") -> str:
@@ -154,7 +165,10 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) ->
     if paths.json or paths.yaml:
         document = result.document()
         if paths.json:
-            write_output(paths.json, json_text(document))
+            with output_stream(paths.json) as stream:
+                for piece in _json_pieces(document):
+                    stream.write(piece.encode())
+                stream.write(b"\n")
         if paths.yaml:
             write_output(paths.yaml, yaml_text(document))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -200,6 +200,8 @@ def load_corpus(path: str | os.PathLike[str], *, format: str | None = None) -> C
         corpus.items.append(item)
         corpus.paths.append(item_path)
     corpus.problems.sort(key=InputError.sort_key)
+    # The items hold what scoring needs; the decoded values would only take memory.
+    corpus.document = replace(document, data=None)
     return corpus
 
 
