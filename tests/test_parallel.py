@@ -29,24 +29,6 @@ def test_jobs_must_be_positive():
         list(ordered_map(abs, [1], jobs=0))
 
 
-FROZEN_RUN = """
-import gc, operator
-from answerkey.parallel import ordered_map
-assert gc.get_freeze_count() == 0
-counts = list(ordered_map(operator.call, [gc.get_freeze_count] * 4, jobs=2))
-print(all(count > 0 for count in counts), gc.get_freeze_count(), gc.isenabled())
-"""
-
-
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
-def test_forked_workers_see_the_parents_objects_frozen_and_the_parent_unfreezes():
-    """Forked workers see the parent's objects frozen out of the collector, and the parent
-    unfreezes them after the run (in a fresh process: a thread another test left running
-    would make ordered_map use the fork server)."""
-    done = subprocess.run([sys.executable, "-c", FROZEN_RUN], capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout) == (0, "True 0 True\n"), done.stderr
-
-
 def test_batched():
     """batched cuts items into lists of at most the size, the last one shorter."""
     assert list(batched(range(5), 2)) == [[0, 1], [2, 3], [4]]
@@ -110,7 +92,11 @@ def _kill_and_watch(
     seen: list[int] = []
     while time.monotonic() < stop and process.poll() is None:
         below = [pid for pid in _descendants(process.pid) if _alive(pid)]
-        seen = [pid for pid in below if (_parent(pid) != process.pid) == grandchildren]
+        # A process gone between the two reads of /proc has no parent: it counts as neither.
+        parents = {pid: _parent(pid) for pid in below}
+        seen = [
+            pid for pid, parent in parents.items() if parent is not None and (parent != process.pid) == grandchildren
+        ]
         if len(seen) >= workers:
             break
         time.sleep(0.02)
@@ -154,7 +140,7 @@ def test_kill_9_of_score_jobs_2_leaves_no_worker(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     below, alive = _kill_and_watch(process, workers=2)
-    assert len(below) >= 2 and alive == []
+    assert len(below) >= 2 and alive == [], (below, alive)
 
 
 FORKSERVER_RUN = """
@@ -174,7 +160,7 @@ def test_kill_9_of_a_run_whose_workers_come_from_the_fork_server(tmp_path):
     go too when the owner is killed (the fork server exits, and their parent-death signal fires)."""
     process = subprocess.Popen([sys.executable, "-c", FORKSERVER_RUN], cwd=tmp_path)
     below, alive = _kill_and_watch(process, workers=2, grandchildren=True)
-    assert len(below) >= 3 and alive == []  # the fork server and its two workers, at least
+    assert len(below) >= 3 and alive == [], (below, alive)  # the fork server and its two workers, at least
 
 
 def test_exit_with_parent_keeps_a_worker_whose_parent_is_there():
