@@ -348,8 +348,8 @@ def bench_score(quick: bool, command: list[str]) -> list[Figure]:
             "s",
             times[1],
             "score --jobs 1 (s)",
-            ">= 1.7x faster",
-            speedup >= 1.7,
+            ">= 1.5x faster",
+            speedup >= 1.5,
         ),
         Figure(
             "score --jobs 2 speedup",
