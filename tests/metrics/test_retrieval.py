@@ -87,3 +87,17 @@ def test_perfect_ranking_scores_one(relevant, rest):
     assert average_precision(relevant, ranking) == pytest.approx(1.0)
     assert reciprocal_rank(relevant, ranking) == 1.0
     assert ndcg_at_k(relevant, ranking) == pytest.approx(1.0)
+
+
+def test_graphrag_eval_keyword_names_run_as_pasted():
+    """graphrag-eval 4.0's README calls take relevant_docs= and retrieved_docs= (issue 16, item 6)."""
+    assert recall_at_k(relevant_docs={1, 3, 5, 6}, retrieved_docs=[1, 4, 3, 5, 7], k=5) == 0.75
+    assert average_precision(relevant_docs={1, 3, 5, 6}, retrieved_docs=[1, 4, 3, 5, 7]) == pytest.approx(0.6041667)
+    for metric in RETRIEVAL_METRICS.values():
+        assert metric(relevant_docs={2}, retrieved_docs=[1, 2], k=2) == metric({2}, [1, 2], k=2)
+
+
+def test_a_name_given_both_ways_is_refused():
+    """relevant= and relevant_docs= together are a TypeError naming both."""
+    with pytest.raises(TypeError, match=r"recall_at_k\(\) got both relevant= and relevant_docs="):
+        recall_at_k({1}, relevant=[1], relevant_docs={1}, retrieved_docs=[1])

@@ -7,6 +7,12 @@ pushes other documents down (trec_eval scores each document once). ``k=None`` me
 list. With no relevant ids every metric is 0.0 (trec_eval leaves such queries out; a single
 number has to say something, and "nothing found" is the honest reading).
 
+Each function also takes graphrag-eval 4.0's keyword names, ``relevant_docs=`` and
+``retrieved_docs=``, so snippets pasted from its README run:
+
+>>> recall_at_k(relevant_docs={1, 3, 5, 6}, retrieved_docs=[1, 4, 3, 5, 7], k=5)
+0.75
+
 >>> recall_at_k({1, 3, 5, 6}, [1, 4, 3, 5, 7], k=5)
 0.75
 >>> round(average_precision({1, 3, 5, 6}, [1, 4, 3, 5, 7]), 6)
@@ -15,8 +21,10 @@ number has to say something, and "nothing found" is the honest reading).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "recall_at_k",
@@ -28,6 +36,25 @@ __all__ = [
 ]
 
 
+# graphrag-eval 4.0's keyword name -> ours.
+_GRAPHRAG_NAMES = {"relevant_docs": "relevant", "retrieved_docs": "retrieved"}
+
+
+def _graphrag_names(metric: Callable[..., float]) -> Callable[..., float]:
+    """``metric`` also called with graphrag-eval's keyword names (each name once, either way)."""
+
+    @functools.wraps(metric)
+    def accepting(*args: Any, **kwargs: Any) -> float:
+        for theirs, ours in _GRAPHRAG_NAMES.items():
+            if theirs in kwargs:
+                if ours in kwargs:
+                    raise TypeError(f"{metric.__name__}() got both {ours}= and {theirs}=")
+                kwargs[ours] = kwargs.pop(theirs)
+        return metric(*args, **kwargs)
+
+    return accepting
+
+
 def _ranking(retrieved: Iterable[Hashable], k: int | None) -> list[Hashable]:
     """The retrieved ids without later duplicates, cut at rank ``k``."""
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
@@ -36,6 +63,7 @@ def _ranking(retrieved: Iterable[Hashable], k: int | None) -> list[Hashable]:
     return ranking if k is None else ranking[:k]
 
 
+@_graphrag_names
 def recall_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Relevant ids in the top ``k`` / number of relevant ids.
 
@@ -48,6 +76,7 @@ def recall_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k
     return sum(1 for doc in _ranking(retrieved, k) if doc in relevant) / len(relevant)
 
 
+@_graphrag_names
 def precision_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Relevant ids in the top ``k`` / ``k`` (trec_eval's P@k: a short list is not excused);
     with ``k=None``, / the number of distinct ids retrieved.
@@ -63,6 +92,7 @@ def precision_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable]
     return sum(1 for doc in ranking if doc in relevant) / cutoff
 
 
+@_graphrag_names
 def average_precision(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Sum of precision at the rank of each relevant id retrieved / number of relevant ids
     (relevant ids never retrieved contribute 0).
@@ -82,6 +112,7 @@ def average_precision(relevant: Collection[Hashable], retrieved: Iterable[Hashab
     return total / len(relevant)
 
 
+@_graphrag_names
 def reciprocal_rank(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """1 / the rank of the first relevant id retrieved (0.0 if none is in the top ``k``).
 
@@ -95,6 +126,7 @@ def reciprocal_rank(relevant: Collection[Hashable], retrieved: Iterable[Hashable
     return 0.0
 
 
+@_graphrag_names
 def ndcg_at_k(
     relevant: Collection[Hashable] | Mapping[Hashable, float],
     retrieved: Iterable[Hashable],
