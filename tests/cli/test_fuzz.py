@@ -121,6 +121,14 @@ def test_a_correct_formatter_passes():
     assert result.stdout.startswith(f"ok: 12 relations round-tripped through {_python(GOOD)} (")
 
 
+def test_a_formatter_that_quotes_with_json_dumps_passes():
+    """Strings quoted by json.dumps (surrogate pairs, \\b, \\f) round-trip (issue 16, item 10)."""
+    formatter = _python(FORMATTERS / "json_dumps_quotes.py")
+    result = _invoke("roundtrip", "--cmd", formatter, "-n", "60", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"ok: 60 relations round-tripped through {formatter} (")
+
+
 def test_a_formatter_that_drops_a_column_is_caught_with_a_minimal_example():
     """The minimal failing relation has one tuple of two values; the output explains why."""
     result = _invoke(

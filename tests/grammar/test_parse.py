@@ -1,12 +1,17 @@
 """The CAS grammar: the paper's examples, the ATIS/answerkey dialect, and its errors."""
 
 import datetime as dt
+import json
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from answerkey import ParseError, parse, render
+from answerkey.grammar import parse_with_grammar
+from answerkey.grammar.atoms import DATE_SHAPE
 from answerkey.model import (
     NIL,
     NO_ANSWER,
@@ -137,7 +142,10 @@ def error_of(text, **options) -> ParseError:
         ('"abc', 1, 1, "unterminated string"),
         ('"ab\ncd"', 1, 1, "unterminated string (strings end on the same line)"),
         ('"a\\qb"', 1, 3, "invalid escape '\\\\q' in string"),
-        ('"\\ud800"', 1, 2, "escape '\\\\ud800' is not a Unicode character"),
+        ('"\\ud800"', 1, 2, "escape '\\\\ud800' is a lone surrogate, not a character"),
+        ('"a\\ude00"', 1, 3, "escape '\\\\ude00' is a lone surrogate, not a character"),
+        ('"\\ud83d\\u0041"', 1, 2, "escape '\\\\ud83d' is a lone surrogate, not a character"),
+        ('"\\U00110000"', 1, 2, "escape '\\\\U00110000' is not a Unicode character"),
         ("01-JAX-80", 1, 1, "unknown month 'JAX' in date 01-JAX-80"),
         ('"31-FEB-89"', 1, 2, "no such date: 31-FEB-89"),
         ("1980-13-01", 1, 1, "no month 13 in date 1980-13-01"),
@@ -208,3 +216,23 @@ def test_parse_rejects_non_text():
     """parse() takes str; bytes are a programming error."""
     with pytest.raises(TypeError):
         parse(b"1")
+
+
+def test_json_style_escapes_read_as_json_reads_them():
+    """A high and a low surrogate escaped in turn are one character; \\b, \\f and \\/ are
+    JSON's escapes (issue 16, item 10: what json.dumps writes reads back)."""
+    assert parse('"\\ud83d\\ude00 \\uD83D\\uDE00"') == scalar(String("\U0001f600 \U0001f600"))
+    assert parse('"a\\bb\\fc\\/d"') == scalar(String("a\bb\fc/d"))
+
+
+@given(st.text())
+def test_json_dumps_of_any_text_parses_to_that_text(text):
+    """json.dumps's quoting of any text (lone surrogates included, since Python's json writes
+    them) is CAS: the same string, or the same lone-surrogate error (dates aside)."""
+    quoted = json.dumps(text)
+    assume(not DATE_SHAPE.fullmatch(quoted[1:-1]))
+    if any("\ud800" <= char <= "\udfff" for char in text):
+        with pytest.raises(ParseError, match="is a lone surrogate, not a character"):
+            parse(quoted)
+    else:
+        assert parse(quoted) == scalar(String(text)) == parse_with_grammar(quoted)

@@ -50,7 +50,7 @@ NUMBER_SHAPE = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
 # Text with a date's shape is a date (or a bad date), whether quoted or bare.
 DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/", "b": "\b", "f": "\f"}
 _HEX = {"u": 4, "U": 8}
 _PIECES = 4096
 
@@ -124,6 +124,8 @@ def decode_string(body: str) -> str:
     >>> backslash = chr(92)
     >>> decode_string(f'caf{backslash}u00e9 {backslash}"ok{backslash}"')
     'café "ok"'
+    >>> decode_string(f'{backslash}ud83d{backslash}ude00') == chr(0x1F600)
+    True
     """
     if "\\" not in body:
         return body
@@ -153,11 +155,28 @@ def decode_string(body: str) -> str:
         if not width or len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
             shown = body[index : index + 2 + (width or 0)]
             raise BadAtom(
-                f'invalid escape {shown!r} in string (use \\", \\\\, \\n, \\t, \\r, \\uXXXX or \\UXXXXXXXX)',
+                f"invalid escape {shown!r} in string"
+                ' (use \\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t, \\uXXXX or \\UXXXXXXXX)',
                 index + 1,
             )
         code = int(digits, 16)
-        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        if 0xD800 <= code <= 0xDBFF and width == 4:
+            # A high and a low surrogate escaped in turn are one character, as json.dumps
+            # writes characters beyond the Basic Multilingual Plane.
+            low = body[index + 6 : index + 12]
+            if low[:2] == "\\u" and all(c in "0123456789abcdefABCDEF" for c in low[2:]) and len(low) == 6:
+                low_code = int(low[2:], 16)
+                if 0xDC00 <= low_code <= 0xDFFF:
+                    out.append(chr(0x10000 + ((code - 0xD800) << 10) + (low_code - 0xDC00)))
+                    index += 12
+                    continue
+        if 0xD800 <= code <= 0xDFFF:
+            raise BadAtom(
+                f"escape {body[index : index + 2 + width]!r} is a lone surrogate, not a character"
+                " (a \\uD800-\\uDBFF escape must be followed by a \\uDC00-\\uDFFF one)",
+                index + 1,
+            )
+        if code > 0x10FFFF:
             raise BadAtom(f"escape {body[index : index + 2 + width]!r} is not a Unicode character", index + 1)
         out.append(chr(code))
         index += 2 + width

@@ -581,7 +581,11 @@ def _nothing(draw) -> str:
 
 
 def _bad_escape(draw) -> str:
-    escape = draw(st.sampled_from(["\\q", "\\u12", "\\ud800", "\\UFFFFFFFF", "\\u", "\\x41", "\\b", "\\f"]))
+    escape = draw(
+        st.sampled_from(
+            ["\\q", "\\u12", "\\ud800", "\\UFFFFFFFF", "\\u", "\\x41", "\\a", "\\v", "\\udc00", "\\ud83d\\u0041"]
+        )
+    )
     return draw(st.sampled_from([f'"{escape}"', f'(("a{escape}b"))']))
 
 
