@@ -83,21 +83,24 @@ def exit_with_parent(owner: int, *, child_of_owner: bool = True) -> None:
     ``submit``, called by ``map`` in the caller's thread; a fork server forks from its only
     thread), which outlives the pool. If the parent died before the signal was set, this
     process exits at once. Elsewhere a daemon thread checks the parent every
-    ``PARENT_CHECK_SECONDS`` and ends the process when it has changed.
+    ``PARENT_CHECK_SECONDS`` and ends the process when it has changed. A fork server's
+    worker also checks the owner itself that often: the fork server waits for every holder
+    of its "owner alive" pipe to close it, and its workers hold a copy, so it may never see
+    the owner go (seen once, in a full test run under load).
     """
     signalled = _parent_death_signal(signal.SIGKILL)
     # The signal comes only for a parent that dies from now on: one that is already gone is
     # seen here (an orphan's parent pid is that of whoever adopted it).
     if not (os.getppid() == owner if child_of_owner else _alive(owner)):
         os._exit(1)
-    if signalled:
+    if signalled and child_of_owner:
         return
     parent = os.getppid()
 
     def watch() -> None:
         while True:
             time.sleep(PARENT_CHECK_SECONDS)
-            if os.getppid() != parent:
+            if os.getppid() != parent or not (child_of_owner or _alive(owner)):
                 os._exit(1)
 
     threading.Thread(target=watch, name="answerkey-parent-watch", daemon=True).start()
