@@ -5,10 +5,14 @@ profile (loaded when CI is set), and a long `fuzz` profile selected with
 Fixtures: ``run_cli(*args, input=None)`` runs the ``answerkey`` command in-process and
 returns click's result (``exit_code``, ``stdout``, ``stderr``); ``write_file(name, text)``
 writes a UTF-8 file under the test's tmp_path and returns its path as a string;
-``repo_root`` is the checkout (``repo_root / "examples"`` holds the bundled examples).
+``repo_root`` is the checkout (``repo_root / "examples"`` holds the bundled examples);
+``fake_terminal`` is a standard error that says it is a terminal and keeps what is written
+(``.text``); ``within(seconds)`` is a context manager that fails the test instead of hanging.
 """
 
+import contextlib
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -57,3 +61,44 @@ def write_file(tmp_path):
         return str(path)
 
     return write
+
+
+class FakeTerminal:
+    """A standard error that says it is a terminal, and keeps what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+@pytest.fixture
+def fake_terminal():
+    return FakeTerminal()
+
+
+@contextlib.contextmanager
+def _within(seconds):
+    # pytest's failure is no OSError, so no reader turns it into an input error.
+    def expire(signum, frame):
+        pytest.fail(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def within():
+    return _within

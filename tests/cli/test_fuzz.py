@@ -618,30 +618,14 @@ def test_a_formatter_printing_a_15_mb_unterminated_string_fails_in_bounded_memor
     assert peak_mb < 512, f"peak RSS {peak_mb:.0f} MB"
 
 
-class Terminal:
-    """A standard error that says it is a terminal, and keeps what is written."""
-
-    def __init__(self):
-        self.text = ""
-
-    def write(self, text):
-        self.text += text
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return True
-
-
 @pytest.mark.parametrize("quiet, drawn", [(False, True), (True, False)])
-def test_roundtrip_draws_a_progress_bar_on_a_terminal_unless_quiet(monkeypatch, quiet, drawn):
+def test_roundtrip_draws_a_progress_bar_on_a_terminal_unless_quiet(monkeypatch, quiet, drawn, fake_terminal):
     """A long roundtrip shows `roundtrip [###...] N/N` on a terminal's stderr, cleared at the
     end; -q draws nothing."""
     from answerkey.cli import fuzz as fuzz_command
     from answerkey.testing.fuzz import RoundtripResult
 
-    terminal = Terminal()
+    terminal = fake_terminal
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 3)
 

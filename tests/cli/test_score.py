@@ -306,31 +306,15 @@ def test_corpus_from_stdin():
     assert (document["summary"]["items"], document["summary"]["correct"]) == (1, 1)
 
 
-class Terminal:
-    """A stand-in for a terminal on stderr."""
-
-    def __init__(self):
-        self.text = ""
-
-    def write(self, text):
-        self.text += text
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return True
-
-
 @pytest.mark.parametrize("quiet, drawn", [(False, True), (True, False)])
-def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn):
+def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn, fake_terminal):
     """A large run draws a progress bar on a terminal's stderr unless quiet."""
     import sys
 
     from answerkey.score.load import load_answers, load_corpus
     from answerkey.score.run import score_corpus
 
-    terminal = Terminal()
+    terminal = fake_terminal
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 10)
     score_corpus(load_corpus(CORPUS), load_answers(ANSWERS), quiet=quiet)

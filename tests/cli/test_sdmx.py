@@ -1,12 +1,10 @@
 """``answerkey sdmx`` on the IMF example suite in examples/sdmx (issue #5, Command and Tests), on
 the spine's options and reports (issue 15) and with hostile inputs (issue 19 items 6 and 7)."""
 
-import contextlib
 import json
 import math
 import os
 import re
-import signal
 from fractions import Fraction
 from pathlib import Path
 
@@ -212,24 +210,7 @@ def test_missing_file_exits_2(tmp_path):
     assert result.stderr.splitlines() == [f"{tmp_path / 'absent.yaml'}: no such file"]
 
 
-@contextlib.contextmanager
-def within(seconds):
-    """Fail instead of hanging: a run still going after ``seconds`` fails the test (pytest's
-    failure is no OSError, so no reader turns it into an input error)."""
-
-    def expire(signum, frame):
-        pytest.fail(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def test_fifo_and_symlink_loop_in_cases_directory_are_skipped(tmp_path):
+def test_fifo_and_symlink_loop_in_cases_directory_are_skipped(tmp_path, within):
     """A FIFO, a symlink loop and a dangling link in CASES do not hang the run: each is a warning
     (stderr, JSON report), the regular files are scored."""
     cases = tmp_path / "cases"

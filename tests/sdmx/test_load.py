@@ -2,10 +2,8 @@
 answerkey's words, empty inputs refused, special files in a cases directory skipped (issue 15
 defect 8, issue 19 item 6)."""
 
-import contextlib
 import json
 import os
-import signal
 import textwrap
 import time
 
@@ -67,24 +65,7 @@ def test_directory_is_read_recursively_in_sorted_order(tmp_path):
     assert [path.name for path in case_files(tmp_path)] == ["a.yaml", "z.yml"]
 
 
-@contextlib.contextmanager
-def within(seconds):
-    """Fail instead of hanging: a run still going after ``seconds`` fails the test (pytest's
-    failure is no OSError, so no reader turns it into an input error)."""
-
-    def expire(signum, frame):
-        pytest.fail(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def test_fifo_symlink_loop_and_dangling_link_are_skipped_with_warnings(tmp_path):
+def test_fifo_symlink_loop_and_dangling_link_are_skipped_with_warnings(tmp_path, within):
     """A FIFO, a symlink loop and a dangling link in the cases directory are not opened: the load
     finishes at once and each is a skipped-file warning carried into the run's warnings."""
     write(tmp_path / "a.yaml", CASE)

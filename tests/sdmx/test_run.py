@@ -222,26 +222,10 @@ def test_invalid_mappings_are_input_errors_in_answerkeys_words():
     ]
 
 
-class Terminal:
-    """A stand-in for a terminal's stderr."""
-
-    def __init__(self):
-        self.text = ""
-
-    def write(self, text):
-        self.text += text
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return True
-
-
 @pytest.mark.parametrize(("quiet", "drawn"), [(False, True), (True, False)])
-def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn):
+def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn, fake_terminal):
     """A large suite draws a progress bar on a terminal's stderr unless quiet."""
-    terminal = Terminal()
+    terminal = fake_terminal
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 3)
     evaluate([case(name, [], T1) for name in "abcd"], [], quiet=quiet)
