@@ -474,7 +474,8 @@ def test_a_helper_killed_while_idle_is_replaced(spider):
     deadline = time.monotonic() + 10
     while helper in _children() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
+    result = Databases(spider).run("world", "SELECT count(*) FROM country")
+    assert result.rows == ((Number.of(5),),), result.error  # the error says why, if it failed
 
 
 @pytest.mark.parametrize(

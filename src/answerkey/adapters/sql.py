@@ -684,6 +684,10 @@ class _QueryProcesses:
                 status = process.end()
                 if process.killed or status == _EXIT_TIMEOUT:
                     return (), [], _past_time_limit(timeout)
+                if _attempt == 0 and status == -signal.SIGKILL:
+                    # Killed from outside while idle, before it saw the request: the pipe took
+                    # the request all the same, so no BrokenPipeError said so. Start another.
+                    continue
                 how = f"signal {-status}" if status < 0 else f"exit status {status}"
                 return (), [], f"the process running the query ended unexpectedly ({how})"
             self._give_back(process)
