@@ -11,7 +11,7 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.options import epsilon_option, finish, quiet_option, report_options, start
 from answerkey.report import REPORT_FORMATS, ReportPaths
-from answerkey.steps.answers import ENVIRONMENT, AnswerJudge
+from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.run import StepsOptions, aggregate_steps, evaluate_steps
 

@@ -13,7 +13,7 @@ YAML, workbook and summary table).
 """
 
 from answerkey.steps.aggregates import compute_aggregates
-from answerkey.steps.answers import AnswerJudge
+from answerkey.metrics.answers import AnswerJudge
 from answerkey.steps.load import read_reference, read_responses, read_results, validate_results
 from answerkey.steps.run import (
     AggregationRun,

@@ -32,7 +32,7 @@ from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
 from answerkey.steps import report
 from answerkey.steps.aggregates import aggregate_results
-from answerkey.steps.answers import AnswerJudge
+from answerkey.metrics.answers import AnswerJudge
 from answerkey.steps.load import (
     EvaluationResults,
     Reference,
@@ -251,7 +251,7 @@ def run_evaluation(
     ``reference_qas`` is the corpus (a list of templates, as dicts or a ``ReferenceCorpus``);
     ``responses`` maps question id to response, or is a list of responses. A question without
     a response, or whose response is an error, gives ``status: error``. ``answer_judge`` (see
-    ``answerkey.steps.answers``) adds the answer metrics; without it they are absent. Bad
+    ``answerkey.metrics.answers``) adds the answer metrics; without it they are absent. Bad
     input raises ``InputError`` naming its place (``reference.0.questions.1.id: ...``).
     """
     corpus = validate_reference(reference_qas)

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from answerkey.steps import AnswerJudge, run_evaluation
-from answerkey.steps.answers import parse_claim_counts
+from answerkey.metrics.answers import parse_claim_counts
 
 
 class StubServer:
