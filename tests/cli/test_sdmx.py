@@ -15,12 +15,14 @@ from click.testing import CliRunner
 
 from answerkey.cli import cli
 from answerkey.cli.schema import json_schema
+from answerkey.sdmx import NOT_IN_TARGET
+from answerkey.version import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "sdmx"
 CASES = str(EXAMPLES / "cases")
 SELECTIONS = str(EXAMPLES / "selections.jsonl")
-SIGNATURE = re.compile(r"match:id\+name\|v:\S+")
+SIGNATURE = re.compile(r"match:id\+name\|not_in_target:listed\|v:\S+")
 NAN = math.nan
 
 # Expected macro (recall, precision) per case, worked out by hand from the example files:
@@ -40,6 +42,14 @@ EXPECTED = {
     "weo-08-nigeria-population": (0, NAN),  # no selection record at all
 }
 UNKNOWN_CASE = f"warning: {SELECTIONS}:14: selection for unknown case 'weo-99-retired-question'\n"
+# Under --not-in-target scored (the methodology's text), a selected dimension outside the target
+# has precision 0 and counts in macro precision; recall is unchanged (0/0 there, left out).
+EXPECTED_SCORED = {
+    **EXPECTED,
+    "chat-01-greeting": (NAN, 0),  # its one selected dimension: precision 0
+    "weo-05-spain-unemployment": (0, 0),  # target dimensions: nothing selected (undefined); IMF.STA:LS ones: 0, 0
+    "weo-07-germany-current-account": (1, Fraction(2, 3)),  # INDICATOR 1, COUNTRY 1, FREQUENCY 0
+}
 
 
 def run(*args):
@@ -97,6 +107,95 @@ def test_example_suite_stdout_and_warnings():
     ]
     assert len(lines) == 8 and SIGNATURE.fullmatch(lines[7].removeprefix("signature: "))
     assert result.stderr == UNKNOWN_CASE
+
+
+def test_example_suite_scored_json(tmp_path):
+    """--not-in-target scored: each case gets its hand-computed figures, the suite's macro precision
+    is 263/396 (0.66, not 0.85) and its macro recall stays 0.68; the signature names the reading."""
+    out = tmp_path / "report.json"
+    result = run(CASES, SELECTIONS, "--not-in-target", "scored", "--json", str(out))
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(out.read_text())
+    figures = {case["id"]: (case["macro_recall"], case["macro_precision"]) for case in document["cases"]}
+    assert list(figures) == list(EXPECTED_SCORED)
+    for case_id, (recall, precision) in EXPECTED_SCORED.items():
+        assert same(figures[case_id][0], recall) and same(figures[case_id][1], precision), case_id
+    summary = document["summary"]
+    assert mean(p for _, p in EXPECTED_SCORED.values()) == Fraction(263, 396)
+    assert mean(p for _, p in EXPECTED.values()) == Fraction(275, 324)  # 0.85 under listed
+    assert same(summary["macro_precision"], Fraction(263, 396))  # 0.66
+    assert mean(r for r, _ in EXPECTED_SCORED.values()) == mean(r for r, _ in EXPECTED.values()) == Fraction(112, 165)
+    assert same(summary["macro_recall"], Fraction(112, 165))  # 0.68, as under listed
+    assert summary["by_tag"]["smalltalk"] == {"cases": 1, "macro_recall": None, "macro_precision": 0.0}
+    assert document["signature"] == f"match:id+name|not_in_target:scored|v:{__version__}"
+    weo07 = next(case for case in document["cases"] if case["id"] == "weo-07-germany-current-account")
+    assert weo07["dimensions_not_in_target"] == [
+        {
+            "dataset_id": "IMF.RES:WEO",
+            "dimension_name": "FREQUENCY",
+            "precision": 0.0,
+            "false_positives": [{"id": "A", "name": "Annual"}],
+        }
+    ]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(document, json_schema("sdmx-report"))
+
+
+def test_example_suite_scored_stdout():
+    """--not-in-target scored prints the lower precisions (0.66 for all cases, 0.00 for small talk)
+    and the signature with not_in_target:scored; --not-in-target listed is the default, byte for byte."""
+    result = run(CASES, SELECTIONS, "--not-in-target", "scored")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "tag         cases  macro recall  macro precision",
+        "(all)          12          0.68             0.66",
+        "cpi             3          0.74             0.77",
+        "imf            11          0.68             0.73",
+        "multi-turn      2          0.90             1.00",
+        "smalltalk       1             -             0.00",
+        "weo             9          0.67             0.75",
+        f"signature: match:id+name|not_in_target:scored|v:{__version__}",
+    ]
+    assert result.stderr == UNKNOWN_CASE
+    default, listed = run(CASES, SELECTIONS), run(CASES, SELECTIONS, "--not-in-target", "listed")
+    assert default.stdout == listed.stdout
+    assert default.stdout.splitlines()[1] == "(all)          12          0.68             0.85"
+    assert default.stdout.splitlines()[-1] == f"signature: match:id+name|not_in_target:listed|v:{__version__}"
+
+
+def test_example_workbook_scored(tmp_path):
+    """--not-in-target scored in the workbook: the case's lower macro precision, the whole block of
+    the dimension not in the target, the suite's 0.66, the reading's note and the signature."""
+    out = tmp_path / "sdmx.xlsx"
+    result = run(CASES, SELECTIONS, "--not-in-target", "scored", "--xlsx", str(out), "-q")
+    assert result.exit_code == 0
+    workbook = openpyxl.load_workbook(out)
+    rows = {row[0]: row for row in workbook["Overview"].iter_rows(min_row=2, values_only=True)}
+    weo07 = rows["weo-07-germany-current-account"]
+    assert weo07[4:6] == (1, pytest.approx(2 / 3))
+    assert weo07[7] == (
+        "IMF.RES:WEO / FREQUENCY\n[recall: n/a, precision: 0.00]\n"
+        "True Positives [0]\nFalse Negatives [0]\nFalse Positives [1]\n  * A: Annual"
+    )
+    assert rows["chat-01-greeting"][4:6] == (None, 0)
+    table = list(workbook["Statistics"].iter_rows(values_only=True))
+    assert table[1][:3] == ("(all)", 12, pytest.approx(112 / 165))
+    assert table[1][3] == pytest.approx(263 / 396)
+    notes = {row[0]: row[1] for row in table[7:] if row[0] is not None}
+    assert notes["Dimensions not in target"] == NOT_IN_TARGET["scored"]
+    assert notes["signature"] == f"match:id+name|not_in_target:scored|v:{__version__}"
+
+
+@pytest.mark.parametrize("value", ["literal", "Scored", ""])
+def test_bad_not_in_target_is_a_usage_error(value):
+    """A --not-in-target other than listed or scored is a usage error (exit 2) naming both, before any run."""
+    result = run(CASES, SELECTIONS, "--not-in-target", value)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"cli sdmx: Invalid value for '--not-in-target': {value!r} is not one of 'listed', 'scored'. "
+        "(see 'cli sdmx --help')\n"
+    )
 
 
 def test_example_workbook(tmp_path):
@@ -326,6 +425,10 @@ def test_help_teaches_the_formats_and_the_metric():
         "recall = TP/(TP+FN)",
         "--tag TAG",
         "--xlsx OUT",
+        "--not-in-target [listed|scored]",
+        "[default: listed]",
+        "(the methodology's text: \"all selected terms are counted as false",
+        "answerkey sdmx cases/ selections.jsonl --not-in-target scored",
         "answerkey sdmx examples/sdmx/cases examples/sdmx/selections.jsonl",
         "Exit status: 0 scored, 2 trouble",
     ):

@@ -12,7 +12,7 @@ import yaml
 from answerkey.cli.schema import json_schema
 from answerkey.errors import RunWarning
 from answerkey.report import ReportPaths, write_reports
-from answerkey.sdmx import SdmxReport, evaluate, evaluate_case, suite_document, to_json, to_yaml
+from answerkey.sdmx import NOT_IN_TARGET, SdmxReport, evaluate, evaluate_case, suite_document, to_json, to_yaml
 from answerkey.sdmx.report import OVERVIEW_HEADERS, STATISTICS_HEADERS, details_text, not_in_target_text
 
 KEY = ("IMF.RES:WEO", "INDICATOR")
@@ -47,7 +47,7 @@ def test_blocks_are_separated_and_nan_is_written_na():
     assert not_in_target_text(result) == "X / FREQ\nFalse Positives [1]\n  * A: Annual"
 
 
-def small_suite():
+def small_suite(not_in_target="listed"):
     def dataset(*terms):
         return [
             {
@@ -77,14 +77,14 @@ def small_suite():
         },
         {"id": "unknown", "indicator_selection": []},
     ]
-    return evaluate(cases, records)
+    return evaluate(cases, records, not_in_target=not_in_target)
 
 
 def test_json_document_shape_and_nan_as_null():
     """The document has signature, summary (with by_tag), per-case dimensions and warnings; NaN becomes null."""
     document = json.loads(to_json(small_suite()))
     assert list(document) == ["signature", "summary", "cases", "warnings"]
-    assert document["signature"].startswith("match:id+name|v:")
+    assert document["signature"].startswith("match:id+name|not_in_target:listed|v:")
     assert document["summary"] == {
         "cases": 2,
         "macro_recall": 1.0,
@@ -124,7 +124,12 @@ def test_json_document_shape_and_nan_as_null():
     ]
     assert (empty["macro_recall"], empty["macro_precision"], empty["dimensions"]) == (None, None, [])
     assert empty["dimensions_not_in_target"] == [
-        {"dataset_id": "ds2", "dimension_name": "d", "false_positives": [{"id": "=1+1", "name": "x"}]}
+        {
+            "dataset_id": "ds2",
+            "dimension_name": "d",
+            "precision": None,
+            "false_positives": [{"id": "=1+1", "name": "x"}],
+        }
     ]
     assert document["warnings"] == ["selection for unknown case 'unknown'"]
 
@@ -137,6 +142,53 @@ def test_document_validates_against_the_report_schema():
     assert SdmxReport.model_validate(document).summary.by_tag["weo"].cases == 2
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**document, "extra": 1}, json_schema("sdmx-report"))
+
+
+def test_scored_reading_in_the_document():
+    """Under "scored" a dimension not in the target reports precision 0 and counts in the case's and
+    the suite's macro precision; the signature names the reading; the document is still valid."""
+    document = to_json(small_suite("scored"))
+    parsed = json.loads(document)
+    assert parsed["signature"].startswith("match:id+name|not_in_target:scored|v:")
+    assert parsed["summary"] == {
+        "cases": 2,
+        "macro_recall": 1.0,
+        "macro_precision": 1 / 3,
+        "by_tag": {
+            "@risk": {"cases": 1, "macro_recall": 1.0, "macro_precision": 2 / 3},
+            "weo": {"cases": 2, "macro_recall": 1.0, "macro_precision": 1 / 3},
+        },
+    }
+    first, empty = parsed["cases"]
+    assert (first["macro_recall"], first["macro_precision"]) == (1.0, 2 / 3)
+    assert (empty["macro_recall"], empty["macro_precision"], empty["dimensions"]) == (None, 0.0, [])
+    assert empty["dimensions_not_in_target"] == [
+        {"dataset_id": "ds2", "dimension_name": "d", "precision": 0.0, "false_positives": [{"id": "=1+1", "name": "x"}]}
+    ]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(parsed, json_schema("sdmx-report"))
+
+
+def test_scored_reading_in_the_table_and_the_workbook():
+    """Under "scored" the table and Statistics show the lower precision and the signature; the
+    not-in-target cell holds the whole block with precision 0.00; a note states each reading."""
+    suite = small_suite("scored")
+    lines = suite.summary_table().splitlines()
+    assert lines[1] == "(all)      2          1.00             0.33"
+    assert lines[4].startswith("signature: match:id+name|not_in_target:scored|v:")
+    book = suite.workbook()
+    assert book.overview.rows[1][4:8] == [
+        None,
+        0.0,
+        None,
+        "ds2 / d\n[recall: n/a, precision: 0.00]\nTrue Positives [0]\nFalse Negatives [0]\n"
+        "False Positives [1]\n  * =1+1: x",
+    ]
+    assert book.statistics.rows[0] == ["(all)", 2, 1.0, 1 / 3]
+    assert book.statistics.notes[1] == ("Dimensions not in target", NOT_IN_TARGET["scored"])
+    assert small_suite().workbook().statistics.notes[1] == ("Dimensions not in target", NOT_IN_TARGET["listed"])
+    assert NOT_IN_TARGET["scored"].startswith("scored: precision 0 each (all their terms are false positives)")
+    assert NOT_IN_TARGET["listed"].startswith("listed: listed apart with their false positives, left out of")
 
 
 def test_yaml_matches_json():
@@ -154,7 +206,7 @@ def test_summary_table_with_signature():
         "@risk      1          1.00             0.67",
         "weo        2          1.00             0.67",
     ]
-    assert lines[4].startswith("signature: match:id+name|v:")
+    assert lines[4].startswith("signature: match:id+name|not_in_target:listed|v:")
     empty = evaluate([{"id": "a"}], []).summary_table().splitlines()
     assert empty[1] == "(all)      1             -                -"
 

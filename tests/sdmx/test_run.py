@@ -14,6 +14,7 @@ from answerkey.errors import InputError, InputErrors, RunWarning
 from answerkey.model import Relation
 from answerkey.report import Result
 from answerkey.sdmx import (
+    NOT_IN_TARGET,
     SIGNATURE,
     SuiteResult,
     Summary,
@@ -24,8 +25,10 @@ from answerkey.sdmx import (
     load_cases,
     load_selections,
     nan_mean,
+    signature_of,
 )
 from answerkey.signature import Signature
+from answerkey.version import __version__
 
 NAN = math.nan
 D1 = ("ds1", "d1")
@@ -62,6 +65,60 @@ def test_issue_vectors(target, selected, recall, precision):
     result = evaluate_case(target, selected)
     assert same(result.macro_recall, recall), result.macro_recall
     assert same(result.macro_precision, precision), result.macro_precision
+
+
+# (target, selected, macro recall, macro precision) under each reading of dimensions not in the
+# target: "listed" (the reference implementation) and "scored" (methodology, "Test Case Metrics":
+# "all selected terms are counted as false positives for that dimension", averaged "across all
+# dimensions"); recall of such a dimension is 0/0, undefined, so left out under both.
+READINGS = {
+    "empty target": ({}, {D1: [T1]}, (NAN, NAN), (NAN, 0.0)),
+    "right dimension, wrong dataset": ({D1: [T1]}, {("ds2", "d1"): [T1]}, (0.0, NAN), (0.0, 0.0)),
+    "an extra dimension": ({D1: [T1]}, {D1: [T1], D2: [T2]}, (1.0, 1.0), (1.0, 0.5)),
+    "two extra dimensions": ({D1: [T1, T2]}, {D1: [T1], D2: [T2], ("ds2", "d1"): [T1]}, (0.5, 1.0), (0.5, 1 / 3)),
+    "neither target nor selection": ({}, {}, (NAN, NAN), (NAN, NAN)),
+    "an extra dimension without terms": ({D1: [T1]}, {D1: [T1], D2: []}, (1.0, 1.0), (1.0, 1.0)),
+    "empty target, empty selected dimension": ({D1: []}, {D1: []}, (NAN, NAN), (NAN, NAN)),
+    "no extra dimension": ({D1: [T1, T2]}, {D1: [T1, T3]}, (0.5, 0.5), (0.5, 0.5)),
+}
+
+
+@pytest.mark.parametrize(("target", "selected", "listed", "scored"), READINGS.values(), ids=READINGS)
+def test_readings_of_dimensions_not_in_target(target, selected, listed, scored):
+    """Each vector gives exactly its macro (recall, precision) under "listed" (the default) and "scored"."""
+    for reading, (recall, precision) in (("listed", listed), ("scored", scored)):
+        result = evaluate_case(target, selected, not_in_target=reading)
+        assert result.not_in_target == reading
+        assert same(result.macro_recall, recall), (reading, result.macro_recall)
+        assert same(result.macro_precision, precision), (reading, result.macro_precision)
+    default = evaluate_case(target, selected)
+    assert (default.not_in_target, same(default.macro_precision, listed[1])) == ("listed", True)
+
+
+def test_scored_dimension_not_in_target_has_precision_zero_and_no_recall():
+    """Under "scored" a dimension not in the target keeps its false positives, has precision 0 and
+    recall NaN, and joins the target's dimensions in ``scored_dimensions``; under "listed" it does not."""
+    scored = evaluate_case({D1: [T1]}, {D1: [T1], D2: [T2, T3]}, not_in_target="scored")
+    [extra] = scored.dimensions_not_in_target
+    assert extra.false_positives == (TermPair(*T2), TermPair(*T3))
+    assert extra.precision == 0.0 and math.isnan(extra.recall)
+    assert scored.scores_not_in_target
+    assert [(d.dataset_id, d.dimension_name) for d in scored.scored_dimensions] == [D1, D2]
+    listed = evaluate_case({D1: [T1]}, {D1: [T1], D2: [T2, T3]})
+    assert not listed.scores_not_in_target
+    assert listed.dimensions_not_in_target == scored.dimensions_not_in_target
+    assert [(d.dataset_id, d.dimension_name) for d in listed.scored_dimensions] == [D1]
+
+
+def test_unknown_reading_is_a_value_error():
+    """A reading other than "listed" or "scored" is refused by evaluate_case and evaluate, naming both."""
+    message = "unknown reading of dimensions not in the target 'literal' (one of: listed, scored)"
+    with pytest.raises(ValueError) as raised:
+        evaluate_case({D1: [T1]}, {D1: [T1]}, not_in_target="literal")
+    assert str(raised.value) == message
+    with pytest.raises(ValueError) as raised:
+        evaluate([], [], not_in_target="literal")
+    assert str(raised.value) == message
 
 
 def test_methodology_example_lists_terms():
@@ -150,8 +207,36 @@ def test_suite_result_is_a_result_with_a_signature_object():
     assert isinstance(suite, Result)
     assert isinstance(suite.signature, Signature) and suite.signature == SIGNATURE
     assert suite.signature.fields["match"] == "id+name"
-    assert str(suite.signature).startswith("match:id+name|v:")
+    assert suite.signature.fields["not_in_target"] == "listed"
+    assert str(suite.signature).startswith("match:id+name|not_in_target:listed|v:")
     assert json.loads(json.dumps(suite.document()))["signature"] == str(SIGNATURE)
+
+
+def test_scored_reading_suite_figures_and_signature():
+    """``not_in_target="scored"`` changes the case and suite macro precision (not recall), and the
+    signature and the result record the reading."""
+    cases = [case("a", ["x"], T1), case("b", ["x"], T1), {"id": "e", "tags": ["y"]}]
+    records = [
+        record("a", T1),
+        {"id": "b", "indicator_selection": [dataset("ds1", "d1", T1), dataset("ds1", "d2", T2)]},
+        record("e", T1),
+    ]
+    listed = evaluate(cases, records)
+    scored = evaluate(cases, records, not_in_target="scored")
+    # a: 1.0 / 1.0 both; b: 1.0 / 1.0 listed, 1.0 / 0.5 scored; e: NaN / NaN listed, NaN / 0.0 scored
+    assert listed.summary == Summary(3, 1.0, 1.0)
+    assert scored.summary == Summary(3, 1.0, 0.5)
+    assert listed.by_tag["x"] == Summary(2, 1.0, 1.0)
+    assert math.isnan(listed.by_tag["y"].macro_recall) and math.isnan(listed.by_tag["y"].macro_precision)
+    assert scored.by_tag["x"] == Summary(2, 1.0, 0.75)
+    assert math.isnan(scored.by_tag["y"].macro_recall) and scored.by_tag["y"].macro_precision == 0.0
+    assert (listed.not_in_target, scored.not_in_target) == ("listed", "scored")
+    assert [result.not_in_target for result in scored.cases] == ["scored"] * 3
+    assert str(scored.signature) == f"match:id+name|not_in_target:scored|v:{__version__}"
+    assert str(listed.signature) == f"match:id+name|not_in_target:listed|v:{__version__}"
+    assert scored.signature == signature_of("scored") and listed.signature == SIGNATURE == signature_of()
+    assert scored.not_in_target_rule == NOT_IN_TARGET["scored"]
+    assert list(NOT_IN_TARGET) == ["listed", "scored"]
 
 
 def test_tag_filter_keeps_matching_cases_without_warning_about_the_others():

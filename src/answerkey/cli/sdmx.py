@@ -9,7 +9,7 @@ from answerkey.cli import Trouble
 from answerkey.cli.options import finish, quiet_option, report_options, start
 from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
-from answerkey.sdmx.run import evaluate
+from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, evaluate
 
 __all__ = ["sdmx"]
 
@@ -25,8 +25,21 @@ __all__ = ["sdmx"]
     metavar="TAG",
     help="Score only the cases with this tag (repeat for any of several).",
 )
+@click.option(
+    "--not-in-target",
+    type=click.Choice(list(NOT_IN_TARGET)),
+    default=LISTED,
+    show_default=True,
+    help=(
+        "Selected dimensions not in the target: listed (as the reference implementation: listed apart, "
+        "left out of the macro figures) or scored (the methodology's text: precision 0, all their terms "
+        "false positives, counted in macro precision). Recorded in the signature."
+    ),
+)
 @quiet_option
-def sdmx(cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...], quiet: bool) -> None:
+def sdmx(
+    cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...], not_in_target: str, quiet: bool
+) -> None:
     """Score the terms a system selected for SDMX data queries against test cases.
 
     CASES is a YAML test case, a YAML list of them, or a directory of such files (every
@@ -43,10 +56,21 @@ def sdmx(cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...
 
     A term matches only when its id and name are both equal. Per (dataset, dimension) of
     the target: recall = TP/(TP+FN), precision = TP/(TP+FP) (undefined when nothing was
-    selected there). A case's macro recall and precision average its target dimensions;
-    selected dimensions outside the target are listed, not averaged. The suite averages
-    its cases, overall and per tag. Undefined figures are left out of every mean and shown
-    as "-" (null in JSON, empty in Excel).
+    selected there). A case's macro recall and precision average its target dimensions.
+    Selected dimensions outside the target ("dimensions not in target") are read as
+    --not-in-target says, and the signature records it (not_in_target:...):
+
+    \b
+      listed  (default; the reference implementation) listed with their false
+              positives, left out of the macro figures.
+      scored  (the methodology's text: "all selected terms are counted as false
+              positives for that dimension") precision 0 each, counted in macro
+              precision; their recall (0/0) is undefined, so macro recall is the
+              same under both readings.
+
+    A dimension with no terms counts as absent, in the target and in the selection alike.
+    The suite averages its cases, overall and per tag. Undefined figures are left out of
+    every mean and shown as "-" (null in JSON, empty in Excel).
 
     The workbook (--xlsx) has an Overview sheet (one row per case, with the methodology's
     details block per dimension), Statistics (the Data Query Metrics per tag, with a chart)
@@ -57,6 +81,7 @@ def sdmx(cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...
       answerkey sdmx examples/sdmx/cases examples/sdmx/selections.jsonl
       answerkey sdmx cases/ selections.jsonl --xlsx sdmx.xlsx --json sdmx.json
       answerkey sdmx cases/ selections.jsonl --tag weo --json - -q
+      answerkey sdmx cases/ selections.jsonl --not-in-target scored
 
     Exit status: 0 scored, 2 trouble (bad input, listed as FILE:LINE:COL: message; nothing
     is scored when any case or record is bad).
@@ -70,5 +95,5 @@ def sdmx(cases: str, selections: str, reports: ReportPaths, tags: tuple[str, ...
     )
     start(reports, inputs)
     loaded_cases, loaded_selections = load_suite(cases, selections)
-    suite = evaluate(loaded_cases, loaded_selections, tags=tags or None, quiet=quiet)
+    suite = evaluate(loaded_cases, loaded_selections, tags=tags or None, not_in_target=not_in_target, quiet=quiet)
     finish(suite, reports, quiet=quiet)

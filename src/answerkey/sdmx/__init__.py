@@ -2,7 +2,9 @@
 
 Each dimension's selected terms are a relation of (id, name) tuples; terms match when both
 are equal. Per case, recall and precision are averaged over the target's dimensions (NaN
-ignored); the suite averages the cases' figures, overall and per tag.
+ignored); the suite averages the cases' figures, overall and per tag. Selected dimensions
+outside the target are listed apart (``not_in_target="listed"``, the default) or scored with
+precision 0 in macro precision (``"scored"``, the methodology's literal text).
 
 The workflow: ``schema`` (the file formats), ``load`` (test cases and selections), ``run``
 (the figures: a ``SuiteResult``) and ``report`` (its JSON, YAML, workbook and summary table).
@@ -17,6 +19,9 @@ The workflow: ``schema`` (the file formats), ``load`` (test cases and selections
 from answerkey.sdmx.load import Cases, Selections, case_files, load_cases, load_selections, load_suite
 from answerkey.sdmx.report import dimension_block, document, suite_document, summary_table, to_json, to_yaml
 from answerkey.sdmx.run import (
+    LISTED,
+    NOT_IN_TARGET,
+    SCORED,
     SIGNATURE,
     CaseResult,
     DimensionResult,
@@ -25,9 +30,11 @@ from answerkey.sdmx.run import (
     evaluate,
     evaluate_case,
     nan_mean,
+    not_in_target_reading,
     query_of,
     ratio,
     score_dimension,
+    signature_of,
     target_of,
 )
 from answerkey.sdmx.schema import (
@@ -44,6 +51,11 @@ from answerkey.sdmx.terms import EMPTY, Selection, TermConflict, TermPair, as_se
 
 __all__ = [
     "SIGNATURE",
+    "NOT_IN_TARGET",
+    "LISTED",
+    "SCORED",
+    "signature_of",
+    "not_in_target_reading",
     "evaluate",
     "evaluate_case",
     "score_dimension",

@@ -9,10 +9,13 @@ part of the contract:
      "cases": [{"id", "name", "query", "tags", "macro_recall", "macro_precision",
                 "dimensions": [{"dataset_id", "dimension_name", "recall", "precision",
                                 "true_positives", "false_negatives", "false_positives"}],
-                "dimensions_not_in_target": [{"dataset_id", "dimension_name", "false_positives"}]}],
+                "dimensions_not_in_target": [{"dataset_id", "dimension_name", "precision",
+                                              "false_positives"}]}],
      "warnings": [str]}
 
-Terms are ``{"id", "name"}``; undefined figures (NaN) are ``null``.
+Terms are ``{"id", "name"}``; undefined figures (NaN) are ``null``. A dimension not in the
+target has ``precision`` 0 under the ``scored`` reading (it counts in ``macro_precision``) and
+``null`` under ``listed`` (it is not scored); the signature names the reading.
 
 The workbook's ``indicator selection details`` cell holds, per target dimension, the
 methodology's "Details in Excel Cell" block below a ``DATASET / DIMENSION`` header line:
@@ -105,7 +108,21 @@ def details_text(result: CaseResult) -> str:
 
 
 def not_in_target_text(result: CaseResult) -> str:
-    """The "dimensions not in target" cell: each such dimension and its (false positive) terms."""
+    """The "dimensions not in target" cell: each such dimension and its (false positive) terms;
+    under the ``scored`` reading, the whole block of a scored dimension (precision 0).
+
+    >>> from answerkey.sdmx.run import evaluate_case
+    >>> result = evaluate_case({}, {("WEO", "FREQUENCY"): [("A", "Annual")]}, not_in_target="scored")
+    >>> print(not_in_target_text(result))
+    WEO / FREQUENCY
+    [recall: n/a, precision: 0.00]
+    True Positives [0]
+    False Negatives [0]
+    False Positives [1]
+      * A: Annual
+    """
+    if result.scores_not_in_target:
+        return "\n\n".join(dimension_block(dimension) for dimension in result.dimensions_not_in_target)
     return "\n\n".join(
         "\n".join([f"{d.dataset_id} / {d.dimension_name}", *_term_lines("False Positives", d.false_positives)])
         for d in result.dimensions_not_in_target
@@ -156,6 +173,7 @@ def _case(case: CaseResult) -> dict[str, Any]:
             {
                 "dataset_id": d.dataset_id,
                 "dimension_name": d.dimension_name,
+                "precision": _number(d.precision) if case.scores_not_in_target else None,
                 "false_positives": _terms(d.false_positives),
             }
             for d in case.dimensions_not_in_target
@@ -205,7 +223,7 @@ def summary_table(suite: SuiteResult) -> str:
     tag    cases  macro recall  macro precision
     (all)      2          0.50                -
     weo        2          0.50                -
-    signature: match:id+name|v:...
+    signature: match:id+name|not_in_target:listed|v:...
     """
     rows = [
         (tag, summary.cases, figure(summary.macro_recall, 2), figure(summary.macro_precision, 2))
@@ -278,6 +296,7 @@ def workbook(suite: SuiteResult) -> Workbook:
                 "each figure is the mean over the cases of their macro figure; "
                 "undefined figures are left out and shown empty",
             ),
+            ("Dimensions not in target", suite.not_in_target_rule),
         ],
     )
     return Workbook(overview, statistics)

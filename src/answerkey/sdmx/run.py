@@ -4,6 +4,14 @@ per suite: the SDMX data-query methodology on the typed model.
 ``evaluate`` scores a suite into a ``SuiteResult``, the result its reports are written from
 (``answerkey.sdmx.report``); ``evaluate_case`` scores one case.
 
+Selected dimensions outside the target have two readings (``NOT_IN_TARGET``, the
+``not_in_target`` keyword, recorded in the signature): ``listed`` (the default, as the
+reference implementation) lists them and leaves them out of the macro figures; ``scored``
+(the methodology's text, "all selected terms are counted as false positives for that
+dimension", macro figures "averaged across all dimensions") gives each precision 0 and counts
+it in macro precision. Its recall, TP/(TP+FN) = 0/0, is undefined under both readings and so
+left out of macro recall, as every undefined figure is.
+
 >>> target = {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product"), ("GDPPC", "GDP per capita")]}
 >>> chosen = dict(target)
 >>> chosen[("IMF.RES:WEO", "INDICATOR")] = target[("IMF.RES:WEO", "INDICATOR")] + [("GDP_CONST", "constant")]
@@ -35,6 +43,10 @@ from answerkey.signature import Signature
 
 __all__ = [
     "SIGNATURE",
+    "NOT_IN_TARGET",
+    "LISTED",
+    "SCORED",
+    "signature_of",
     "DimensionResult",
     "CaseResult",
     "Summary",
@@ -43,13 +55,52 @@ __all__ = [
     "nan_mean",
     "score_dimension",
     "evaluate_case",
+    "not_in_target_reading",
     "target_of",
     "query_of",
     "evaluate",
 ]
 
-# Terms match when both id and name are equal (methodology, "Notes"): ``match:id+name|v:...``.
-SIGNATURE = Signature.of(match="id+name")
+LISTED = "listed"
+SCORED = "scored"
+# The readings of selected dimensions outside the target (``--not-in-target``), the default first.
+NOT_IN_TARGET = {
+    LISTED: "listed: listed apart with their false positives, left out of the macro figures "
+    "(the reference implementation)",
+    SCORED: "scored: precision 0 each (all their terms are false positives), counted in macro precision; "
+    "their recall (0/0) undefined (the methodology's text)",
+}
+
+
+def signature_of(not_in_target: str = LISTED) -> Signature:
+    """The signature of a run: terms match when both id and name are equal (methodology,
+    "Notes"), and the reading of dimensions not in the target.
+
+    >>> str(signature_of(SCORED))  # doctest: +ELLIPSIS
+    'match:id+name|not_in_target:scored|v:...'
+    """
+    return Signature.of(match="id+name", not_in_target=not_in_target_reading(not_in_target))
+
+
+def not_in_target_reading(not_in_target: str) -> str:
+    """``not_in_target`` if it is a reading of ``NOT_IN_TARGET``; else a ``ValueError`` naming them.
+
+    >>> not_in_target_reading("scored")
+    'scored'
+    >>> not_in_target_reading("literal")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown reading of dimensions not in the target 'literal' (one of: listed, scored)
+    """
+    if not_in_target not in NOT_IN_TARGET:
+        raise ValueError(
+            f"unknown reading of dimensions not in the target {not_in_target!r} (one of: {', '.join(NOT_IN_TARGET)})"
+        )
+    return not_in_target
+
+
+# The signature of the default reading: ``match:id+name|not_in_target:listed|v:...``.
+SIGNATURE = signature_of(LISTED)
 
 
 def ratio(numerator: int, denominator: int) -> float:
@@ -95,7 +146,8 @@ class DimensionResult:
 @dataclass(frozen=True)
 class CaseResult:
     """Everything computed for one test case; ``id``, ``name``, ``query`` and ``tags`` are
-    filled by ``evaluate`` (empty from ``evaluate_case``)."""
+    filled by ``evaluate`` (empty from ``evaluate_case``); ``not_in_target`` is the reading of
+    ``dimensions_not_in_target`` (``NOT_IN_TARGET``)."""
 
     dimensions: tuple[DimensionResult, ...] = ()
     dimensions_not_in_target: tuple[DimensionResult, ...] = ()
@@ -103,16 +155,36 @@ class CaseResult:
     name: str = ""
     query: str = ""
     tags: tuple[str, ...] = ()
+    not_in_target: str = LISTED
+
+    @property
+    def scores_not_in_target(self) -> bool:
+        """Whether the dimensions not in the target count in the macro figures (``scored``)."""
+        return self.not_in_target == SCORED
+
+    @property
+    def scored_dimensions(self) -> tuple[DimensionResult, ...]:
+        """The dimensions the macro figures average: the target's, then (``scored`` reading)
+        the selected dimensions outside it."""
+        if self.scores_not_in_target:
+            return self.dimensions + self.dimensions_not_in_target
+        return self.dimensions
 
     @property
     def macro_recall(self) -> float:
-        """Mean recall over the target dimensions (NaN ignored; NaN for an empty target)."""
-        return nan_mean(dimension.recall for dimension in self.dimensions)
+        """Mean recall over the scored dimensions (NaN ignored; NaN for an empty target).
+
+        A dimension not in the target has no recall (0/0), so this is the same under both readings.
+        """
+        return nan_mean(dimension.recall for dimension in self.scored_dimensions)
 
     @property
     def macro_precision(self) -> float:
-        """Mean precision over the target dimensions (NaN ignored; NaN if none is defined)."""
-        return nan_mean(dimension.precision for dimension in self.dimensions)
+        """Mean precision over the scored dimensions (NaN ignored; NaN if none is defined).
+
+        Under the ``scored`` reading a dimension not in the target has precision 0 and counts.
+        """
+        return nan_mean(dimension.precision for dimension in self.scored_dimensions)
 
 
 @dataclass(frozen=True)
@@ -137,13 +209,20 @@ class Summary:
 @dataclass(frozen=True)
 class SuiteResult:
     """The cases' results, the overall summary, one summary per tag (sorted by tag), the
-    signature, and the warnings of the run (an ``answerkey.report.Result``)."""
+    signature, the warnings of the run (an ``answerkey.report.Result``) and the reading of
+    dimensions not in the target (``NOT_IN_TARGET``; the signature records it too)."""
 
     cases: tuple[CaseResult, ...]
     summary: Summary
     by_tag: dict[str, Summary] = field(default_factory=dict)
     signature: Signature = SIGNATURE
     warnings: tuple[RunWarning, ...] = ()
+    not_in_target: str = LISTED
+
+    @property
+    def not_in_target_rule(self) -> str:
+        """What the reading of dimensions not in the target does, in words (for the reports)."""
+        return NOT_IN_TARGET[self.not_in_target]
 
     def document(self) -> dict[str, Any]:
         """The JSON/YAML report (``answerkey schema sdmx-report``)."""
@@ -180,17 +259,22 @@ def _plain(rows: Iterable[tuple[Any, ...]]) -> tuple[TermPair, ...]:
     return tuple(TermPair(row[0].text, row[1].text) for row in rows)
 
 
-def evaluate_case(target: Any, selected: Any) -> CaseResult:
+def evaluate_case(target: Any, selected: Any, *, not_in_target: str = LISTED) -> CaseResult:
     """Score one case: ``target`` and ``selected`` are selections, mappings from
     ``(dataset_id, dimension_name)`` to ``(id, name)`` pairs, or ``indicator_selection`` lists.
 
-    A target dimension without terms counts as absent (methodology, "Notes"); selected
-    dimensions outside the target are listed in ``dimensions_not_in_target``, all their terms
-    false positives, outside the macro averages.
+    A dimension without terms counts as absent, in the target (methodology, "Notes") as in the
+    selection: a dimension in neither is no dimension of the case, under both readings.
+    Selected dimensions outside the target are listed in ``dimensions_not_in_target``, all
+    their terms false positives; ``not_in_target`` says whether they stay outside the macro
+    averages (``"listed"``) or count with precision 0 (``"scored"``).
 
     >>> r = evaluate_case({("ds1", "d1"): [("t1", "a")]}, {("ds2", "d1"): [("t1", "a")]})
     >>> r.macro_recall, r.macro_precision, r.dimensions_not_in_target[0].dataset_id
     (0.0, nan, 'ds2')
+    >>> r = evaluate_case({("ds1", "d1"): [("t1", "a")]}, {("ds2", "d1"): [("t1", "a")]}, not_in_target="scored")
+    >>> r.macro_recall, r.macro_precision
+    (0.0, 0.0)
     """
     expected = {key: terms for key, terms in as_selection(target).items() if len(terms)}
     chosen = as_selection(selected)
@@ -199,6 +283,7 @@ def evaluate_case(target: Any, selected: Any) -> CaseResult:
         dimensions_not_in_target=tuple(
             score_dimension(key, EMPTY, terms) for key, terms in chosen.items() if key not in expected and len(terms)
         ),
+        not_in_target=not_in_target_reading(not_in_target),
     )
 
 
@@ -297,16 +382,24 @@ def _unknown_tags(tags: Iterable[str], known: set[str], source: str) -> list[Run
 
 
 def evaluate(
-    cases: Iterable[Any], selections: Any, *, tags: Iterable[str] | None = None, quiet: bool = True
+    cases: Iterable[Any],
+    selections: Any,
+    *,
+    tags: Iterable[str] | None = None,
+    not_in_target: str = LISTED,
+    quiet: bool = True,
 ) -> SuiteResult:
     """Score a suite. ``cases`` are ``load_cases``' result, or ``TestCase`` models (or
     mappings of that shape); ``selections`` are ``load_selections``' result, a list of
     ``SelectionRecord`` (or mappings), or a mapping case id -> selection. Several records of
     one case are merged. A case without a selection scores as nothing selected.
 
-    With ``tags``, only the cases carrying one of them are scored. Warnings (``FILE:LINE:``
-    first when the place is known): the loaders' (directory entries skipped, unknown keys
-    that look misspelt), selections for ids that are not cases, tags that no case has.
+    With ``tags``, only the cases carrying one of them are scored. ``not_in_target`` is the
+    reading of selected dimensions outside the target (``NOT_IN_TARGET``): ``"listed"``
+    leaves them out of the macro figures, ``"scored"`` counts each with precision 0; the
+    signature records it. Warnings (``FILE:LINE:`` first when the place is known): the
+    loaders' (directory entries skipped, unknown keys that look misspelt), selections for
+    ids that are not cases, tags that no case has.
     ``quiet=False`` draws a progress bar on a terminal for a large suite.
 
     >>> case = {"id": "c1", "tags": ["weo"], "conversation": [{"role": "user", "content": "GDP?",
@@ -316,6 +409,7 @@ def evaluate(
     >>> suite.summary, [str(warning) for warning in suite.warnings]
     (Summary(cases=1, macro_recall=0.0, macro_precision=nan), ["selection for unknown case 'c9'"])
     """
+    not_in_target = not_in_target_reading(not_in_target)
     models, warnings, source = _cases(cases)
     chosen, origins = _selections_by_case(selections)
     wanted = set(tags) if tags is not None else None
@@ -327,7 +421,7 @@ def evaluate(
         seen.add(case.id)
         if wanted is not None and wanted.isdisjoint(case.tags):
             continue
-        result = evaluate_case(target_of(case), chosen.get(case.id, {}))
+        result = evaluate_case(target_of(case), chosen.get(case.id, {}), not_in_target=not_in_target)
         results.append(
             dataclasses.replace(result, id=case.id, name=case.name, query=query_of(case), tags=tuple(case.tags))
         )
@@ -340,4 +434,6 @@ def evaluate(
     warnings += _unknown_cases(chosen, origins, seen)
     if tags is not None:
         warnings += _unknown_tags(tags, {tag for case in models for tag in case.tags}, source)
-    return SuiteResult(tuple(results), Summary.of(results), by_tag, SIGNATURE, tuple(warnings))
+    return SuiteResult(
+        tuple(results), Summary.of(results), by_tag, signature_of(not_in_target), tuple(warnings), not_in_target
+    )

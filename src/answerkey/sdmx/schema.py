@@ -126,11 +126,16 @@ class DimensionReport(BaseModel):
 
 class DimensionNotInTargetReport(BaseModel):
     """A (dataset, dimension) selected although the target has no terms there: all its terms
-    are false positives, and it is left out of the macro figures."""
+    are false positives. The ``listed`` reading leaves it out of the macro figures; the
+    ``scored`` reading (the signature's ``not_in_target``) gives it precision 0 and counts it
+    in macro precision (its recall, 0/0, is undefined under both)."""
 
     model_config = _CLOSED
     dataset_id: str
     dimension_name: str
+    precision: float | None = Field(
+        description="0 under the scored reading (it counts in macro precision); null under listed (not scored)."
+    )
     false_positives: list[TermReport]
 
 
@@ -158,7 +163,10 @@ class CaseReport(BaseModel):
     query: str = Field(description="The user turns of the conversation, one per line.")
     tags: list[str]
     macro_recall: float | None = Field(description="Mean recall over the target's dimensions.")
-    macro_precision: float | None = Field(description="Mean precision over the target's dimensions where defined.")
+    macro_precision: float | None = Field(
+        description="Mean precision over the target's dimensions where defined, and under the scored reading "
+        "over the dimensions not in the target too (precision 0 each)."
+    )
     dimensions: list[DimensionReport]
     dimensions_not_in_target: list[DimensionNotInTargetReport]
 
@@ -167,7 +175,9 @@ class SdmxReport(BaseModel):
     """The report of ``answerkey sdmx`` (``--json`` / ``--yaml``)."""
 
     model_config = _CLOSED
-    signature: str = Field(description="How terms match, and the version.")
+    signature: str = Field(
+        description="How terms match, the reading of dimensions not in the target (not_in_target), and the version."
+    )
     summary: SummaryReport
     cases: list[CaseReport]
     warnings: list[str] = Field(description="Problems that did not stop the run (files skipped, unknown cases).")
