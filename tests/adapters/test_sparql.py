@@ -118,6 +118,78 @@ def test_mixed_column_is_kept_as_rdf_terms():
     ]
 
 
+# Literals whose value is a JSON number or boolean (graphrag-eval 4.0's tests write them).
+NON_TEXT_TERMS = [
+    (lit(100), Number(100, False, "100")),
+    (lit(-7), Number(-7, False, "-7")),
+    (lit(40.5), Number(Decimal("40.5"), True, "40.5")),
+    (lit(1e-7), Number(Decimal("1E-7"), True, "1e-07")),
+    (lit(True), Boolean(True)),
+    (lit(False), Boolean(False)),
+    (lit(35, "decimal"), Number(Decimal("35"), True, "35.")),
+    (lit(True, "integer"), String("true")),
+    ({"type": "typed-literal", "value": 5, "datatype": XSD + "long"}, Number(5, False, "5")),
+]
+
+
+@pytest.mark.parametrize("term, expected", NON_TEXT_TERMS, ids=[json.dumps(t) for t, _ in NON_TEXT_TERMS])
+def test_literal_values_that_are_json_numbers_or_booleans(term, expected):
+    """A literal whose value is a JSON number or boolean reads as the typed value it spells (a
+    datatype given with it applies to its text)."""
+    assert term_value(term) == expected
+
+
+def test_json_number_values_keep_their_digits_and_are_counted():
+    """Numbers in JSON text keep every digit (no float rounding); the result counts the
+    values that were not text and names the first."""
+    text = (
+        '{"head": {"vars": ["w", "n"]}, "results": {"bindings": ['
+        '{"w": {"type": "literal", "value": 0.1000000000000000055511151231257827}, "n": {"type": "literal", "value": "a"}},'
+        '{"w": {"type": "literal", "value": 2}, "n": {"type": "literal", "value": false}}]}}'
+    )
+    results = read_sparql_results(text)
+    assert results.rows[0][0] == Number(
+        Decimal("0.1000000000000000055511151231257827"), True, "0.1000000000000000055511151231257827"
+    )
+    assert (results.non_text_values, results.first_non_text_value) == (
+        3,
+        "binding 1, variable 'w': 0.1000000000000000055511151231257827",
+    )
+    assert results.note == (
+        "3 term values are JSON numbers or booleans, not text (the first: binding 1, variable 'w': "
+        "0.1000000000000000055511151231257827); read as typed values"
+    )
+    # The column n mixes text and a boolean: it is compared as term text, the boolean as its text.
+    assert [row[1] for row in results.rows] == [String("a"), String(f'"false"^^<{XSD}boolean>')]
+    assert read_sparql_results(select(["w"], [[lit("1", "integer")]])).note is None
+
+
+@pytest.mark.parametrize(
+    "term, message",
+    [
+        ({"type": "literal", "value": float("inf")}, 'a term\'s "value" must be text or a finite number, not infinity'),
+        ({"type": "literal", "value": float("nan")}, 'a term\'s "value" must be text or a finite number, not NaN'),
+        ({"type": "uri", "value": 5}, 'a term\'s "value" must be a string, not a number'),
+        ({"type": "bnode", "value": True}, 'a term\'s "value" must be a string, not a boolean'),
+        ({"type": "literal", "value": [1]}, 'a term\'s "value" must be a string, not an array'),
+    ],
+)
+def test_other_non_text_values_are_refused(term, message):
+    """A non-finite number, a URI or blank node whose value is not text, or a list: refused,
+    located at its binding."""
+    with pytest.raises(InputError) as raised:
+        read_sparql_results({"head": {"vars": ["a"]}, "results": {"bindings": [{"a": term}]}})
+    assert raised.value.message == f"binding 1, variable 'a': {message}"
+
+
+def test_json_text_with_infinite_number_value_is_refused():
+    """JSON text may spell Infinity; as a term value it is refused like any non-finite number."""
+    with pytest.raises(InputError, match="must be text or a finite number, not -infinity"):
+        read_sparql_results(
+            '{"head": {"vars": ["a"]}, "results": {"bindings": [{"a": {"type": "literal", "value": -Infinity}}]}}'
+        )
+
+
 @pytest.mark.parametrize("value", [True, False])
 def test_ask_result_is_a_bool(value):
     """An ASK result reads as its boolean and writes back as one."""

@@ -18,7 +18,7 @@ from answerkey.steps import compute_aggregates
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = str(ROOT / "examples" / "steps" / "reference.yaml")
 RESPONSES = str(ROOT / "examples" / "steps" / "responses.jsonl")
-SIGNATURE_START = "eps:0.0001|answers:off|v:"
+SIGNATURE_START = "eps:0.0001|answers:off|retrieval_k:reference|v:"
 
 # What each example response shows (examples/steps/responses.jsonl), and its expected outcome.
 EXPECTED = {
@@ -159,7 +159,7 @@ def test_aggregate_bare_graphrag_eval_list(evaluated, tmp_path):
     outcome = run("steps", "aggregate", bare, "--json", str(tmp_path / "agg.json"), "--xlsx", str(tmp_path / "a.xlsx"))
     assert outcome.exit_code == 0
     document = json.loads((tmp_path / "agg.json").read_text(encoding="utf-8"))
-    assert document["signature"].startswith("eps:unknown|answers:unknown|v:")
+    assert document["signature"].startswith("eps:unknown|answers:unknown|retrieval_k:unknown|v:")
     [signature_row] = [row for row in load_workbook(tmp_path / "a.xlsx")["Statistics"].values if row[0] == "signature"]
     assert signature_row[1] == document["signature"]
 
@@ -480,7 +480,7 @@ def test_epsilon_must_be_finite(value):
 def test_epsilon_is_in_the_signature(tmp_path):
     """--epsilon changes scores and is in the signature, which lists only steps' options."""
     outcome = run("steps", "evaluate", REFERENCE, RESPONSES, "--epsilon", "0.5", "--json", "-")
-    assert json.loads(outcome.stdout)["signature"].startswith("eps:0.5|answers:off|v:")
+    assert json.loads(outcome.stdout)["signature"].startswith("eps:0.5|answers:off|retrieval_k:reference|v:")
 
 
 def test_only_one_input_from_stdin():
@@ -574,3 +574,191 @@ def test_figures_too_large_to_add_up(tmp_path):
         "responses.jsonl: elapsed_sec: the values are too large to add up: their sum is beyond a float's range\n"
     )
     assert not (tmp_path / "r.json").exists()
+
+
+# graphrag-eval 4.0's formats: a retrieval output as a YAML list of ids, the agent asking for
+# more documents than the reference's k.
+RETRIEVAL_REFERENCE = (
+    "- template_id: sky\n"
+    "  questions:\n"
+    "  - id: q1\n"
+    "    question_text: Why is the sky blue?\n"
+    "    reference_steps:\n"
+    "    - - name: retrieval\n"
+    "        args: {question: Why is the sky blue?, k: 5}\n"
+    "        output: [1, 3, 5, 7, 9]\n"
+)
+RETRIEVAL_RESPONSE = json.dumps(
+    {
+        "question_id": "q1",
+        "steps": [
+            {"name": "retrieval", "args": {"k": 10}, "id": "r1", "status": "success", "output": list(range(1, 11))}
+        ],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "options, score, rule",
+    [
+        ([], 0.6, "reference"),
+        (["--retrieval-k", "reference"], 0.6, "reference"),
+        (["--retrieval-k", "actual"], 1.0, "actual"),
+    ],
+)
+def test_retrieval_k_option(tmp_path, options, score, rule):
+    """--retrieval-k: the reference's k by default (graphrag-eval 4.0: recall@5 = 0.6), the
+    actual step's with `actual` (recall@10 = 1.0); the rule is in the signature."""
+    reference = write(tmp_path, "reference.yaml", RETRIEVAL_REFERENCE)
+    responses = write(tmp_path, "responses.jsonl", RETRIEVAL_RESPONSE + "\n")
+    outcome = run("steps", "evaluate", reference, responses, "--json", "-", *options)
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    assert document["results"][0]["steps_score"] == pytest.approx(score)
+    assert document["signature"].startswith(f"eps:0.0001|answers:off|retrieval_k:{rule}|v:")
+
+
+def test_retrieval_k_option_is_checked(tmp_path):
+    """An unknown --retrieval-k rule is a usage error (exit 2) naming the choices."""
+    outcome = run("steps", "evaluate", REFERENCE, RESPONSES, "--retrieval-k", "agent")
+    assert outcome.exit_code == 2
+    assert "'agent' is not one of 'reference', 'actual'" in outcome.stderr
+
+
+def weights(*rows):
+    """SPARQL results whose literal values are JSON numbers (graphrag-eval 4.0's tests)."""
+    return json.dumps(
+        {
+            "head": {"vars": ["w", "a"]},
+            "results": {
+                "bindings": [
+                    {"w": {"type": "literal", "value": w}, "a": {"type": "literal", "value": a}} for w, a in rows
+                ]
+            },
+        }
+    )
+
+
+def test_json_number_values_are_read_with_counted_warnings(tmp_path):
+    """SPARQL term values that are JSON numbers load and score (reals within epsilon); each
+    reference output and each actual output read so is a warning at FILE:LINE, the first 5
+    shown and the rest counted, all of them in the report."""
+    questions = "".join(
+        f"  - id: q{n}\n"
+        f"    question_text: Q{n}\n"
+        "    reference_steps:\n"
+        "    - - name: sparql_query\n"
+        "        output_media_type: application/sparql-results+json\n"
+        f"        output: '{weights((40.123456789, 100), (41.123456789, 101))}'\n"
+        for n in range(1, 4)
+    )
+    reference = write(tmp_path, "reference.yaml", "- template_id: t\n  questions:\n" + questions)
+    responses = write(
+        tmp_path,
+        "responses.jsonl",
+        "".join(
+            json.dumps(
+                {
+                    "question_id": f"q{n}",
+                    "actual_steps": [
+                        {
+                            "name": "sparql_query",
+                            "id": f"s{n}",
+                            "status": "success",
+                            "output": weights((41.12345678, 101.0), (40.12345678, 100.0)),
+                        }
+                    ],
+                }
+            )
+            + "\n"
+            for n in range(1, 4)
+        ),
+    )
+    output = tmp_path / "results.json"
+    outcome = run("steps", "evaluate", reference, responses, "--json", str(output), "-q")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(output.read_text(encoding="utf-8"))
+    assert [result["steps_score"] for result in document["results"]] == [1.0, 1.0, 1.0]
+    note = "4 term values are JSON numbers or booleans, not text (the first: binding 1, variable 'w': {}); read as typed values"
+    expected = [
+        *(
+            f"reference.yaml:{2 + 6 * n}: question 'q{n}': reference output: {note.format(40.123456789)}"
+            for n in range(1, 4)
+        ),
+        *(f"responses.jsonl:{n}: question 'q{n}', s{n}: {note.format(41.12345678)}" for n in range(1, 4)),
+    ]
+    assert [warning.replace(str(tmp_path) + "/", "") for warning in document["warnings"]] == expected
+    lines = outcome.stderr.replace(str(tmp_path) + "/", "").splitlines()
+    assert lines[:5] == [f"warning: {warning}" for warning in expected[:5]]
+    assert lines[5] == "warning: ... and 1 more warning like these (all are in the reports)"
+
+
+def test_other_media_types_load_and_compare_identical_outputs(tmp_path):
+    """text/uri (or any other) media types load in any group and compare identical outputs; a
+    known type written in another case is warned about at its line."""
+    reference = write(
+        tmp_path,
+        "reference.yaml",
+        "- template_id: t\n"
+        "  questions:\n"
+        "  - id: q1\n"
+        "    question_text: Power flow from NO1 to NO3\n"
+        "    reference_steps:\n"
+        "    - - {name: iri_discovery, args: {query: NO1}, output: 'urn:uuid:83aa', output_media_type: text/uri}\n"
+        "    - - name: lookup\n"
+        "        output: '{\"a\": 1}'\n"
+        "        output_media_type: Application/JSON\n",
+    )
+    responses = write(
+        tmp_path,
+        "responses.jsonl",
+        json.dumps(
+            {"question_id": "q1", "steps": [{"name": "lookup", "id": "l1", "status": "success", "output": '{"a": 1}'}]}
+        )
+        + "\n",
+    )
+    outcome = run("steps", "evaluate", reference, responses, "--json", "-", "-q")
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    assert document["results"][0]["steps_score"] == 1.0
+    warning = (
+        "reference.yaml:9: output_media_type 'Application/JSON' is not 'application/json' as written, so the "
+        "outputs are compared as identical text; write 'application/json' to compare them as such"
+    )
+    assert [w.replace(str(tmp_path) + "/", "") for w in document["warnings"]] == [warning]
+
+
+ALL_ERRORS_RESULTS = [
+    {"template_id": "a", "question_id": "a1", "status": "success", "steps_score": 1.0, "input_tokens": 300},
+    {"template_id": "b", "question_id": "b1", "status": "error", "error": "Recursion limit"},
+]
+
+
+@pytest.mark.parametrize(
+    "options, macro, signature_end",
+    [
+        ([], {"steps_score": {"mean": 1.0}, "input_tokens": {"mean": 300.0}}, "retrieval_k:unknown|v:"),
+        (
+            ["--missing-usage", "zero"],
+            {
+                "steps_score": {"mean": 1.0},
+                "input_tokens": {"mean": 150.0},
+                "output_tokens": {"mean": 0.0},
+                "total_tokens": {"mean": 0.0},
+                "elapsed_sec": {"mean": 0.0},
+            },
+            "retrieval_k:unknown|missing_usage:zero|v:",
+        ),
+    ],
+)
+def test_missing_usage_option(tmp_path, options, macro, signature_end):
+    """--missing-usage zero: a template without usage figures counts 0 in the macro means, as
+    graphrag-eval 4.0 does, and the signature says so; by default it is left out."""
+    results = write(tmp_path, "results.json", json.dumps(ALL_ERRORS_RESULTS))
+    outcome = run("steps", "aggregate", results, "--json", "-", *options)
+    assert outcome.exit_code == 0, outcome.output
+    document = json.loads(outcome.stdout)
+    jsonschema.validate(document, json_schema("steps-aggregates"))
+    assert document["macro"] == macro
+    assert signature_end in document["signature"]
+    assert document["signature"][: document["signature"].index("|v:") + 3].endswith(signature_end)

@@ -278,15 +278,48 @@ def test_json_outputs_deep_equality(reference, output, score):
     assert evaluate([step], [actual("a1", output, name="lookup")])["steps_score"] == score
 
 
-def test_retrieval_recall_at_k():
-    """retrieval steps score recall@k with the actual step's args.k (the reference's as fallback)."""
+def test_retrieval_recall_at_k_takes_the_reference_k_first():
+    """retrieval steps score recall@k with the reference step's args.k, then the actual step's,
+    then the whole list; retrieval_k="actual" takes the actual step's first."""
     step = {"name": "retrieval", "args": {"k": 2}, "output": json.dumps([{"id": 1}, {"id": 3}, {"id": 5}, {"id": 6}])}
     retrieved = json.dumps([{"id": i} for i in [1, 4, 3, 5, 7]])
-    assert evaluate([step], [actual("r1", retrieved, name="retrieval", args={"k": 5})])["steps_score"] == 0.75
-    result = evaluate([step], [actual("r1", retrieved, name="retrieval")])
+    result = evaluate([step], [actual("r1", retrieved, name="retrieval", args={"k": 5})])
     assert result["steps_score"] == 0.25
     assert result["reference_steps"][0][0]["mismatch"] == "r1: recall@2 = 0.25"
     assert result["reference_steps"][0][0]["matches"] == "r1"
+    both = evaluate([step], [actual("r1", retrieved, name="retrieval", args={"k": 5})], retrieval_k="actual")
+    assert both["steps_score"] == 0.75
+    assert evaluate([step], [actual("r1", retrieved, name="retrieval")], retrieval_k="actual")["steps_score"] == 0.25
+    without_k = {**step, "args": {}}
+    assert evaluate([without_k], [actual("r1", retrieved, name="retrieval", args={"k": 1})])["steps_score"] == 0.25
+    assert evaluate([without_k], [actual("r1", retrieved, name="retrieval")])["steps_score"] == 0.75
+
+
+def test_retrieval_k_rule_is_checked():
+    """An unknown retrieval_k rule is a ValueError naming the known ones."""
+    with pytest.raises(ValueError, match="retrieval_k must be one of 'reference', 'actual', not 'mine'"):
+        evaluate([{"name": "calc", "output": "1"}], [], retrieval_k="mine")
+
+
+@pytest.mark.parametrize(
+    "reference, output, score",
+    [
+        ([1, 3, 5], [3, 4, 1], 2 / 3),
+        ('["d1", "d2"]', ["d2"], 0.5),
+        ([7, "8"], '[{"id": "7"}, {"id": 8}]', 1.0),
+        ('[{"id": "a"}]', ["a"], 1.0),
+        ([1, 2], "[[1], 2]", 0.0),
+        ([1, 2], '{"id": 1}', 0.0),
+    ],
+)
+def test_retrieval_outputs_are_id_lists_or_objects(reference, output, score):
+    """A retrieval output is a list of ids (graphrag-eval 4.0) or of objects with an "id", as a
+    list or its JSON text; 7 and "7" are one id; anything else scores 0 with the reason."""
+    step = {"name": "retrieval", "args": {}, "output": reference}
+    result = evaluate([step], [actual("r1", output, name="retrieval")])
+    assert result["steps_score"] == pytest.approx(score)
+    if score == 0.0:
+        assert result["reference_steps"][0][0]["mismatch"].startswith("r1: actual output: ")
 
 
 @pytest.mark.parametrize("output, score", [("3.14", 1.0), ("3.140", 0.0), (3.14, 0.0)])
@@ -371,11 +404,15 @@ def test_step_without_id_is_matched_by_index():
     [
         ({"question_id": "q1", "status": "error", "error": "Recursion limit"}, "Recursion limit"),
         ({"question_id": "q1", "error": "timeout"}, "timeout"),
-        ({"question_id": "q1", "status": "error"}, "the response has status error"),
+        ({"question_id": "q1", "status": "error"}, "the response has status error (no error message)"),
+        ({"question_id": "q1", "status": "error", "error": None}, "the response has status error (no error message)"),
+        ({"question_id": "q1", "error": ""}, "the response has an empty error message"),
     ],
 )
 def test_error_responses(response, error):
-    """An error response is an error sample: status error, its message, no steps_score."""
+    """An error response (status error, or an error message) is an error sample: status
+    error, its message or why, no steps_score; graphrag-eval 4.0 scores one without an
+    `error` key as a success."""
     [result] = run_evaluation(corpus([sparql_step(ask(True))]), {"q1": response})
     assert result["status"] == "error" and result["error"] == error
     assert "steps_score" not in result
@@ -443,10 +480,21 @@ def test_responses_as_list_and_steps_key():
             "reference result (it has a)",
         ),
         (
-            corpus([{"name": "x", "output": "y", "output_media_type": "text/csv"}]),
+            corpus([{"name": "retrieval", "args": {"k": 0}, "output": [1]}]),
             {},
-            "reference.0.questions.0.reference_steps.0.0.output_media_type: should be "
-            "'application/sparql-results+json' or 'application/json'",
+            "reference.0.questions.0.reference_steps.0.0: args.k: a retrieval step's k is a positive integer, not 0",
+        ),
+        (
+            corpus([{"name": "retrieval", "args": {"k": "5"}, "output": [1]}]),
+            {},
+            "reference.0.questions.0.reference_steps.0.0: args.k: a retrieval step's k is a positive integer, "
+            "not a string",
+        ),
+        (
+            corpus([{"name": "retrieval", "output": [1, 2.5]}]),
+            {},
+            "reference.0.questions.0.reference_steps.0.0: output: document 2 of the retrieval output: an id is "
+            "text or an integer, not a number",
         ),
         (
             corpus([{"name": "x", "output": "y"}]) + corpus([{"name": "x", "output": "y"}]),

@@ -401,3 +401,32 @@ def test_yaml_dates_become_text(tmp_path):
     [(model, raw)] = read_responses(write(tmp_path, "responses.yaml", text)).by_id.values()
     assert raw["day"] == "2024-01-01" and raw["steps"][0]["output"] == "2024-02-29"
     assert model.actual_steps[0].output == "2024-02-29"
+
+
+def test_any_media_type_loads_in_any_group(tmp_path):
+    """output_media_type is any text: text/uri and text/plain steps load, in an earlier group
+    and in the last one (graphrag-eval compares them as identical outputs)."""
+    reference = read_reference(
+        write(
+            tmp_path,
+            "reference.yaml",
+            REFERENCE.replace(
+                "[[{name: calc, output: '1'}]]",
+                "\n    - - {name: iri_discovery, output: 'urn:x', output_media_type: text/uri}\n"
+                "    - - {name: calc, output: '1', output_media_type: text/plain}\n",
+            ),
+        )
+    )
+    [question] = reference.corpus.root[0].questions
+    assert [group[0].output_media_type for group in question.reference_steps] == ["text/uri", "text/plain"]
+    assert reference.origin((0, "questions", 0, "reference_steps", 1, 0)) == f"{tmp_path}/reference.yaml:7"
+
+
+@pytest.mark.parametrize("key", ["actual_steps", "steps"])
+def test_step_origin_is_the_line_of_the_step_output(tmp_path, key):
+    """Responses.step_origin places an actual step's output, under either steps key."""
+    text = json.dumps({"question_id": "q1", key: [{"name": "a", "status": "success", "output": "1"}] * 2}, indent=1)
+    responses = read_responses(write(tmp_path, "one.json", text))
+    line = text.splitlines().index('   "output": "1"', 10) + 1
+    assert responses.step_origin("q1", 1) == f"{tmp_path}/one.json:{line}"
+    assert responses.step_origin("zz", 0) == f"{tmp_path}/one.json"

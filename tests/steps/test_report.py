@@ -38,13 +38,14 @@ def test_example_inputs_validate_against_their_schemas():
 
 
 def test_results_document(example_run):
-    """steps evaluate's document: signature (epsilon and answers only), summary, graphrag-eval
-    results, warnings; valid against steps-results, also after a JSON and YAML round trip."""
+    """steps evaluate's document: signature (epsilon, answers and retrieval_k only), summary,
+    graphrag-eval results, warnings; valid against steps-results, also after a JSON and YAML
+    round trip."""
     assert isinstance(example_run, Result)
     document = example_run.document()
     assert list(document) == ["signature", "summary", "results", "warnings"]
-    assert document["signature"] == str(Signature.of(epsilon="0.0001", answers="off"))
-    assert Signature.parse(document["signature"]).fields.keys() == {"epsilon", "answers", "version"}
+    assert document["signature"] == str(Signature.of(epsilon="0.0001", answers="off", retrieval_k="reference"))
+    assert Signature.parse(document["signature"]).fields.keys() == {"epsilon", "answers", "retrieval_k", "version"}
     assert document["summary"] == {"questions": 9, "success": 8, "error": 1, "mean_steps_score": 0.5625}
     assert document["warnings"] == []
     assert [r["question_id"] for r in document["results"]][:2] == [
@@ -80,7 +81,7 @@ def test_aggregates_of_results_without_signature():
         )
     )
     assert run.signature == UNKNOWN_SIGNATURE
-    assert str(run.signature).startswith("eps:unknown|answers:unknown|v:")
+    assert str(run.signature).startswith("eps:unknown|answers:unknown|retrieval_k:unknown|v:")
     assert [str(warning) for warning in run.warnings] == [
         "r.json:8: a second result for question 'q' (first at r.json:2); both are aggregated"
     ]

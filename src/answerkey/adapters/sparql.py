@@ -14,6 +14,12 @@ binding) and an ASK result into a ``bool``. Terms become typed values:
 - any other literal (plain, language-tagged, other datatypes, or a typed literal whose text is
   not valid for its type) → ``String`` of its text; an unbound variable → ``NIL``.
 
+The standard gives every term's ``value`` as text. Some tools write a literal's value as a JSON
+number or boolean instead (``{"type": "literal", "value": 40.5}``): it is read as the typed
+value it spells (an integer as ``xsd:integer``, a number with a fraction or an exponent as
+``xsd:double``, ``true``/``false`` as ``xsd:boolean``; a ``datatype`` given with it applies to
+its text), and ``SparqlResults.note`` says how many such values a result holds.
+
 A column whose terms would get different types (say numbers and URIs) is kept as RDF terms
 written N-Triples style (``"35"^^<…#integer>``, ``<uri>``, plain text), because a relation
 has one type per column.
@@ -33,13 +39,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from operator import itemgetter, methodcaller
 from typing import Any
 
-from answerkey.errors import InputError
+from answerkey.errors import InputError, plural
 from answerkey.grammar.atoms import NUMBER_SHAPE
 from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
 
@@ -90,14 +97,41 @@ class SparqlResults:
     """A parsed SELECT result: its variables and its bindings as rows of typed values.
 
     ``rows`` has one tuple per binding in the order given, with a value for each variable
-    (``NIL`` where unbound).
+    (``NIL`` where unbound). ``non_text_values`` counts the literals whose ``value`` was a JSON
+    number or boolean rather than text, and ``first_non_text_value`` places the first of them.
     """
 
-    __slots__ = ("variables", "rows")
+    __slots__ = ("variables", "rows", "non_text_values", "first_non_text_value")
 
-    def __init__(self, variables: tuple[str, ...], rows: list[tuple[Value, ...]]) -> None:
+    def __init__(
+        self,
+        variables: tuple[str, ...],
+        rows: list[tuple[Value, ...]],
+        non_text_values: int = 0,
+        first_non_text_value: str = "",
+    ) -> None:
         self.variables = variables
         self.rows = rows
+        self.non_text_values = non_text_values
+        self.first_non_text_value = first_non_text_value
+
+    @property
+    def note(self) -> str | None:
+        """What was read leniently, in one sentence, or None when every term was standard.
+
+        >>> read_sparql_results({"head": {"vars": ["w"]}, "results": {"bindings": [
+        ...     {"w": {"type": "literal", "value": 40.5}}]}}).note
+        "1 term value is a JSON number or boolean, not text (binding 1, variable 'w': 40.5); read as a typed value"
+        """
+        if not self.non_text_values:
+            return None
+        if self.non_text_values == 1:
+            first = self.first_non_text_value
+            return f"1 term value is a JSON number or boolean, not text ({first}); read as a typed value"
+        return (
+            f"{plural(self.non_text_values, 'term value')} are JSON numbers or booleans, not text "
+            f"(the first: {self.first_non_text_value}); read as typed values"
+        )
 
     def relation(self, variables: Sequence[str] | None = None, *, ordered: bool = False) -> Relation:
         """The bindings as a relation over ``variables`` (default: all, in head order).
@@ -211,6 +245,34 @@ def _typed_literal(text: str, datatype: str) -> Value | None:
     return None if reader is None else reader(text)
 
 
+# The datatype a literal's value written as a JSON number or boolean is read with.
+_JSON_VALUE_TYPES = {bool: XSD + "boolean", int: XSD + "integer", float: XSD + "double", Decimal: XSD + "double"}
+
+
+def _non_text_value(term: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The literal ``term`` with its JSON number or boolean ``value`` as text (and the datatype
+    that value implies, unless it has one), or None when ``term`` is no such literal.
+
+    Raises ``ValueError`` for a value that is not a finite number.
+    """
+    value: Any = term.get("value")
+    datatype = _JSON_VALUE_TYPES.get(type(value))
+    if datatype is None or term.get("type") not in ("literal", "typed-literal"):
+        return None
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, Decimal):
+        text = str(value)  # a JSON text's number: its digits as written (json.loads with Decimal)
+    else:
+        text = repr(value)  # a float of an already-decoded result
+    if not (value.is_finite() if isinstance(value, Decimal) else math.isfinite(value)):
+        shown = "NaN" if value != value else "infinity" if value > 0 else "-infinity"
+        raise ValueError(f'a term\'s "value" must be text or a finite number, not {shown}')
+    return {**term, "value": text, "datatype": term.get("datatype") or datatype}
+
+
 def term_value(term: Mapping[str, Any]) -> Value:
     """The typed value of one RDF term of SPARQL results JSON (see the module docstring).
 
@@ -218,12 +280,17 @@ def term_value(term: Mapping[str, Any]) -> Value:
 
     >>> term_value({"type": "literal", "value": "2.50", "datatype": XSD + "decimal"})
     Number(value=Decimal('2.50'), is_real=True, text='2.50')
+    >>> term_value({"type": "literal", "value": 100}), term_value({"type": "literal", "value": True})
+    (Number(value=100, is_real=False, text='100'), Boolean(value=True))
     """
     if not isinstance(term, Mapping):
         raise ValueError(f"a term must be an object, not {_kind(term)}")
     kind = term.get("type")
     if not isinstance(kind, str):
         raise ValueError(f'a term\'s "type" must be a string, not {_kind(kind)}')
+    textual = _non_text_value(term)
+    if textual is not None:
+        term = textual
     text = term.get("value")
     if not isinstance(text, str):
         raise ValueError(f'a term\'s "value" must be a string, not {_kind(text)}')
@@ -288,13 +355,33 @@ def _uniform_column(terms: list) -> list[Value] | None:
     return values  # type: ignore[return-value]  # no None among them
 
 
-def _column_by_term(terms: list[Any], name: str, fail: Callable[[str], InputError]) -> list[Value]:
+class _NonText:
+    """Counts the literals whose value is a JSON number or boolean, and places the first."""
+
+    __slots__ = ("count", "first")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first = ""
+
+
+def _column_by_term(terms: list[Any], name: str, fail: Callable[[str], InputError], non_text: _NonText) -> list[Value]:
+    """The values of a column term by term. A literal whose value is a JSON number or boolean
+    is replaced in ``terms`` by its text form (so a column of mixed kinds writes it as text) and
+    counted in ``non_text``."""
     column: list[Value] = []
     for number, term in enumerate(terms, start=1):
         if term is None:
             column.append(NIL)
             continue
         try:
+            if isinstance(term, Mapping) and not isinstance(term.get("value"), str):
+                textual = _non_text_value(term)
+                if textual is not None:
+                    if not non_text.count:
+                        non_text.first = f"binding {number}, variable {name!r}: {term['value']}"
+                    non_text.count += 1
+                    terms[number - 1] = term = textual
             column.append(term_value(term))
         except (ValueError, TypeError) as error:
             raise fail(f"binding {number}, variable {name!r}: {error}") from None
@@ -311,7 +398,8 @@ def _load(obj_or_text: object, source: str | None) -> object:
     if isinstance(obj_or_text, (str, bytes, bytearray)):
         text = obj_or_text.decode("utf-8", "replace") if not isinstance(obj_or_text, str) else obj_or_text
         try:
-            return json.loads(text)
+            # Reals as Decimal: a term value written as a JSON number keeps its digits.
+            return json.loads(text, parse_float=Decimal)
         except json.JSONDecodeError as error:
             hint = " (a DESCRIBE or CONSTRUCT result?)" if text.lstrip()[:1] not in ("{", "[") else ""
             raise InputError(
@@ -361,6 +449,7 @@ def _read(document: object, source: str | None) -> SparqlResults | bool:
     if len(set(declared)) != len(declared):
         raise fail('"head"."vars" names a variable twice')
     variables = tuple(declared)
+    non_text = _NonText()
     if set(map(type, bindings)) - {dict}:
         for number, binding in enumerate(bindings, start=1):
             if not isinstance(binding, Mapping):
@@ -373,14 +462,14 @@ def _read(document: object, source: str | None) -> SparqlResults | bool:
         terms = list(map(methodcaller("get", name), bindings))
         column = _uniform_column(terms)
         if column is None:
-            column = _column_by_term(terms, name, fail)
+            column = _column_by_term(terms, name, fail, non_text)
         kinds = set(map(type, column))
         kinds.discard(Nil)
         if len(kinds) > 1:
             column = list(map(_rdf_term_text_or_nil, terms))
         columns.append(column)
     rows = list(zip(*columns)) if bindings else []
-    return SparqlResults(variables, rows)
+    return SparqlResults(variables, rows, non_text.count, non_text.first)
 
 
 def relation_from_sparql_results(

@@ -10,9 +10,11 @@ import click
 
 from answerkey.cli import Trouble
 from answerkey.cli.options import epsilon_option, finish, quiet_option, report_options, start
-from answerkey.report import REPORT_FORMATS, ReportPaths
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
+from answerkey.report import REPORT_FORMATS, ReportPaths
+from answerkey.steps.aggregates import MISSING_USAGE_RULES
 from answerkey.steps.load import read_evaluation_inputs, read_results
+from answerkey.steps.outputs import RETRIEVAL_K_RULES
 from answerkey.steps.run import StepsOptions, aggregate_steps, evaluate_steps
 
 __all__ = ["steps"]
@@ -81,11 +83,26 @@ def steps() -> None:
 @report_options
 @epsilon_option
 @click.option(
+    "--retrieval-k",
+    type=click.Choice(RETRIEVAL_K_RULES),
+    default=RETRIEVAL_K_RULES[0],
+    show_default=True,
+    help="Whose args.k cuts a retrieval step's list first: the reference step's (graphrag-eval 4.0's rule; "
+    "then the actual step's) or the actual step's (then the reference's). Without either k the whole list counts.",
+)
+@click.option(
     "--answers", is_flag=True, help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see the README)."
 )
 @quiet_option
 def evaluate(
-    reference: str, responses: str, output: str | None, reports: ReportPaths, epsilon: float, answers: bool, quiet: bool
+    reference: str,
+    responses: str,
+    output: str | None,
+    reports: ReportPaths,
+    epsilon: float,
+    retrieval_k: str,
+    answers: bool,
+    quiet: bool,
 ) -> None:
     """Score RESPONSES against the REFERENCE corpus.
 
@@ -94,7 +111,8 @@ def evaluate(
     responses, or JSON Lines (`answerkey schema steps-responses`).
 
     A question without a response, or with an error response, is an error sample. Unmatched
-    reference steps get a `mismatch` key saying why. The report (`answerkey schema
+    reference steps get a `mismatch` key saying why. A retrieval step scores recall@k, k from
+    the reference step's args.k (--retrieval-k actual: the actual step's first). The report (`answerkey schema
     steps-results`) holds the signature, a summary, one result per question with
     graphrag-eval's keys, and the warnings; a one-line summary goes to standard error.
 
@@ -117,7 +135,7 @@ def evaluate(
             raise Trouble(str(error)) from None
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
-    options = StepsOptions(epsilon=epsilon, answers=answers)
+    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
     run = evaluate_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     finish(run, reports, quiet=quiet)
@@ -128,14 +146,24 @@ def evaluate(
 @click.argument("results", metavar="RESULTS")
 @output_option
 @report_options
+@click.option(
+    "--missing-usage",
+    type=click.Choice(MISSING_USAGE_RULES),
+    default=MISSING_USAGE_RULES[0],
+    show_default=True,
+    help="A usage figure (input_tokens, output_tokens, total_tokens, elapsed_sec) that a template lacks, "
+    "as when none of its questions succeeded: omit leaves it out of the template and of the macro mean; "
+    "zero counts it as 0 there, as graphrag-eval 4.0 does (recorded in the signature).",
+)
 @quiet_option
-def aggregate(results: str, output: str | None, reports: ReportPaths, quiet: bool) -> None:
+def aggregate(results: str, output: str | None, reports: ReportPaths, missing_usage: str, quiet: bool) -> None:
     """Aggregate per-question RESULTS: per template, micro, macro.
 
     RESULTS is the report of `steps evaluate` (JSON or YAML), or a list of per-question
     results as graphrag-eval writes them. Each metric gets sum/mean/median/min/max over
     successful questions; `steps` counts the executed steps by name (total,
-    once_per_sample, empty_results, errors); macro is the mean of the per-template means.
+    once_per_sample, empty_results, errors); macro is the mean of the per-template means
+    (--missing-usage zero: graphrag-eval's, with zero usage for templates without any).
     The report (`answerkey schema steps-aggregates`) carries the signature of the results
     (its options `unknown` when they have none).
 
@@ -147,5 +175,5 @@ def aggregate(results: str, output: str | None, reports: ReportPaths, quiet: boo
     """
     reports = report_paths(reports, output)
     start(reports, {"RESULTS": results})
-    run = aggregate_steps(read_results(results))
+    run = aggregate_steps(read_results(results), missing_usage=missing_usage)
     finish(run, reports, quiet=quiet)

@@ -12,8 +12,8 @@ files), ``run`` (an ``EvaluationRun`` or an ``AggregationRun``) and ``report`` (
 YAML, workbook and summary table).
 """
 
-from answerkey.steps.aggregates import compute_aggregates
 from answerkey.metrics.answers import AnswerJudge
+from answerkey.steps.aggregates import compute_aggregates
 from answerkey.steps.load import read_reference, read_responses, read_results, validate_results
 from answerkey.steps.run import (
     AggregationRun,

@@ -12,6 +12,17 @@
 (0.6666666666666666, 0.75)
 >>> aggregates["per_template"]["b"]["number_of_error_samples"]
 1
+
+A template whose questions all failed has no usage figures, and answerkey's macro means leave
+it out; ``missing_usage="zero"`` counts its ``input_tokens``, ``output_tokens``,
+``total_tokens`` and ``elapsed_sec`` as 0, as graphrag-eval 4.0 does:
+
+>>> results = [{"template_id": "a", "status": "success", "input_tokens": 100},
+...            {"template_id": "b", "status": "error", "error": "timeout"}]
+>>> compute_aggregates(results)["macro"]["input_tokens"]
+{'mean': 100.0}
+>>> compute_aggregates(results, missing_usage="zero")["macro"]["input_tokens"]
+{'mean': 50.0}
 """
 
 from __future__ import annotations
@@ -26,10 +37,23 @@ from answerkey.errors import InputError
 from answerkey.steps.load import validate_results
 from answerkey.steps.schema import METRICS
 
-__all__ = ["compute_aggregates", "aggregate_results", "METRICS", "series_statistics"]
+__all__ = [
+    "compute_aggregates",
+    "aggregate_results",
+    "METRICS",
+    "USAGE_METRICS",
+    "MISSING_USAGE_RULES",
+    "series_statistics",
+]
 
 # `steps` (the step-count summary) goes before this metric, as in graphrag-eval's example.
 _STEPS_BEFORE = "steps_score"
+# The figures graphrag-eval 4.0 always reports, as zeros where no question has them.
+USAGE_METRICS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
+# How a usage figure that a template (or the whole run) lacks is read: left out of the
+# aggregates and the macro means (answerkey's default), or counted as 0 (graphrag-eval 4.0).
+MISSING_USAGE_RULES = ("omit", "zero")
+_ZERO_STATISTICS = {"sum": 0, "mean": 0, "median": 0, "min": 0, "max": 0}
 
 
 def series_statistics(values: list[int | float]) -> dict[str, int | float]:
@@ -106,7 +130,7 @@ def _count_steps(results: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, in
     return {kind: counts for kind, counts in summary.items() if counts}
 
 
-def _metric_block(results: list[Mapping[str, Any]], *, with_steps: bool) -> dict[str, Any]:
+def _metric_block(results: list[Mapping[str, Any]], *, with_steps: bool, zero_usage: bool) -> dict[str, Any]:
     block: dict[str, Any] = {}
     for metric in METRICS:
         if with_steps and metric == _STEPS_BEFORE:
@@ -119,25 +143,39 @@ def _metric_block(results: list[Mapping[str, Any]], *, with_steps: bool) -> dict
                 block[metric] = series_statistics(values)
             except InputError as error:
                 raise InputError(f"{metric}: {error.message}") from None
+        elif zero_usage and metric in USAGE_METRICS:
+            block[metric] = dict(_ZERO_STATISTICS)
     return block
 
 
-def compute_aggregates(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def compute_aggregates(results: Iterable[Mapping[str, Any]], *, missing_usage: str = "omit") -> dict[str, Any]:
     """``per_template``, ``micro`` and ``macro`` aggregates of ``run_evaluation`` results.
 
     Error samples are counted and otherwise left out. Each metric present in some successful
     result gets ``sum/mean/median/min/max``; ``steps`` counts the actual steps per name
     (``total``, ``once_per_sample``, ``empty_results``, ``errors``; empty counts are left
-    out). Templates appear in the order of their first result. Raises ``InputError`` for a
-    result that is not one (a ``steps_score`` outside [0, 1], ``actual_steps`` that are not a
-    list, ...), naming it (``results.3.steps_score: ...``).
+    out). Templates appear in the order of their first result. ``macro`` is the mean of the
+    per-template means of the templates that have the metric.
+
+    ``missing_usage`` says what a usage figure (``USAGE_METRICS``: tokens and
+    ``elapsed_sec``) that a template lacks, typically because none of its questions
+    succeeded, counts for: ``"omit"`` (default) leaves it out; ``"zero"`` gives it 0 for
+    every statistic, in ``per_template``, in ``micro`` and in the macro mean, as graphrag-eval
+    4.0 does. Raises ``InputError`` for a result that is not one (a ``steps_score`` outside
+    [0, 1], ``actual_steps`` that are not a list, ...), naming it (``results.3.steps_score:
+    ...``), and ``ValueError`` for another ``missing_usage``.
     """
-    return aggregate_results(validate_results(results))
+    return aggregate_results(validate_results(results), missing_usage=missing_usage)
 
 
-def aggregate_results(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def aggregate_results(results: Iterable[Mapping[str, Any]], *, missing_usage: str = "omit") -> dict[str, Any]:
     """``compute_aggregates`` of results already checked against ``QuestionResult`` (as
     ``answerkey.steps.load`` reads them)."""
+    if missing_usage not in MISSING_USAGE_RULES:
+        raise ValueError(
+            f"missing_usage must be one of {', '.join(map(repr, MISSING_USAGE_RULES))}, not {missing_usage!r}"
+        )
+    zero_usage = missing_usage == "zero"
     by_template: dict[str, list[Mapping[str, Any]]] = {}
     errors: dict[str, int] = {}
     for result in results:
@@ -153,13 +191,13 @@ def aggregate_results(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         per_template[template_id] = {
             "number_of_error_samples": errors[template_id],
             "number_of_success_samples": len(successes),
-            **_metric_block(successes, with_steps=True),
+            **_metric_block(successes, with_steps=True, zero_usage=zero_usage),
         }
     all_successes = [result for successes in by_template.values() for result in successes]
     micro = {
         "number_of_error_samples": sum(errors.values()),
         "number_of_success_samples": len(all_successes),
-        **_metric_block(all_successes, with_steps=False),
+        **_metric_block(all_successes, with_steps=False, zero_usage=zero_usage),
     }
     macro: dict[str, Any] = {}
     for metric in METRICS:

@@ -74,6 +74,10 @@ class Reference:
     templates: list[Any]
     document: Document | None = field(default=None, repr=False)
 
+    def origin(self, path: tuple[Any, ...]) -> str:
+        """``FILE:LINE`` of the value at ``path`` in the corpus (``FILE`` when unknown)."""
+        return _origin(self.document, self.source, path)
+
 
 def _origin(document: Document | None, source: str, path: tuple[Any, ...]) -> str:
     """``FILE:LINE`` of the value at ``path`` (``FILE`` when its line is unknown)."""
@@ -96,6 +100,15 @@ class Responses:
         are few, and placing every line of a large file is not free)."""
         return _origin(self.document, self.source, self.paths.get(question_id, ()))
 
+    def step_origin(self, question_id: str, index: int) -> str:
+        """``FILE:LINE`` of the output of actual step ``index`` of the response to ``question_id``."""
+        where = self.paths.get(question_id)
+        if where is None:
+            return self.source
+        raw = self.by_id[question_id][1]
+        key = "actual_steps" if "actual_steps" in raw else "steps"
+        return _origin(self.document, self.source, (*where, key, index, "output"))
+
 
 @dataclass
 class EvaluationResults:
@@ -112,6 +125,32 @@ class EvaluationResults:
     def origin(self, index: int) -> str:
         """``FILE:LINE`` of result ``index``."""
         return _origin(self.document, self.source, self.paths[index] if index < len(self.paths) else ())
+
+
+@dataclass
+class _Input:
+    """A file read for one of the loaders: its name, text and document, and the error that
+    says it holds nothing."""
+
+    source: str
+    text: str
+    document: Document
+    empty: InputError
+
+
+def _read_input(path: str | os.PathLike[str], nothing: str) -> _Input:
+    """The document in ``path``. A blank file, or one whose document holds nothing (and no
+    line that could not be read), raises ``InputError`` ``nothing (an empty input is
+    refused)``: one rule for every input."""
+    source = source_name(path)
+    text = read_text(path)
+    empty = InputError(f"{nothing} (an empty input is refused)", source=source)
+    if not text.strip():
+        raise empty
+    document = load_document(path, text=text)
+    if _empty(document.data) and not document.problems:
+        raise empty
+    return _Input(source, text, document, empty)
 
 
 def _raise(problems: Sequence[InputError]) -> NoReturn:
@@ -243,17 +282,11 @@ def read_reference(path: str | os.PathLike[str]) -> Reference:
     Raises ``InputError`` (``InputErrors`` for several) listing every problem at its place:
     a bad template, question or step, a question id given twice, an empty corpus.
     """
-    source = source_name(path)
-    text = read_text(path)
-    empty = InputError("the reference corpus has no templates (an empty input is refused)", source=source)
-    if not text.strip():
-        raise empty
-    document = load_document(path, text=text)
+    given = _read_input(path, "the reference corpus has no templates")
+    source, text, document = given.source, given.text, given.document
     if document.problems:
         _raise(document.problems)
     data = document.data
-    if _empty(data):
-        raise empty
     _wrong_kind(document, "reference")
     if not isinstance(data, list):
         raise document.error(
@@ -330,15 +363,9 @@ def read_responses(path: str | os.PathLike[str]) -> Responses:
     Raises ``InputError`` (``InputErrors`` for several) for every bad response, a response
     filed under another question's id, two responses to one question, an empty file.
     """
-    source = source_name(path)
-    text = read_text(path)
-    empty = InputError("no responses in this file (an empty input is refused)", source=source)
-    if not text.strip():
-        raise empty
-    document = load_document(path, text=text)
+    given = _read_input(path, "no responses in this file")
+    source, text, document, empty = given.source, given.text, given.document, given.empty
     problems = list(document.problems)
-    if _empty(document.data) and not problems:
-        raise empty
     _wrong_kind(document, "responses")
     plain = _plain_values(document, text)
     responses = Responses(source, document=document)
@@ -438,16 +465,10 @@ def read_results(path: str | os.PathLike[str]) -> EvaluationResults:
     ``steps_score`` outside [0, 1], ``actual_steps`` that are not a list, ...), for a file of
     another kind (a reference corpus: run ``steps evaluate`` first) and for an empty file.
     """
-    source = source_name(path)
-    text = read_text(path)
-    empty = InputError("no results in this file (an empty input is refused)", source=source)
-    if not text.strip():
-        raise empty
-    document = load_document(path, text=text)
+    given = _read_input(path, "no results in this file")
+    source, text, document, empty = given.source, given.text, given.document, given.empty
     problems = list(document.problems)
     data = document.data
-    if _empty(data) and not problems:
-        raise empty
     _wrong_kind(
         document,
         "results",

@@ -1,9 +1,19 @@
 """Scoring one actual step's output against one reference step's output.
 
 The reference step chooses the comparison, in graphrag-eval's order: its
-``output_media_type`` (``MEDIA_TYPES``), else its name (``STEP_NAMES``: ``retrieval``),
-else exact equality. Each comparison returns a ``Comparison``: a score in [0, 1] and, for a
-score below 1, the reason.
+``output_media_type`` when it is one of ``MEDIA_TYPES``, else its name (``STEP_NAMES``:
+``retrieval``), else exact equality (so ``text/uri``, ``text/plain`` or any other media type
+compares identical outputs, as graphrag-eval does). Each comparison returns a ``Comparison``:
+a score in [0, 1] and, for a score below 1, the reason.
+
+A retrieval output is a list of document ids (graphrag-eval 4.0) or of objects with an ``id``
+(its later versions), as a list or as its JSON text; an id is a name, so ``7`` and ``"7"`` are
+one document. ``k`` comes from the reference step's ``args.k`` first (``RETRIEVAL_K_RULES``:
+``reference``, graphrag-eval 4.0's rule), or from the actual step's first (``actual``); then
+from the other step; else the whole list counts.
+
+>>> document_ids([1, 3, "d5"]), document_ids('[{"id": 1}, {"id": "d5"}]')
+(['1', '3', 'd5'], ['1', 'd5'])
 """
 
 from __future__ import annotations
@@ -14,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from answerkey.adapters.sparql import read_sparql_results
+from answerkey.adapters.sparql import SparqlResults, read_sparql_results
 from answerkey.comparator import judge
-from answerkey.errors import InputError
+from answerkey.errors import InputError, kind_of
 from answerkey.metrics.retrieval import recall_at_k
 
 if TYPE_CHECKING:
@@ -27,10 +37,19 @@ __all__ = [
     "OutputComparer",
     "MEDIA_TYPES",
     "STEP_NAMES",
+    "RETRIEVAL_K_RULES",
     "parse_reference_output",
+    "document_ids",
+    "retrieval_k",
+    "check_retrieval_k_rule",
+    "check_reference_k",
     "json_equal",
     "unreadable",
 ]
+
+# How a retrieval step's k is chosen: the step whose args.k is taken first (the other's is the
+# fallback, then the whole list). The first is the default.
+RETRIEVAL_K_RULES = ("reference", "actual")
 
 
 @dataclass(frozen=True)
@@ -68,19 +87,68 @@ def _decode_json(output: Any) -> Any:
     return output
 
 
-def _document_ids(output: Any) -> list:
-    """The ids of a retrieval output: a JSON list of objects with an ``id``."""
-    contexts = _decode_json(output)
-    if not isinstance(contexts, list) or not all(isinstance(c, dict) and "id" in c for c in contexts):
-        raise InputError('a retrieval output must be a JSON list of objects with an "id"')
+def document_ids(output: Any) -> list[str]:
+    """The document ids of a retrieval output, as text: a list of ids (graphrag-eval 4.0's
+    format) or of objects with an ``id`` (its later one), given as a list or as JSON text.
+
+    Raises ``InputError`` for anything else.
+    """
+    items = _decode_json(output)
+    if not isinstance(items, list):
+        raise InputError(
+            f'a retrieval output is a list of document ids or of objects with an "id", not {kind_of(items)}'
+        )
     ids = []
-    for context in contexts:
-        try:
-            hash(context["id"])
-        except TypeError:
-            raise InputError(f"a document id must be a plain value, not {context['id']!r}") from None
-        ids.append(context["id"])
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, dict):
+            if "id" not in item:
+                raise InputError(f'document {number} of the retrieval output has no "id"')
+            item = item["id"]
+        # An id is a name: YAML reads an unquoted 1234 as a number, an agent may write "1234".
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise InputError(
+                f"document {number} of the retrieval output: an id is text or an integer, not {kind_of(item)}"
+            )
+        ids.append(item if isinstance(item, str) else str(item))
     return ids
+
+
+def _positive_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def check_retrieval_k_rule(rule: str) -> None:
+    """Raise ``ValueError`` for a rule that is not one of ``RETRIEVAL_K_RULES``."""
+    if rule not in RETRIEVAL_K_RULES:
+        raise ValueError(f"retrieval_k must be one of {', '.join(map(repr, RETRIEVAL_K_RULES))}, not {rule!r}")
+
+
+def check_reference_k(step: ReferenceStep) -> None:
+    """Raise ``InputError`` when a reference retrieval step's ``args.k`` is given but is not a
+    positive integer (the reference defines the evaluation: a bad k is not silently ignored)."""
+    k = step.args.get("k")
+    if "k" in step.args and not _positive_integer(k):
+        shown = repr(k) if isinstance(k, int) and not isinstance(k, bool) else kind_of(k)
+        raise InputError(f"args.k: a retrieval step's k is a positive integer, not {shown}")
+
+
+def retrieval_k(reference: ReferenceStep, actual: ActualStep, rule: str = "reference") -> int | None:
+    """The k of recall@k for ``actual`` against ``reference``: under the ``reference`` rule the
+    reference's ``args.k``, else the actual step's; under ``actual`` the other way round; None
+    (the whole list) when neither has a positive integer k.
+
+    >>> from answerkey.steps.schema import ActualStep, ReferenceStep
+    >>> reference = ReferenceStep(name="retrieval", args={"k": 5}, output=[1])
+    >>> actual = ActualStep(name="retrieval", args={"k": 10}, status="success", output=[1])
+    >>> retrieval_k(reference, actual), retrieval_k(reference, actual, "actual")
+    (5, 10)
+    """
+    check_retrieval_k_rule(rule)
+    order = (reference.args, actual.args) if rule == "reference" else (actual.args, reference.args)
+    for args in order:
+        if _positive_integer(args.get("k")):
+            return int(args["k"])
+    return None
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -112,13 +180,22 @@ def json_equal(left: Any, right: Any) -> bool:
     return True
 
 
-def _parse_sparql(step: ReferenceStep) -> Any:
+def _parse_retrieval(step: ReferenceStep) -> tuple[list[str], None]:
+    check_reference_k(step)
+    return document_ids(step.output), None
+
+
+def _parse_json(step: ReferenceStep) -> tuple[Any, None]:
+    return _decode_json(step.output), None
+
+
+def _parse_sparql(step: ReferenceStep) -> tuple[Any, str | None]:
     results = read_sparql_results(step.output)
     if isinstance(results, bool):
-        return results
+        return results, None
     columns = step.required_columns or None
     try:
-        return results.relation(columns, ordered=step.ordered)
+        return results.relation(columns, ordered=step.ordered), results.note
     except KeyError as error:
         raise InputError(
             f"required_columns: no variable {error.args[0]} in the reference result "
@@ -126,8 +203,9 @@ def _parse_sparql(step: ReferenceStep) -> Any:
         ) from None
 
 
-def parse_reference_output(step: ReferenceStep) -> Any:
-    """The reference output in the form its comparison uses (raises ``InputError``)."""
+def parse_reference_output(step: ReferenceStep) -> tuple[Any, str | None]:
+    """The reference output in the form its comparison uses, and what its reading let pass
+    (SPARQL term values that are JSON numbers or booleans) or None. Raises ``InputError``."""
     try:
         if step.output_media_type in MEDIA_TYPES:
             return MEDIA_TYPES[step.output_media_type][0](step)
@@ -135,17 +213,22 @@ def parse_reference_output(step: ReferenceStep) -> Any:
             return STEP_NAMES[step.name][0](step)
     except ValueError as error:
         raise unreadable(error) from None
-    return step.output
+    return step.output, None
 
 
 class OutputComparer:
     """Compares actual steps with reference steps, decoding each actual output once.
 
-    ``epsilon`` is the comparator's relative tolerance for reals in SPARQL results.
+    ``epsilon`` is the comparator's relative tolerance for reals in SPARQL results;
+    ``retrieval_k`` the rule that chooses k for retrieval steps (``RETRIEVAL_K_RULES``).
+    ``notes`` maps an actual step (by ``id()``) to what its output's reading let pass.
     """
 
-    def __init__(self, *, epsilon: float = 1e-4) -> None:
+    def __init__(self, *, epsilon: float = 1e-4, retrieval_k: str = "reference") -> None:
+        check_retrieval_k_rule(retrieval_k)
         self.epsilon = epsilon
+        self.retrieval_k = retrieval_k
+        self.notes: dict[int, str] = {}
         self._decoded: dict[tuple[int, str, bool], Any] = {}
 
     def compare(self, reference: ReferenceStep, actual: ActualStep) -> Comparison:
@@ -179,6 +262,8 @@ def _compare_sparql(comparer: OutputComparer, reference: ReferenceStep, actual: 
         results = comparer.decoded(actual, "sparql", lambda: read_sparql_results(actual.output))
     except InputError as error:
         return Comparison(0.0, f"actual output: {error.message}")
+    if isinstance(results, SparqlResults) and results.note is not None:
+        comparer.notes[id(actual)] = results.note
     if isinstance(expected, bool):
         if not isinstance(results, bool):
             return Comparison(0.0, "an ASK result (a boolean) was expected; the actual output is a SELECT result")
@@ -206,21 +291,12 @@ def _compare_json(comparer: OutputComparer, reference: ReferenceStep, actual: Ac
     return Comparison(0.0, "the JSON values differ")
 
 
-def _retrieval_k(reference: ReferenceStep, actual: ActualStep) -> int | None:
-    # graphrag-eval takes k from the actual step's arguments; the reference's is the fallback.
-    for args in (actual.args, reference.args):
-        k = args.get("k")
-        if isinstance(k, int) and not isinstance(k, bool) and k > 0:
-            return k
-    return None
-
-
 def _compare_retrieval(comparer: OutputComparer, reference: ReferenceStep, actual: ActualStep) -> Comparison:
     try:
-        retrieved = comparer.decoded(actual, "retrieval", lambda: _document_ids(actual.output))
+        retrieved = comparer.decoded(actual, "retrieval", lambda: document_ids(actual.output))
     except InputError as error:
         return Comparison(0.0, f"actual output: {error.message}")
-    k = _retrieval_k(reference, actual)
+    k = retrieval_k(reference, actual, comparer.retrieval_k)
     score = recall_at_k(reference.expected, retrieved, k)
     if score >= 1.0:
         return Comparison(1.0)
@@ -233,12 +309,13 @@ def _compare_exact(comparer: OutputComparer, reference: ReferenceStep, actual: A
     return Comparison(0.0, "the outputs differ")
 
 
-# output_media_type -> (parse the reference output, compare); the docs list them from here.
+# output_media_type -> (parse the reference output into (expected, note), compare); the docs
+# list them from here. Any other media type compares identical outputs.
 MEDIA_TYPES: dict[str, tuple[Callable, Callable]] = {
     "application/sparql-results+json": (_parse_sparql, _compare_sparql),
-    "application/json": (lambda step: _decode_json(step.output), _compare_json),
+    "application/json": (_parse_json, _compare_json),
 }
 # Step name -> (parse, compare), for reference steps without an output_media_type.
 STEP_NAMES: dict[str, tuple[Callable, Callable]] = {
-    "retrieval": (lambda step: _document_ids(step.output), _compare_retrieval),
+    "retrieval": (_parse_retrieval, _compare_retrieval),
 }

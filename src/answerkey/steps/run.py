@@ -27,12 +27,12 @@ from pydantic import BaseModel
 
 from answerkey.comparator import DEFAULT_EPSILON, MatchRule
 from answerkey.errors import InputError, RunWarning, plural
+from answerkey.metrics.answers import AnswerJudge
 from answerkey.progress import progress
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
 from answerkey.steps import report
 from answerkey.steps.aggregates import aggregate_results
-from answerkey.metrics.answers import AnswerJudge
 from answerkey.steps.load import (
     EvaluationResults,
     Reference,
@@ -41,7 +41,7 @@ from answerkey.steps.load import (
     validate_responses,
 )
 from answerkey.steps.matching import best_matching
-from answerkey.steps.outputs import OutputComparer
+from answerkey.steps.outputs import MEDIA_TYPES, OutputComparer, check_retrieval_k_rule
 from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response
 
 __all__ = [
@@ -61,29 +61,34 @@ __all__ = [
 # Response keys copied to the result when present (graphrag-eval's order).
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
 # The signature of results that carry none (graphrag-eval's own, say): their options are unknown.
-UNKNOWN_SIGNATURE = Signature.of(epsilon="unknown", answers="unknown")
+UNKNOWN_SIGNATURE = Signature.of(epsilon="unknown", answers="unknown", retrieval_k="unknown")
 
 
 @dataclass(frozen=True)
 class StepsOptions:
-    """The options of an evaluation, both in its signature: ``epsilon`` (the relative
-    tolerance for reals in SPARQL results) and ``answers`` (final answers judged by an LLM).
+    """The options of an evaluation, all in its signature: ``epsilon`` (the relative
+    tolerance for reals in SPARQL results), ``answers`` (final answers judged by an LLM) and
+    ``retrieval_k`` (which step's ``args.k`` a retrieval step is cut at first: ``reference``,
+    graphrag-eval 4.0's rule, or ``actual``).
 
     >>> str(StepsOptions(epsilon=0.001).signature)  # doctest: +ELLIPSIS
-    'eps:0.001|answers:off|v:...'
+    'eps:0.001|answers:off|retrieval_k:reference|v:...'
     """
 
     epsilon: float = DEFAULT_EPSILON
     answers: bool = False
+    retrieval_k: str = "reference"
 
     def __post_init__(self) -> None:
         MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
+        check_retrieval_k_rule(self.retrieval_k)
 
     @property
     def signature(self) -> Signature:
-        """``eps:0.0001|answers:off|v:...``: the steps workflow has no scalar or string options."""
+        """``eps:0.0001|answers:off|retrieval_k:reference|v:...``: the steps workflow has no
+        scalar or string options."""
         epsilon = MatchRule(epsilon=self.epsilon).describe()["epsilon"]
-        return Signature.of(epsilon=epsilon, answers="llm" if self.answers else "off")
+        return Signature.of(epsilon=epsilon, answers="llm" if self.answers else "off", retrieval_k=self.retrieval_k)
 
 
 @dataclass(frozen=True)
@@ -91,12 +96,14 @@ class StepsScore:
     """The steps score of one question: the score, the matches and why steps did not match.
 
     ``matches`` maps a reference step's index in the last group to ``(actual index, score)``;
-    ``reasons`` maps each reference step scored below 1 to why.
+    ``reasons`` maps each reference step scored below 1 to why; ``notes`` maps an actual step's
+    index to what reading its output let pass (SPARQL term values that are JSON numbers).
     """
 
     score: float
     matches: dict[int, tuple[int, float]]
     reasons: dict[int, str]
+    notes: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,13 +175,18 @@ class AggregationRun:
 
 
 def score_steps(
-    last_group: Sequence[ReferenceStep], actual_steps: Sequence[ActualStep], *, epsilon: float = DEFAULT_EPSILON
+    last_group: Sequence[ReferenceStep],
+    actual_steps: Sequence[ActualStep],
+    *,
+    epsilon: float = DEFAULT_EPSILON,
+    retrieval_k: str = "reference",
 ) -> StepsScore:
     """Score the actual steps against the reference's last group of steps.
 
     Candidates for a reference step are the successful actual steps with its name; each actual
     step matches at most one reference step, chosen to maximise the total score. The score is
-    that total / the size of the group.
+    that total / the size of the group. ``retrieval_k`` chooses whose ``args.k`` cuts a
+    retrieval list first (``answerkey.steps.outputs.RETRIEVAL_K_RULES``).
 
     >>> reference = ReferenceStep(name="calc", output="42")
     >>> actual = [ActualStep(name="calc", id="c1", status="success", output="41"),
@@ -185,7 +197,7 @@ def score_steps(
     """
     if not last_group:
         raise ValueError("the last group of reference steps is empty")
-    comparer = OutputComparer(epsilon=epsilon)
+    comparer = OutputComparer(epsilon=epsilon, retrieval_k=retrieval_k)
     names = {step.name for step in last_group}
     candidates = [index for index, step in enumerate(actual_steps) if step.status == "success" and step.name in names]
     reasons: dict[int, list[str]] = {index: [] for index in range(len(last_group))}
@@ -216,7 +228,8 @@ def score_steps(
             why[index] = f"no successful {step.name} step left to match"
         else:
             why[index] = f"no {step.name} step was executed"
-    return StepsScore(total / len(last_group), matches, why)
+    notes = {index: comparer.notes[id(step)] for index, step in enumerate(actual_steps) if id(step) in comparer.notes}
+    return StepsScore(total / len(last_group), matches, why, notes)
 
 
 def _steps_error(question: Question) -> str | None:
@@ -241,6 +254,7 @@ def run_evaluation(
     responses: Any,
     *,
     epsilon: float = DEFAULT_EPSILON,
+    retrieval_k: str = "reference",
     answer_judge: AnswerJudge | None = None,
     on_question: Callable[[], None] | None = None,
 ) -> list[dict[str, Any]]:
@@ -250,30 +264,47 @@ def run_evaluation(
 
     ``reference_qas`` is the corpus (a list of templates, as dicts or a ``ReferenceCorpus``);
     ``responses`` maps question id to response, or is a list of responses. A question without
-    a response, or whose response is an error, gives ``status: error``. ``answer_judge`` (see
-    ``answerkey.metrics.answers``) adds the answer metrics; without it they are absent. Bad
-    input raises ``InputError`` naming its place (``reference.0.questions.1.id: ...``).
+    a response, or whose response is an error, gives ``status: error``. ``retrieval_k``
+    chooses whose ``args.k`` cuts a retrieval step's list first: ``"reference"`` (graphrag-eval
+    4.0's rule) or ``"actual"``. ``answer_judge`` (see ``answerkey.metrics.answers``) adds the
+    answer metrics; without it they are absent. Bad input raises ``InputError`` naming its
+    place (``reference.0.questions.1.id: ...``).
     """
+    check_retrieval_k_rule(retrieval_k)
     corpus = validate_reference(reference_qas)
     by_id = validate_responses(responses)
-    return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, epsilon, answer_judge, on_question))
+    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k)
+    return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, options, answer_judge, on_question))
+
+
+# Called with (question id, actual step index, note) for each actual output read leniently.
+_NoteHandler = Callable[[str, int, str], None]
 
 
 def _evaluate(
     corpus: ReferenceCorpus,
     raw_templates: Sequence[Any],
     by_id: Mapping[str, tuple[Response, Mapping[str, Any]]],
-    epsilon: float,
+    options: StepsOptions,
     answer_judge: AnswerJudge | None,
     on_question: Callable[[], None] | None = None,
+    on_note: _NoteHandler | None = None,
 ) -> Iterable[dict[str, Any]]:
     for template, raw_template in zip(corpus.root, raw_templates):
         for question, raw_question in zip(template.questions, raw_template["questions"]):
             yield _evaluate_question(
-                template.template_id, question, raw_question, by_id.get(question.id), epsilon, answer_judge
+                template.template_id, question, raw_question, by_id.get(question.id), options, answer_judge, on_note
             )
             if on_question is not None:
                 on_question()
+
+
+def _error_reason(model: Response) -> str:
+    if model.error:
+        return model.error
+    if model.status == "error":
+        return "the response has status error (no error message)"
+    return "the response has an empty error message"
 
 
 def _evaluate_question(
@@ -281,8 +312,9 @@ def _evaluate_question(
     question: Question,
     raw_question: Mapping[str, Any],
     response: tuple[Response, Mapping[str, Any]] | None,
-    epsilon: float,
+    options: StepsOptions,
     answer_judge: AnswerJudge | None,
+    on_note: _NoteHandler | None = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {
         "template_id": template_id,
@@ -299,7 +331,7 @@ def _evaluate_question(
         return result
     model, raw = response
     if model.is_error:
-        result.update(status="error", error=model.error or "the response has status error")
+        result.update(status="error", error=_error_reason(model))
         return result
     steps_error = _steps_error(question)
     if steps_error is not None and not (question.reference_steps is None and answer_judge is not None):
@@ -316,7 +348,10 @@ def _evaluate_question(
         result["actual_steps"] = copy.deepcopy(raw_steps)
     if steps_error is None and question.reference_steps:
         last_group = question.reference_steps[-1]
-        scored = score_steps(last_group, actual_steps, epsilon=epsilon)
+        scored = score_steps(last_group, actual_steps, epsilon=options.epsilon, retrieval_k=options.retrieval_k)
+        if on_note is not None:
+            for index, note in scored.notes.items():
+                on_note(question.id, index, note)
         output_group = result["reference_steps"][-1]
         for index, (actual_index, _) in scored.matches.items():
             actual = actual_steps[actual_index]
@@ -374,6 +409,38 @@ def _response_warnings(reference: Reference, responses: Responses) -> list[RunWa
     return warnings
 
 
+def _reference_steps(reference: Reference) -> Iterable[tuple[tuple[Any, ...], Question, ReferenceStep]]:
+    """Each reference step with its path in the corpus file and its question."""
+    for t, template in enumerate(reference.corpus.root):
+        for q, question in enumerate(template.questions):
+            for g, group in enumerate(question.reference_steps or []):
+                for s, step in enumerate(group):
+                    yield (t, "questions", q, "reference_steps", g, s), question, step
+
+
+def _reference_warnings(reference: Reference) -> list[RunWarning]:
+    """A warning per reference step whose SPARQL output has term values that are JSON numbers
+    or booleans (read as typed values), and per media type written as a known one but for
+    case, spaces or parameters (such a type compares identical outputs, as graphrag-eval's
+    would)."""
+    warnings = []
+    for where, question, step in _reference_steps(reference):
+        if step.reading_note is not None:
+            origin = reference.origin((*where, "output"))
+            message = f"{origin}: question {question.id!r}: reference output: {step.reading_note}"
+            warnings.append(RunWarning(message, "sparql-value-not-text"))
+        media_type = step.output_media_type
+        known = media_type.split(";", 1)[0].strip().lower() if media_type is not None else None
+        if media_type not in MEDIA_TYPES and known in MEDIA_TYPES:
+            origin = reference.origin((*where, "output_media_type"))
+            message = (
+                f"{origin}: output_media_type {media_type!r} is not {known!r} as written, so the outputs are "
+                f"compared as identical text; write {known!r} to compare them as such"
+            )
+            warnings.append(RunWarning(message, "media-type-variant"))
+    return warnings
+
+
 def evaluate_steps(
     reference: Reference,
     responses: Responses,
@@ -384,22 +451,37 @@ def evaluate_steps(
 ) -> EvaluationRun:
     """Evaluate the responses read from a file against the reference read from a file:
     ``run_evaluation``'s results, with the signature of ``options`` and warnings about
-    responses to unknown questions and questions without a response. ``quiet=False`` draws a
-    progress bar on a terminal for large corpora."""
+    responses to unknown questions, questions without a response, and outputs read leniently
+    (SPARQL term values that are JSON numbers or booleans). ``quiet=False`` draws a progress
+    bar on a terminal for large corpora."""
     options = options or StepsOptions()
     total = len(reference.corpus.question_ids())
-    results = _evaluate(reference.corpus, reference.templates, responses.by_id, options.epsilon, answer_judge)
+    warnings = _reference_warnings(reference)
+
+    def note(question_id: str, index: int, text: str) -> None:
+        model, _ = responses.by_id[question_id]
+        steps = model.actual_steps or []
+        label = steps[index].id if steps[index].id is not None else f"step {index}"
+        origin = responses.step_origin(question_id, index)
+        warnings.append(RunWarning(f"{origin}: question {question_id!r}, {label}: {text}", "sparql-value-not-text"))
+
+    results = _evaluate(reference.corpus, reference.templates, responses.by_id, options, answer_judge, on_note=note)
     shown = list(progress(results, total=total, label="steps", quiet=quiet))
     try:
         aggregates = aggregate_results(shown)
     except InputError as error:  # figures too large to add up: they come from the responses
         raise error.located(responses.source) from None
-    return EvaluationRun(options.signature, options, shown, aggregates, _response_warnings(reference, responses))
+    return EvaluationRun(
+        options.signature, options, shown, aggregates, [*_response_warnings(reference, responses), *warnings]
+    )
 
 
-def aggregate_steps(results: EvaluationResults) -> AggregationRun:
+def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") -> AggregationRun:
     """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
-    when they have none) and a warning per question that has two results (both are counted)."""
+    when they have none) and a warning per question that has two results (both are counted).
+
+    ``missing_usage="zero"`` counts a usage figure a template lacks as 0 (graphrag-eval's
+    reading, see ``compute_aggregates``); the signature then ends ``missing_usage:zero``."""
     warnings = []
     first_seen: dict[str, int] = {}
     for index, result in enumerate(results.results):
@@ -419,7 +501,11 @@ def aggregate_steps(results: EvaluationResults) -> AggregationRun:
         else:
             first_seen[key] = index
     try:
-        aggregates = aggregate_results(results.results)
+        aggregates = aggregate_results(results.results, missing_usage=missing_usage)
     except InputError as error:  # figures too large to add up
         raise error.located(results.source) from None
-    return AggregationRun(results.signature or UNKNOWN_SIGNATURE, results.results, aggregates, warnings)
+    signature = results.signature or UNKNOWN_SIGNATURE
+    if missing_usage != "omit":
+        # The results' options, and this one: the figures depend on it (the default is not shown).
+        signature = Signature((*signature.items[:-1], ("missing_usage", missing_usage), signature.items[-1]))
+    return AggregationRun(signature, results.results, aggregates, warnings)

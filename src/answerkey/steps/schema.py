@@ -159,34 +159,50 @@ class ReferenceStep(BaseModel):
 
     name: str = Field(min_length=1, description="The step (tool) name, e.g. sparql_query.")
     args: dict[str, Any] = Field(default_factory=dict, description="The step's arguments.")
-    output: Any = Field(description="The expected output (for SPARQL results, the JSON text).")
-    output_media_type: Literal["application/sparql-results+json", "application/json"] | None = Field(
-        default=None, description="How the output is compared; missing means exact equality."
+    output: Any = Field(
+        description="The expected output: for SPARQL results their JSON text; for retrieval a list of document "
+        'ids, or of objects with an "id" (as a list or its JSON text).'
+    )
+    output_media_type: str | None = Field(
+        default=None,
+        description="How the output is compared: application/sparql-results+json or application/json; "
+        "any other type (text/uri, text/plain, ...) or none means identical outputs (retrieval steps: recall@k).",
     )
     ordered: bool = Field(default=False, description="SPARQL results: whether row order matters.")
     required_columns: list[str] | None = Field(
         default=None,
         description="SPARQL results: the variables the actual result must hold (default: all).",
     )
-    # The output parsed once, as the comparison for this step needs it (see ``expected``).
+    # The output parsed once, as the comparison for this step needs it (see ``expected``), and
+    # what its reading let pass (see ``reading_note``).
     _expected: Any = PrivateAttr(default=None)
+    _note: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _parse_output(self) -> ReferenceStep:
         if self.required_columns is not None and len(set(self.required_columns)) != len(self.required_columns):
             raise PydanticCustomError("required_columns", "required_columns names a variable twice")
         try:
-            self._expected = parse_reference_output(self)
+            self._expected, self._note = parse_reference_output(self)
         except InputError as error:
-            raise PydanticCustomError("reference_output", "output: {message}", {"message": error.message}) from None
+            where = "" if error.message.startswith("args.") else "output: "
+            raise PydanticCustomError(
+                "reference_output", "{where}{message}", {"where": where, "message": error.message}
+            ) from None
         return self
 
     @property
     def expected(self) -> Any:
         """The output as compared: a ``Relation`` or ``bool`` for SPARQL results (projected on
-        ``required_columns``), a decoded value for JSON, document ids for retrieval, else the
-        output itself."""
+        ``required_columns``), a decoded value for JSON, document ids (text) for retrieval,
+        else the output itself."""
         return self._expected
+
+    @property
+    def reading_note(self) -> str | None:
+        """What reading the output let pass (SPARQL term values that are JSON numbers or
+        booleans, read as typed values), or None."""
+        return self._note
 
 
 class Question(BaseModel):
