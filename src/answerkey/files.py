@@ -886,7 +886,13 @@ class OutputError(InputError):
 
 
 # What each report format's file names usually end in.
-OUTPUT_SUFFIXES = {"json": (".json",), "yaml": (".yaml", ".yml"), "xlsx": (".xlsx",), "jsonl": (".jsonl",)}
+OUTPUT_SUFFIXES = {
+    "json": (".json",),
+    "yaml": (".yaml", ".yml"),
+    "xlsx": (".xlsx",),
+    "jsonl": (".jsonl",),
+    "tsv": (".tsv",),
+}
 _KNOWN_SUFFIXES = {suffix for suffixes in OUTPUT_SUFFIXES.values() for suffix in suffixes} | {
     ".csv",
     ".tsv",
@@ -951,6 +957,7 @@ def check_outputs(
                 "yaml": "a YAML report",
                 "xlsx": "an Excel workbook",
                 "jsonl": "JSON Lines",
+                "tsv": "a TSV file",
             }.get(format, format)
             warnings.append(
                 RunWarning(f"{option} {path}: the file name ends in {suffix}, but {what} is written", "output-suffix")

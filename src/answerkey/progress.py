@@ -25,8 +25,9 @@ _WIDTH = 30
 
 class ProgressBar:
     """``label [####    ] 40/100`` on ``stream`` (standard error), drawn only when it is a
-    terminal, ``total`` is at least ``PROGRESS_THRESHOLD`` and not ``quiet``; redrawn at most
-    ten times a second and cleared by ``close()`` (or at the end of a ``with`` block).
+    terminal, ``total`` is at least ``threshold`` (``PROGRESS_THRESHOLD`` unless a run's items
+    are slow, such as calls to a remote model) and not ``quiet``; redrawn at most ten times a
+    second and cleared by ``close()`` (or at the end of a ``with`` block).
 
     >>> with ProgressBar(1000, "fuzz") as bar:  # not a terminal here: nothing is drawn
     ...     bar.update(10)
@@ -34,11 +35,19 @@ class ProgressBar:
     False
     """
 
-    def __init__(self, total: int, label: str, *, quiet: bool = False, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        total: int,
+        label: str,
+        *,
+        quiet: bool = False,
+        stream: TextIO | None = None,
+        threshold: int = PROGRESS_THRESHOLD,
+    ) -> None:
         self.total = total
         self.label = label
         self.stream = stream or sys.stderr
-        self.shown = not quiet and total >= PROGRESS_THRESHOLD and getattr(self.stream, "isatty", lambda: False)()
+        self.shown = not quiet and total >= threshold and getattr(self.stream, "isatty", lambda: False)()
         self._last = 0.0
 
     def update(self, done: int) -> None:
@@ -67,11 +76,17 @@ class ProgressBar:
 
 
 def progress(
-    items: Iterable[T], *, total: int, label: str, quiet: bool = False, stream: TextIO | None = None
+    items: Iterable[T],
+    *,
+    total: int,
+    label: str,
+    quiet: bool = False,
+    stream: TextIO | None = None,
+    threshold: int = PROGRESS_THRESHOLD,
 ) -> Iterator[T]:
     """Yield ``items``, drawing ``label [####    ] 40/100`` on stderr when it is a terminal,
-    the run is large and not ``quiet`` (see ``ProgressBar``)."""
-    with ProgressBar(total, label, quiet=quiet, stream=stream) as bar:
+    the run has at least ``threshold`` items and not ``quiet`` (see ``ProgressBar``)."""
+    with ProgressBar(total, label, quiet=quiet, stream=stream, threshold=threshold) as bar:
         if not bar.shown:
             yield from items
             return

@@ -1,58 +1,34 @@
-"""The optional LLM answer judge against a stub OpenAI-compatible server on 127.0.0.1."""
+"""The optional LLM answer judge against a stub OpenAI-compatible server on 127.0.0.1
+(tests/answers/stub_server.py)."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import importlib.util
+import sys
+from pathlib import Path
 
 import pytest
 
-from answerkey.steps import AnswerJudge, run_evaluation
-from answerkey.metrics.answers import parse_claim_counts
+from answerkey.metrics.answers import AnswerJudge, Correctness, parse_claim_counts
+from answerkey.steps import run_evaluation
 
 
-class StubServer:
-    """A chat-completions endpoint whose replies the test sets; it records the requests."""
+def _load_stub_server():
+    path = Path(__file__).resolve().parents[1] / "answers" / "stub_server.py"
+    spec = importlib.util.spec_from_file_location("answers_stub_server", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
 
-    def __init__(self):
-        self.replies = {"correctness": "2\t2\t1\tOne of the two claims matches.", "relevance": "0.9"}
-        self.status = 200
-        self.requests = []
-        stub = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append((self.path, dict(self.headers), body))
-                prompt = body["messages"][0]["content"]
-                kind = "correctness" if "Reference answer:" in prompt else "relevance"
-                reply = stub.replies[kind]
-                payload = (
-                    reply
-                    if isinstance(reply, bytes)
-                    else json.dumps({"choices": [{"message": {"role": "assistant", "content": reply}}]}).encode()
-                )
-                self.send_response(stub.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self.thread.start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+stub_server = _load_stub_server()
+CORRECTNESS = "Reference answer:"  # only the correctness prompt has it
 
 
 @pytest.fixture
 def stub():
-    server = StubServer()
+    server = stub_server.StubServer()
+    server.reply_to(CORRECTNESS, "2\t2\t1\tOne of the two claims matches.")
+    server.default = stub_server.Reply("0.9")
     yield server
     server.close()
 
@@ -104,35 +80,35 @@ def test_answer_metrics_from_the_endpoint(stub):
 
 
 @pytest.mark.parametrize(
-    "status, replies, expected",
+    "correctness, relevance, expected",
     [
         (
-            500,
-            {},
+            {"content": "", "status": 500},
+            {"content": "", "status": 500},
             {
                 "answer_eval_error": "the judge endpoint answered HTTP 500",
                 "answer_relevance_error": "the judge endpoint answered HTTP 500",
             },
         ),
         (
-            200,
-            {"correctness": "two claims", "relevance": "very"},
+            {"content": "two claims"},
+            {"content": "very"},
             {
                 "answer_eval_error": "expected 4 tab-separated fields, got: 'two claims'",
                 "answer_relevance_error": "could not convert string to float: 'very'",
             },
         ),
         (
-            200,
-            {"correctness": "1\t2\t3\twhy", "relevance": "1.5"},
+            {"content": "1\t2\t3\twhy"},
+            {"content": "1.5"},
             {
                 "answer_eval_error": "impossible claim counts: 1, 2, 3",
                 "answer_relevance_error": "relevance must be between 0 and 1, got '1.5'",
             },
         ),
         (
-            200,
-            {"correctness": b"not json", "relevance": b'{"choices": []}'},
+            {"content": b"not json"},
+            {"content": b'{"choices": []}'},
             {
                 "answer_eval_error": "the judge endpoint's reply is not a chat completion",
                 "answer_relevance_error": "the judge endpoint's reply is not a chat completion",
@@ -140,18 +116,80 @@ def test_answer_metrics_from_the_endpoint(stub):
         ),
     ],
 )
-def test_failures_become_error_keys(stub, status, replies, expected):
+def test_failures_become_error_keys(stub, correctness, relevance, expected):
     """A failed or malformed judgement is reported as an error key, never as a score."""
-    stub.status = status
-    stub.replies.update(replies)
+    stub.rules.clear()
+    stub.reply_to(CORRECTNESS, **correctness)
+    stub.default = stub_server.Reply(**relevance)
     [result] = run_evaluation(REFERENCE, RESPONSE, answer_judge=AnswerJudge(url=stub.url, timeout=5))
     assert {key: value for key, value in result.items() if key.startswith("answer_")} == expected
     assert result["steps_score"] == 1.0
 
 
+@pytest.mark.parametrize(
+    "reply, error",
+    [
+        # No answer within the timeout: said so, with the timeout.
+        (stub_server.Reply(delay=3), "the judge endpoint did not answer within 0.5 seconds"),
+        # A status line that is not HTTP (http.client's BadStatusLine is no OSError).
+        (stub_server.Reply(raw=b"garbage\r\n\r\n"), "the judge endpoint's reply is not valid HTTP"),
+        # A chat completion whose content is not text.
+        (
+            stub_server.Reply(b'{"choices": [{"message": {"content": null}}]}'),
+            "the judge endpoint's reply is not a chat completion",
+        ),
+        (
+            stub_server.Reply(b'{"choices": [{"message": {"content": 3}}]}'),
+            "the judge endpoint's reply is not a chat completion",
+        ),
+        # JSON nested beyond the decoder's recursion limit.
+        (stub_server.Reply(b"[" * 100_000), "the judge endpoint's reply is not a chat completion"),
+    ],
+)
+def test_hostile_or_slow_replies_are_errors_not_exceptions(stub, reply, error):
+    """Whatever the endpoint does, the judgement is an error with a reason, never an exception."""
+    stub.rules.clear()
+    stub.default = reply
+    judge = AnswerJudge(url=stub.url, timeout=0.5)
+    assert judge.judge_correctness("Q", "R", "A") == Correctness(error=error)
+    assert judge.relevance("Q", "A") == {"answer_relevance_error": error}
+
+
+def test_the_reason_of_a_reply_with_unusable_counts_is_kept(stub):
+    """As graphrag-eval writes it in Reasoning: the reply's reason beside the error (the keys keep only the error)."""
+    stub.rules.clear()
+    stub.reply_to(CORRECTNESS, "3\t1\t2\tTwo of three claims.")
+    judgement = AnswerJudge(url=stub.url, timeout=5).judge_correctness("Q", "R", "A")
+    assert judgement == Correctness(reason="Two of three claims.", error="impossible claim counts: 3, 1, 2")
+    assert (judgement.recall, judgement.precision, judgement.f1) == (None, None, None)
+    assert judgement.result_keys() == {"answer_eval_error": "impossible claim counts: 3, 1, 2"}
+
+
+def test_a_blank_text_is_an_error_without_a_request(stub):
+    """A blank question or answer is not sent: the judgement says which texts must not be blank."""
+    judgement = AnswerJudge(url=stub.url, timeout=5).judge_correctness("Q", " \n", "A")
+    assert judgement == Correctness(error="the question, the reference answer or the actual answer is blank")
+    assert stub.requests == []
+
+
+@pytest.mark.parametrize(
+    "counts, figures",
+    [
+        ((2, 3, 2), (1.0, 2 / 3, 0.8)),
+        ((4, 1, 1), (0.25, 1.0, 0.4)),
+        ((3, 2, 0), (0.0, 0.0, 0.0)),  # graphrag-eval's compute_f1: 0.0 when recall and precision are 0
+    ],
+)
+def test_figures_from_claim_counts(counts, figures):
+    """recall = matching / reference, precision = matching / actual, F1 their harmonic mean."""
+    judgement = Correctness(*counts, reason="r")
+    assert (judgement.recall, judgement.precision, judgement.f1) == pytest.approx(figures, abs=1e-15)
+    assert judgement.result_keys()["answer_f1"] == judgement.f1
+
+
 def test_unreachable_endpoint():
     """A closed port is reported, not raised."""
-    stub = StubServer()
+    stub = stub_server.StubServer()
     url = stub.url
     stub.close()
     result = AnswerJudge(url=url, timeout=2).relevance("Q", "A")
@@ -176,3 +214,28 @@ def test_claim_counts_parser():
     assert parse_claim_counts(" 3\t2\t2\tTwo match.\textra ") == (3, 2, 2, "Two match.\textra")
     with pytest.raises(ValueError, match="claim counts must be integers"):
         parse_claim_counts("a\tb\tc\td")
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "1e400", "soon"])
+def test_a_timeout_must_be_seconds_above_zero(timeout):
+    """A timeout urllib cannot use (0 would mean non-blocking, inf or nan an error) is refused with the text given."""
+    with pytest.raises(ValueError) as caught:
+        AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_TIMEOUT": timeout})
+    assert str(caught.value) == f"ANSWERKEY_JUDGE_TIMEOUT must be a number of seconds above 0, not {timeout!r}"
+
+
+def test_the_key_is_trimmed_checked_and_never_shown():
+    """A key read from a file loses its line break; a key with a control character inside is refused
+    without quoting it; the judge's repr leaves the key out."""
+    judge = AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_API_KEY": "sk-secret\n"})
+    assert judge.api_key == "sk-secret"
+    assert "sk-secret" not in repr(judge)
+    with pytest.raises(ValueError) as caught:
+        AnswerJudge(url="http://x", api_key="sk-se\ncret")
+    assert str(caught.value) == "ANSWERKEY_JUDGE_API_KEY must be printable ASCII, without spaces around it"
+
+
+def test_a_url_http_client_refuses_is_an_error_not_an_exception():
+    """A port that is not a number: the row's error asks whether the URL is valid (no request is possible)."""
+    judgement = AnswerJudge(url="http://127.0.0.1:port/v1", timeout=1).judge_correctness("Q", "R", "A")
+    assert judgement == Correctness(error="the request could not be sent: is ANSWERKEY_JUDGE_URL a valid URL?")

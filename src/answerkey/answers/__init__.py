@@ -1,1 +1,6 @@
-"""Answer correctness by claims over a TSV of questions (graphrag-eval's ``answer-correctness``)."""
+"""Answer correctness by claims over a TSV of questions (graphrag-eval's ``answer-correctness``).
+
+The workflow: ``schema`` (the TSV columns and the report), ``load`` (the TSV file, every
+problem located), ``run`` (each row judged by the LLM judge of ``answerkey.metrics.answers``:
+an ``AnswersRun``) and ``report`` (the output TSV, the JSON, YAML, workbook and summary table).
+"""

@@ -224,6 +224,9 @@ SCHEMAS: dict[str, SchemaEntry] = {
         "document",
         "The report of answerkey steps aggregate (--json, --yaml).",
     ),
+    "answers-report": SchemaEntry(
+        "answerkey.answers.schema:AnswersReport", "document", "The report of answerkey answers (--json, --yaml)."
+    ),
 }
 
 

@@ -10,22 +10,31 @@ The endpoint is set by environment variables:
 
 Correctness asks for the number of claims in the reference answer, in the actual answer and
 matching, as graphrag-eval's prompt does, and derives ``answer_recall``,
-``answer_precision`` and ``answer_f1``. Relevance asks for a score in [0, 1] directly (not
-RAGAS's embedding-based score). A failed call gives ``answer_eval_error`` or
-``answer_relevance_error`` instead of made-up numbers; costs are not reported.
+``answer_precision`` and ``answer_f1`` (``Correctness`` holds one judgement). Relevance asks
+for a score in [0, 1] directly (not RAGAS's embedding-based score). A failed call (no
+connection, an HTTP error, no reply within the timeout, a reply that is not a chat completion
+or not in the asked format) gives ``answer_eval_error`` or ``answer_relevance_error`` instead
+of made-up numbers, never an exception; costs are not reported.
+
+>>> Correctness(2, 3, 2, "One extra claim.").f1
+0.8
+>>> Correctness(error="the judge endpoint answered HTTP 500").result_keys()
+{'answer_eval_error': 'the judge endpoint answered HTTP 500'}
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import math
 import os
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["AnswerJudge", "ENVIRONMENT", "parse_claim_counts"]
+__all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "parse_claim_counts"]
 
 ENVIRONMENT = {
     "url": "ANSWERKEY_JUDGE_URL",
@@ -74,18 +83,79 @@ def parse_claim_counts(reply: str) -> tuple[int, int, int, str]:
     return reference, actual, matching, "\t".join(fields[3:]).strip()
 
 
+def _reason(reply: str) -> str | None:
+    """The reason field of a reply with at least four tab-separated fields, else None."""
+    fields = reply.strip().split("\t")
+    return "\t".join(fields[3:]).strip() if len(fields) >= 4 else None
+
+
+@dataclass(frozen=True)
+class Correctness:
+    """One answer judged by claims: the claim counts of the reference answer, of the actual
+    answer and matching, with the model's reason; or ``error`` when there is no judgement
+    (``reason`` may then still hold the reason of a reply whose counts were unusable)."""
+
+    reference_claims: int | None = None
+    actual_claims: int | None = None
+    matching_claims: int | None = None
+    reason: str | None = None
+    error: str | None = None
+
+    @property
+    def recall(self) -> float | None:
+        """Matching claims / reference claims (None without a judgement)."""
+        if self.error is not None or self.matching_claims is None or not self.reference_claims:
+            return None
+        return self.matching_claims / self.reference_claims
+
+    @property
+    def precision(self) -> float | None:
+        """Matching claims / actual claims (None without a judgement)."""
+        if self.error is not None or self.matching_claims is None or not self.actual_claims:
+            return None
+        return self.matching_claims / self.actual_claims
+
+    @property
+    def f1(self) -> float | None:
+        """The harmonic mean of recall and precision, 0.0 when both are 0 (as graphrag-eval)."""
+        recall, precision = self.recall, self.precision
+        if recall is None or precision is None:
+            return None
+        return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
+
+    def result_keys(self) -> dict[str, Any]:
+        """graphrag-eval's answer-correctness keys: the counts, reason and figures, or only
+        ``answer_eval_error``."""
+        if self.error is not None:
+            return {"answer_eval_error": self.error}
+        return {
+            "answer_reference_claims_count": self.reference_claims,
+            "answer_actual_claims_count": self.actual_claims,
+            "answer_matching_claims_count": self.matching_claims,
+            "answer_correctness_reason": self.reason,
+            "answer_recall": self.recall,
+            "answer_precision": self.precision,
+            "answer_f1": self.f1,
+        }
+
+
 @dataclass(frozen=True)
 class AnswerJudge:
     """A client for an OpenAI-compatible chat-completions endpoint (standard library only)."""
 
     url: str
     model: str = "gpt-4o-mini"
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # a secret: never shown
     timeout: float = 60.0
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"{ENVIRONMENT['url']} must be an http:// or https:// URL, not {self.url!r}")
+        if self.api_key is not None and not (self.api_key.isascii() and self.api_key.isprintable()):
+            # Never shown: the key is a secret.
+            raise ValueError(f"{ENVIRONMENT['api_key']} must be printable ASCII, without spaces around it")
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds above 0, not {self.timeout:g}")
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> AnswerJudge | None:
@@ -98,11 +168,13 @@ class AnswerJudge:
         try:
             timeout = float(timeout_text) if timeout_text else 60.0
         except ValueError:
-            raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds, not {timeout_text!r}") from None
+            timeout = math.nan
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds above 0, not {timeout_text!r}")
         return cls(
             url=url,
             model=environ.get(ENVIRONMENT["model"], "").strip() or "gpt-4o-mini",
-            api_key=environ.get(ENVIRONMENT["api_key"]) or None,
+            api_key=environ.get(ENVIRONMENT["api_key"], "").strip() or None,
             timeout=timeout,
         )
 
@@ -124,38 +196,48 @@ class AnswerJudge:
             raise RuntimeError(f"the judge endpoint answered HTTP {error.code}") from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
+            if isinstance(reason, TimeoutError):
+                raise RuntimeError(f"the judge endpoint did not answer within {self.timeout:g} seconds") from None
             raise RuntimeError(f"the judge endpoint could not be reached: {reason}") from None
+        except (ValueError, http.client.InvalidURL):
+            # A URL or header http.client refuses; its words may quote the key, so they are not shown.
+            raise RuntimeError(f"the request could not be sent: is {ENVIRONMENT['url']} a valid URL?") from None
+        except http.client.HTTPException:
+            # A status line or body that is not HTTP: the endpoint is not what the URL promised.
+            raise RuntimeError("the judge endpoint's reply is not valid HTTP") from None
         if len(raw) > _MAX_RESPONSE_BYTES:
             raise RuntimeError("the judge endpoint's reply is too large")
         try:
-            return json.loads(raw)["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise RuntimeError("the judge endpoint's reply is not a chat completion") from None
+            content = json.loads(raw)["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+            content = None
+        if not isinstance(content, str):
+            raise RuntimeError("the judge endpoint's reply is not a chat completion")
+        return content
 
-    def correctness(self, question: str, reference_answer: str, actual_answer: str) -> dict[str, Any]:
-        """graphrag-eval's answer-correctness keys for one answer."""
+    def judge_correctness(self, question: str, reference_answer: str, actual_answer: str) -> Correctness:
+        """One answer judged by claims; a blank text, a failed call or a malformed reply gives
+        a ``Correctness`` with ``error`` (never an exception)."""
+        if not all(text.strip() for text in (question, reference_answer, actual_answer)):
+            return Correctness(error="the question, the reference answer or the actual answer is blank")
         try:
-            if not all(text.strip() for text in (question, reference_answer, actual_answer)):
-                raise ValueError("the question, the reference answer or the actual answer is blank")
             reply = self.complete(
                 CORRECTNESS_PROMPT.format(
                     question=question, reference_answer=reference_answer, actual_answer=actual_answer
                 )
             )
+        except RuntimeError as error:
+            return Correctness(error=str(error))
+        try:
             reference, actual, matching, reason = parse_claim_counts(reply)
-        except (RuntimeError, ValueError) as error:
-            return {"answer_eval_error": str(error)}
-        recall, precision = matching / reference, matching / actual
-        f1 = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
-        return {
-            "answer_reference_claims_count": reference,
-            "answer_actual_claims_count": actual,
-            "answer_matching_claims_count": matching,
-            "answer_correctness_reason": reason,
-            "answer_recall": recall,
-            "answer_precision": precision,
-            "answer_f1": f1,
-        }
+        except ValueError as error:
+            # As graphrag-eval: the reason of a reply with unusable counts is kept beside the error.
+            return Correctness(reason=_reason(reply), error=str(error))
+        return Correctness(reference, actual, matching, reason)
+
+    def correctness(self, question: str, reference_answer: str, actual_answer: str) -> dict[str, Any]:
+        """graphrag-eval's answer-correctness keys for one answer (see ``Correctness.result_keys``)."""
+        return self.judge_correctness(question, reference_answer, actual_answer).result_keys()
 
     def relevance(self, question: str, actual_answer: str) -> dict[str, Any]:
         """``answer_relevance`` in [0, 1] for one answer (or ``answer_relevance_error``)."""

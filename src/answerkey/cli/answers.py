@@ -1,0 +1,128 @@
+"""``answerkey answers -i IN.tsv -o OUT.tsv``: answer correctness by claims, judged by an LLM
+(graphrag-eval's ``answer-correctness`` command)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import click
+
+from answerkey.answers.load import load_table
+from answerkey.answers.run import judge_table
+from answerkey.answers.schema import OUTPUT_LAYOUTS
+from answerkey.cli import Trouble
+from answerkey.cli.options import fail_under_option, finish, quiet_option, report_options, start
+from answerkey.files import OutputError, write_output
+from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
+from answerkey.report import ReportPaths
+
+__all__ = ["answers", "AnswersPaths"]
+
+
+@dataclasses.dataclass(frozen=True)
+class AnswersPaths(ReportPaths):
+    """The reports' paths and the output TSV's (``-o``), checked together against the input."""
+
+    out_file: str | None = None
+
+    @property
+    def to_stdout(self) -> bool:
+        """True when the TSV or a report goes to standard output (then nothing else is printed there)."""
+        return self.out_file == "-" or super().to_stdout
+
+    def outputs(self) -> dict[str, tuple[str | None, str]]:
+        """Option name -> (path, format), ``-o`` first."""
+        return {"-o": (self.out_file, "tsv"), **super().outputs()}
+
+
+@click.command()
+@click.option(
+    "-i",
+    "--in-file",
+    required=True,
+    metavar="IN.tsv",
+    help="The questions and answers, as TSV ('-': standard input).",
+)
+@click.option(
+    "-o",
+    "--out-file",
+    required=True,
+    metavar="OUT.tsv",
+    help="Write the judged rows, as TSV ('-': standard output).",
+)
+@click.option(
+    "--columns",
+    type=click.Choice(OUTPUT_LAYOUTS),
+    default=OUTPUT_LAYOUTS[0],
+    show_default=True,
+    help="all: the input's columns, graphrag-eval's five and Recall, Precision, F1. "
+    "graphrag-eval: only graphrag-eval 4.0's five columns, as it writes them.",
+)
+@report_options
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Send this many requests at once (the output keeps the input's order).",
+)
+@fail_under_option
+@quiet_option
+def answers(
+    in_file: str,
+    out_file: str,
+    columns: str,
+    reports: ReportPaths,
+    jobs: int,
+    fail_under: float | None,
+    quiet: bool,
+) -> None:
+    """Judge each answer of a TSV file by claims, with an LLM (graphrag-eval's answer-correctness).
+
+    IN.tsv is tab-separated with a header naming the columns 'Question', 'Reference answer'
+    and 'Actual answer' (other columns are copied). For each row the judge counts the
+    claims of the reference answer (#Reference) and of the actual answer (#PTarget), and the
+    matching ones (#Matching), with a reason (Reasoning): recall = #Matching / #Reference,
+    precision = #Matching / #PTarget, F1 their harmonic mean. OUT.tsv is IN.tsv's columns,
+    then #Reference, #PTarget, #Matching, Reasoning, Error, Recall, Precision, F1. A row the
+    judge cannot judge (a failed call, a timeout, a reply not in the asked format, a blank
+    cell) gets its Error and the run goes on. The summary gives the means over the judged rows.
+
+    The judge is an OpenAI-compatible chat-completions endpoint: ANSWERKEY_JUDGE_URL (the API
+    base, required), ANSWERKEY_JUDGE_MODEL (default gpt-4o-mini), ANSWERKEY_JUDGE_API_KEY (sent
+    as a bearer token) and ANSWERKEY_JUDGE_TIMEOUT (seconds per request, default 60).
+
+    \b
+    Examples:
+      export ANSWERKEY_JUDGE_URL=https://api.openai.com/v1 ANSWERKEY_JUDGE_API_KEY=sk-...
+      answerkey answers -i examples/answers/questions.tsv -o judged.tsv
+      answerkey answers -i in.tsv -o out.tsv -j 4 --json report.json --xlsx report.xlsx
+
+    Exit status: 0 judged (rows with an error included: see their Error and the warnings),
+    1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, or
+    no endpoint; nothing is sent then).
+    """
+    paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, out_file=out_file)
+    start(paths, {"-i": in_file})
+    try:
+        judge = AnswerJudge.from_environment()
+    except ValueError as error:
+        raise Trouble(str(error)) from None
+    if judge is None:
+        raise Trouble(
+            f"answerkey answers needs {ENVIRONMENT['url']}: the base URL of an OpenAI-compatible API "
+            f"(e.g. https://api.openai.com/v1, its key in {ENVIRONMENT['api_key']})"
+        )
+    table = load_table(in_file, output_layout=columns)
+    run = judge_table(table, judge, jobs=jobs, quiet=quiet)
+    try:
+        write_output(out_file, run.tsv_text(columns))
+    except OutputError as error:
+        raise Trouble(error.message) from None
+    finish(run, paths, quiet=quiet)
+    f1 = run.f1
+    if fail_under is not None and (f1 is None or f1 < fail_under):
+        shown = "undefined (no row judged)" if f1 is None else f"{f1:.4f}"
+        click.echo(f"mean F1 {shown} is under --fail-under {fail_under:g}", err=True)
+        raise click.exceptions.Exit(1)
