@@ -418,6 +418,11 @@ def test_quiet_prints_nothing_on_success(databases):
         (["--format", "xml"], "Invalid value for '--format'"),
         (["--max-rows", "0"], "Invalid value for '--max-rows'"),
         (["--max-result-bytes", "0"], "Invalid value for '--max-result-bytes'"),
+        (["--ves-runs", "0"], "Invalid value for '--ves-runs'"),
+        (
+            ["--metrics", "cell_recall,valid_efficiency_score"],
+            "valid_efficiency_score applies only to --task sp: it times the target and predicted SQL queries",
+        ),
     ],
 )
 def test_bad_options(tmp_path, args, message):
@@ -433,7 +438,15 @@ def test_help_teaches_with_examples():
     result = run("--help")
     assert result.exit_code == 0
     assert "answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases" in result.stdout
-    for option in ("--target-col", "--prediction-col", "--max-result-bytes", "--yaml", "--jobs", "--format"):
+    for option in (
+        "--target-col",
+        "--prediction-col",
+        "--max-result-bytes",
+        "--yaml",
+        "--jobs",
+        "--format",
+        "--ves-runs",
+    ):
         assert option in result.stdout
 
 
@@ -475,3 +488,60 @@ def test_a_long_db_id_is_a_test_error_not_a_traceback(tmp_path, databases):
         f"{tests}:1: test 1: the target query failed: the db_id is longer than 128 characters (it has 300)",
         "1 test could not be evaluated (target failed)",
     ]
+
+
+def test_valid_efficiency_score_on_the_sp_example(databases, tmp_path):
+    """--metrics ...,valid_efficiency_score: wrong and failing predictions score exactly 0,
+    correct ones a measured VES above 0; --ves-runs is in the signature; the report fits
+    its schema although a VES may exceed 1. Times are real: only bounds are asserted."""
+    report = tmp_path / "report.json"
+    result = run(
+        EXAMPLES / "sp-tests.jsonl",
+        "--task",
+        "sp",
+        "--db",
+        databases,
+        "--metrics",
+        "execution_accuracy,valid_efficiency_score",
+        "--ves-runs",
+        "5",
+        "--json",
+        report,
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(report.read_text())
+    jsonschema.validate(document, json_schema("qatch-report"))
+    assert document["metrics"] == ["execution_accuracy", "valid_efficiency_score"]
+    assert document["signature"].startswith(SIGNATURE.replace("|v:", "|ves_runs:5|v:"))
+    scores = {test["id"]: test["metrics"] for test in document["tests"]}
+    correct = {name for name, metrics in scores.items() if metrics["execution_accuracy"] == 1.0}
+    assert correct == {"capitals", "largest-first", "mean-population"}
+    for name, metrics in scores.items():
+        if name in correct:
+            assert 0 < metrics["valid_efficiency_score"] < 1000
+        else:
+            assert metrics["valid_efficiency_score"] == 0.0
+    assert document["summary"]["counts"] == {"execution_accuracy": 7, "valid_efficiency_score": 7}
+    assert "valid_efficiency_score  " in result.stdout
+    # A VES above 1 (a faster prediction) still fits the report's schema.
+    document["tests"][0]["metrics"]["valid_efficiency_score"] = 1.7
+    document["summary"]["means"]["valid_efficiency_score"] = 1.2
+    jsonschema.validate(document, json_schema("qatch-report"))
+
+
+def test_all_metrics_are_the_table_metrics(databases, tmp_path):
+    """--metrics all (the default) computes the six table metrics: the VES, which times
+    queries, is asked for by name."""
+    report = tmp_path / "report.json"
+    result = run(EXAMPLES / "sp-tests.jsonl", "--task", "sp", "--db", databases, "--metrics", "all", "--json", report)
+    assert result.exit_code == 0, result.output
+    document = json.loads(report.read_text())
+    assert document["metrics"] == [
+        "cell_precision",
+        "cell_recall",
+        "tuple_cardinality",
+        "tuple_constraint",
+        "tuple_order",
+        "execution_accuracy",
+    ]
+    assert "ves_runs" not in document["signature"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from answerkey.adapters.sql import Databases
+from answerkey.qatch import run as run_module
 from answerkey.qatch.run import (
     QatchOptions,
     QatchTest,
@@ -110,6 +111,9 @@ def test_options_signature():
         ({"task": "qa", "timeout": 0}, "timeout must be a finite number of seconds above 0"),
         ({"task": "qa", "max_rows": 0}, "max_rows and max_result_bytes must be at least 1"),
         ({"task": "qa", "strings": "loose"}, "strings must be one of exact, trim, fold"),
+        ({"task": "qa", "metrics": ("valid_efficiency_score",)}, "valid_efficiency_score applies only to task sp"),
+        ({"task": "sp", "ves_runs": 0}, "runs must be a whole number, 1 or more, not 0"),
+        ({"task": "sp", "ves_runs": 2.5}, "runs must be a whole number, 1 or more, not 2.5"),
     ],
 )
 def test_bad_options(options, message):
@@ -173,3 +177,79 @@ def test_needs_databases():
     assert needs_databases([table], "sp") is True
     assert needs_databases([table], "qa") is False
     assert needs_databases([table, query], "qa") is True
+
+
+def test_ves_runs_are_in_the_signature_only_with_ves():
+    """ves_runs changes scores only when the VES is computed, so only then is it signed."""
+    assert "ves_runs" not in QatchOptions(task="sp", ves_runs=7).signature.fields
+    fields = QatchOptions(task="sp", metrics=("valid_efficiency_score",), ves_runs=7).signature.fields
+    assert fields["ves_runs"] == "7"
+    assert str(QatchOptions(task="sp", metrics=("execution_accuracy", "valid_efficiency_score")).signature).endswith(
+        "|max_result_bytes:67108864|ves_runs:100|v:" + fields["version"]
+    )
+
+
+def test_ves_of_sp_tests(databases):
+    """A wrong or failing prediction has VES exactly 0; a correct one a measured VES above 0;
+    the VES does not need execution accuracy asked for; QA refuses it."""
+    dbs = Databases(databases)
+    metrics = ["valid_efficiency_score"]
+    wrong = evaluate_test(
+        "SELECT name FROM country", "SELECT capital FROM country", task="sp", db_id="uk", databases=dbs, metrics=metrics
+    )
+    assert wrong == TestOutcome({"valid_efficiency_score": 0.0})
+    failing = evaluate_test(
+        "SELECT name FROM country", "SELECT nme FROM country", task="sp", db_id="uk", databases=dbs, metrics=metrics
+    )
+    assert failing.scores == {"valid_efficiency_score": 0.0}
+    assert failing.prediction_error == "the prediction query failed: no such column: nme"
+    correct = evaluate_test(
+        "SELECT name FROM country ORDER BY population DESC",
+        "SELECT name FROM country ORDER BY name",
+        task="sp",
+        db_id="uk",
+        databases=dbs,
+        metrics=["tuple_order", "valid_efficiency_score"],
+        ves_runs=5,
+    )
+    assert correct.scores["tuple_order"] < 1
+    assert 0 < correct.scores["valid_efficiency_score"] < math.inf
+    assert correct.error is None and correct.prediction_error is None and correct.ves_error is None
+    with pytest.raises(ValueError, match="valid_efficiency_score applies only to task sp"):
+        evaluate_test([["a"]], [["a"]], task="qa", metrics=metrics)
+    with pytest.raises(ValueError, match=r"unknown metric 'bleu'; known: cell_precision, .*, valid_efficiency_score$"):
+        evaluate_test([["a"]], [["a"]], task="qa", metrics=["bleu"])
+
+
+def test_a_failing_timed_run_is_a_warning(databases, monkeypatch):
+    """When a timed run fails after the first runs succeeded, the VES is 0 and the run warns
+    with the test and the reason."""
+    monkeypatch.setattr(run_module, "time_runs", lambda *args: "a timed run of the target query failed: too slow")
+    options = QatchOptions(task="sp", metrics=("execution_accuracy", "valid_efficiency_score"), root=str(databases))
+    run = run_tests(sp_tests()[:1], options)
+    assert run.results[0].outcome.scores == {"execution_accuracy": 1.0, "valid_efficiency_score": 0.0}
+    assert run.results[0].outcome.ves_error == "a timed run of the target query failed: too slow"
+    assert [(warning.kind, str(warning)) for warning in run.warnings] == [
+        ("ves", "test same: a timed run of the target query failed: too slow, so its valid_efficiency_score is 0")
+    ]
+
+
+def test_ves_with_jobs_warns_that_times_are_noisier(databases):
+    """Timing while several processes run tests is allowed, with a warning; the other
+    metrics are the same as with one process."""
+    options = QatchOptions(
+        task="sp", metrics=("cell_recall", "valid_efficiency_score"), root=str(databases), ves_runs=3
+    )
+    two = run_tests(sp_tests(), options, jobs=2)
+    assert [warning.kind for warning in two.warnings] == ["ves-jobs"]
+    assert str(two.warnings[0]) == (
+        "valid_efficiency_score timed queries while 2 processes ran tests at once: the times are noisier "
+        "(time with --jobs 1)"
+    )
+    one = run_tests(sp_tests(), options)
+    assert one.warnings == []
+    assert [result.outcome.scores["cell_recall"] for result in one.results] == [
+        result.outcome.scores["cell_recall"] for result in two.results
+    ]
+    scores = [result.outcome.scores["valid_efficiency_score"] for result in one.results]
+    assert scores[0] > 0 and scores[1] > 0 and scores[2:] == [0.0, None, None]

@@ -99,7 +99,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -168,11 +168,18 @@ _DB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]*")
 
 @dataclass(frozen=True)
 class QueryResult:
-    """The rows a query produced (typed values, as SQLite returned them) or its error."""
+    """The rows a query produced (typed values, as SQLite returned them) or its error.
+
+    ``seconds`` is how long the query took, from executing it to reading its last row,
+    measured in the process that ran it (opening the database and sending the rows back
+    are not counted): what a valid efficiency score compares. None when the query did not
+    run to completion. A measurement, not part of the result: equality ignores it.
+    """
 
     rows: tuple[tuple[Value, ...], ...] = ()
     columns: tuple[str, ...] = ()
     error: str | None = None
+    seconds: float | None = field(default=None, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -395,7 +402,10 @@ def _being_written(real: str, label: str) -> str | None:
 
 # A request to a helper, and its reply: plain values, sent with marshal.
 _Request = tuple[str, str, float, int, int]  # real path, query, timeout, max_rows, max_result_bytes
-_Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None]  # columns, raw rows, error
+# columns, raw rows, error, seconds the query took (None unless it ran to completion)
+_Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, float | None]
+# What reading a query gives: columns, raw rows, error.
+_Read = tuple[tuple[str, ...], list[tuple[object, ...]], str | None]
 
 
 def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, max_result_bytes: int) -> QueryResult:
@@ -408,7 +418,7 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
         reply = _STATE.processes.run(request)
         if reply is None:
             reply = _execute(request, isolated=False)
-        columns, rows, error = reply
+        columns, rows, error, seconds = reply
         if error is not None:
             return QueryResult(error=error)
         # sql_value inlined: SQLite gives no other types.
@@ -416,7 +426,7 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
         typed = tuple(tuple([convert[type(value)](value) for value in row]) for row in rows)
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")
-    return QueryResult(typed, tuple(columns))
+    return QueryResult(typed, tuple(columns), seconds=seconds)
 
 
 def _execute(request: _Request, *, isolated: bool) -> _Reply:
@@ -430,7 +440,7 @@ def _execute(request: _Request, *, isolated: bool) -> _Reply:
     try:
         connection = _open_read_only(path, max_result_bytes, isolated)
     except (sqlite3.Error, MemoryError) as error:
-        return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}"
+        return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
     expired = threading.Event()
 
     def expire() -> None:
@@ -444,7 +454,10 @@ def _execute(request: _Request, *, isolated: bool) -> _Reply:
         if isolated:
             alarms.append(_STATE.alarms.arm(deadline + _END_GRACE, _end_past_deadline))
     try:
-        return _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
+        started = time.perf_counter()
+        columns, rows, problem = _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
+        seconds = time.perf_counter() - started
+        return columns, rows, problem, (None if problem is not None else seconds)
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
         for alarm in alarms:
@@ -490,7 +503,7 @@ def _read(
     isolated: bool,
     expired: threading.Event,
     timeout: float,
-) -> _Reply:
+) -> _Read:
     rows: list[tuple[object, ...]] = []
     used = 0
     try:
@@ -683,16 +696,16 @@ class _QueryProcesses:
             if reply is None:
                 status = process.end()
                 if process.killed or status == _EXIT_TIMEOUT:
-                    return (), [], _past_time_limit(timeout)
+                    return (), [], _past_time_limit(timeout), None
                 if _attempt == 0 and status == -signal.SIGKILL:
                     # Killed from outside while idle, before it saw the request: the pipe took
                     # the request all the same, so no BrokenPipeError said so. Start another.
                     continue
                 how = f"signal {-status}" if status < 0 else f"exit status {status}"
-                return (), [], f"the process running the query ended unexpectedly ({how})"
+                return (), [], f"the process running the query ended unexpectedly ({how})", None
             self._give_back(process)
-            columns, rows, error = marshal.loads(reply)
-            return columns, rows, error
+            columns, rows, error, seconds = marshal.loads(reply)
+            return columns, rows, error, seconds
         return None
 
     def _take(self) -> _QueryProcess | None:

@@ -10,7 +10,7 @@ from answerkey.cli.options import (
     epsilon_option,
     finish,
     jobs_option,
-    metrics_option,
+    metric_names,
     quiet_option,
     report_options,
     start,
@@ -21,10 +21,17 @@ from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.metrics.table import TABLE_METRICS
 from answerkey.qatch.load import FORMATS, load_tests
-from answerkey.qatch.run import TASKS, QatchOptions, needs_databases, run_tests
+from answerkey.qatch.run import DEFAULT_VES_RUNS, METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_tests
 from answerkey.report import ReportPaths
 
 __all__ = ["qatch"]
+
+
+def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    # "all" is the table metrics: the valid efficiency score times queries, so it is asked for by name.
+    if value.strip() == "all":
+        return TABLE_METRICS
+    return metric_names(value, METRIC_NAMES, none=False)
 
 
 @click.command()
@@ -65,7 +72,23 @@ __all__ = ["qatch"]
 @report_options
 @epsilon_option
 @strings_option
-@metrics_option(lambda: TABLE_METRICS, none=False)
+@click.option(
+    "--metrics",
+    default="all",
+    show_default=True,
+    metavar="NAMES",
+    callback=_metrics,
+    help=f"Metrics to compute, comma-separated from: {', '.join(TABLE_METRICS)}, and with --task sp "
+    f"{VES}; or all (the table metrics).",
+)
+@click.option(
+    "--ves-runs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_VES_RUNS,
+    show_default=True,
+    metavar="RUNS",
+    help=f"Time each query of a correct prediction this many times for {VES}.",
+)
 @timeout_option(limits.SQL_TIMEOUT, "Stop a query after SECONDS: it fails (a prediction scores 0).")
 @click.option(
     "--max-rows",
@@ -99,6 +122,7 @@ def qatch(
     timeout: float,
     max_rows: int,
     max_result_bytes: int,
+    ves_runs: int,
     jobs: int,
     quiet: bool,
 ) -> None:
@@ -121,12 +145,20 @@ def qatch(
     the test, left out of the means. Every report carries a signature of the options that
     change scores.
 
+    With --task sp, --metrics can add valid_efficiency_score, BIRD's VES: 0 for a wrong
+    prediction; for a correct one sqrt(target time / predicted time), the mean ratio over
+    --ves-runs rounds of both queries, outliers beyond 3 standard deviations dropped
+    (about 1 as fast as the target, above 1 faster). Times are measured, so VES varies a
+    little from run to run; time with --jobs 1.
+
     \b
     Examples:
       answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases
       answerkey qatch examples/qatch/qa-tests.csv --task qa --metrics cell_precision,cell_recall
       answerkey qatch tests.jsonl --task sp --db spider/database --json report.json --xlsx report.xlsx -j 4
       answerkey qatch runs.yaml --task qa --db dbs --target-col gold --prediction-col answer
+      answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases \\
+        --metrics execution_accuracy,valid_efficiency_score --ves-runs 20
 
     Exit status: 0 scored; 2 trouble: bad input (every problem listed as FILE:LINE:COL:
     message, nothing scored), or some test's target failed (listed as FILE:LINE: test ID:
@@ -134,6 +166,8 @@ def qatch(
     """
     start(reports, {"TESTS": tests})
     task = task.lower()
+    if VES in metrics and task != "sp":
+        raise Trouble(f"{VES} applies only to --task sp: it times the target and predicted SQL queries")
     options = QatchOptions(
         task=task,
         metrics=metrics,
@@ -143,6 +177,7 @@ def qatch(
         timeout=timeout,
         max_rows=max_rows,
         max_result_bytes=max_result_bytes,
+        ves_runs=ves_runs,
     )
     loaded = load_tests(tests, task=task, target_col=target_col, prediction_col=prediction_col, format=tests_format)
     if root is None and needs_databases(loaded, task):

@@ -4,7 +4,9 @@ A *QA* test compares a predicted table (a list of rows, or its JSON text) with a
 table, or with the result of a target SQL query. An *SP* test runs a predicted SQL query and
 a target SQL query on the test's database and compares their results. Both use the table
 metrics of ``answerkey.metrics.table``; tuple order applies only when the target is a table
-or a query with ``ORDER BY``.
+or a query with ``ORDER BY``. SP tests may also get BIRD's valid efficiency score
+(``valid_efficiency_score``, ``answerkey.metrics.efficiency``): a correct prediction's
+speed relative to the target, from ``ves_runs`` timed runs of each query.
 
 A target that cannot be evaluated is an error of the test (left out of the means); a
 prediction that is malformed or fails to run scores 0 on every metric that applies.
@@ -27,12 +29,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from answerkey.adapters.sql import Databases
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning
 from answerkey.limits import MAX_TABLE_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
+from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, SQL_METRICS, check_runs, time_runs, ves
 from answerkey.metrics.table import TABLE_METRICS, table_rows, table_scores
 from answerkey.model import Value
 from answerkey.parallel import ordered_map, shared
@@ -43,6 +47,9 @@ from answerkey.signature import Signature
 
 __all__ = [
     "TASKS",
+    "METRIC_NAMES",
+    "VES",
+    "DEFAULT_VES_RUNS",
     "QATCH_METRICS",
     "ORDER_METRICS",
     "MALFORMED_PREDICTION",
@@ -61,6 +68,9 @@ __all__ = [
 ]
 
 TASKS = ("qa", "sp")
+# Every metric a run can compute: the table metrics, and for SP tests the SQL metrics.
+METRIC_NAMES = TABLE_METRICS + SQL_METRICS
+VES = "valid_efficiency_score"
 # The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in).
 QATCH_METRICS = ("cell_precision", "cell_recall", "tuple_cardinality", "tuple_constraint", "tuple_order")
 # Metrics that apply only where the target is ordered (a table, or a query with ORDER BY).
@@ -79,7 +89,8 @@ class TestOutcome:
     ``scores`` maps each metric asked for to its value, or to None when it does not apply
     (tuple order without ``ORDER BY``) or the test is in error. ``error`` says why the
     target could not be evaluated (the test is broken); ``prediction_error`` why the
-    prediction scored zeros (malformed table, failing query).
+    prediction scored zeros (malformed table, failing query). ``ves_error`` says why a
+    correct prediction's VES is 0 (a timed run failed, past the time limit say).
     """
 
     __test__ = False  # not a pytest test class, whatever its name
@@ -87,6 +98,7 @@ class TestOutcome:
     scores: dict[str, float | None] = field(default_factory=dict)
     error: str | None = None
     prediction_error: str | None = None
+    ves_error: str | None = None
 
 
 def has_order_by(query: str) -> bool:
@@ -111,11 +123,10 @@ def is_table(value: object) -> bool:
 
 
 def _as_plain(value: object) -> object:
-    """NumPy arrays and scalars (pandas cells) as Python lists and values."""
-    if type(value).__module__ == "numpy":
-        convert = getattr(value, "tolist", None) or getattr(value, "item", None)
-        if convert is not None:
-            return convert()
+    """A NumPy array (a pandas cell holding rows) as a list of its items; its cells are left
+    to ``value_of`` (``tolist`` would turn ``datetime64[ns]`` into integer nanoseconds)."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", 0) > 0:
+        return list(cast(Iterable[object], value))
     return value
 
 
@@ -163,11 +174,14 @@ def evaluate_test(
     databases: Databases | None = None,
     metrics: Iterable[str] = TABLE_METRICS,
     rule: MatchRule | None = None,
+    ves_runs: int = DEFAULT_VES_RUNS,
 ) -> TestOutcome:
     """Score one test of ``task`` ``"qa"`` or ``"sp"``.
 
     ``target`` is SQL text (run on ``db_id`` in ``databases``) or, for QA, a table; for SP
     ``prediction`` is SQL text, for QA a table (a list of rows or its JSON text).
+    ``metrics`` are names of ``METRIC_NAMES``; ``valid_efficiency_score`` (SP only) times
+    ``ves_runs`` rounds of both queries when the prediction is correct.
 
     >>> evaluate_test("[1, 2]", [["a"]], task="qa", metrics=["cell_recall"]).error
     'the target is not a table (a list of rows)'
@@ -179,6 +193,7 @@ def evaluate_test(
     task = task.lower()
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
+    _check_metrics(metrics, task)
     target_is_table = task == "qa" and is_table(target)
     order_applies = target_is_table or (isinstance(target, str) and has_order_by(target))
     undefined: dict[str, float | None] = dict.fromkeys(metrics)
@@ -203,9 +218,37 @@ def evaluate_test(
             return TestOutcome(_zeros(metrics, order_applies), prediction_error=ran)
         prediction_rows = ran
 
-    wanted = [name for name in metrics if order_applies or name not in ORDER_METRICS]
-    scores = table_scores(target_rows, prediction_rows, rule=rule, metrics=wanted)
-    return TestOutcome({name: scores.get(name) for name in metrics})
+    wanted = [name for name in metrics if name in TABLE_METRICS and (order_applies or name not in ORDER_METRICS)]
+    timed = VES in metrics
+    if timed and "execution_accuracy" not in wanted:
+        wanted.append("execution_accuracy")
+    scores: dict[str, float | None] = dict(table_scores(target_rows, prediction_rows, rule=rule, metrics=wanted))
+    ves_error = None
+    if timed:
+        scores[VES], ves_error = _ves(databases, db_id, target, prediction, scores["execution_accuracy"], ves_runs)
+    return TestOutcome({name: scores.get(name) for name in metrics}, ves_error=ves_error)
+
+
+def _check_metrics(metrics: Sequence[str], task: str) -> None:
+    unknown = [name for name in metrics if name not in METRIC_NAMES]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
+    if task != "sp" and VES in metrics:
+        raise ValueError(f"{VES} applies only to task sp (it times SQL queries)")
+
+
+def _ves(
+    databases: Databases | None, db_id: object, target: object, prediction: object, accuracy: float | None, runs: int
+) -> tuple[float, str | None]:
+    """The VES of an SP test whose queries both ran, and why it is 0 if a timed run failed."""
+    if not accuracy or databases is None or not isinstance(db_id, str):
+        return 0.0, None  # a wrong prediction is not timed
+    if not (isinstance(target, str) and isinstance(prediction, str)):
+        return 0.0, None  # never: both queries ran
+    timed = time_runs(target, prediction, partial(databases.run, db_id), runs)
+    if isinstance(timed, str):
+        return 0.0, timed
+    return ves(accuracy, *timed), None
 
 
 def _run(databases: Databases | None, db_id: object, query: object, role: str) -> Rows | str:
@@ -251,7 +294,7 @@ def needs_databases(tests: Iterable[QatchTest], task: str) -> bool:
 @dataclass(frozen=True)
 class QatchOptions:
     """Everything that changes the scores of a run (all of it but ``metrics`` and ``root``
-    goes into the signature).
+    goes into the signature; ``ves_runs`` only when ``valid_efficiency_score`` is computed).
 
     >>> str(QatchOptions(task="sp").signature)  # doctest: +ELLIPSIS
     'task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|max_result_bytes:67108864|v:...'
@@ -265,13 +308,13 @@ class QatchOptions:
     timeout: float = SQL_TIMEOUT
     max_rows: int = SQL_MAX_ROWS
     max_result_bytes: int = SQL_MAX_RESULT_BYTES
+    ves_runs: int = DEFAULT_VES_RUNS
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise ValueError(f"unknown task {self.task!r}; known: {', '.join(TASKS)}")
-        unknown = [name for name in self.metrics if name not in TABLE_METRICS]
-        if unknown:
-            raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(TABLE_METRICS)}")
+        _check_metrics(self.metrics, self.task)
+        check_runs(self.ves_runs)
         if not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"timeout must be a finite number of seconds above 0, not {self.timeout!r}")
         if self.max_rows < 1 or self.max_result_bytes < 1:
@@ -287,6 +330,7 @@ class QatchOptions:
     def signature(self) -> Signature:
         """``task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:...|max_result_bytes:...|v:...``."""
         described = self.rule.describe()
+        timed = {"ves_runs": self.ves_runs} if VES in self.metrics else {}
         return Signature.of(
             task=self.task,
             epsilon=described["epsilon"],
@@ -294,6 +338,7 @@ class QatchOptions:
             timeout=f"{self.timeout:g}",
             max_rows=self.max_rows,
             max_result_bytes=self.max_result_bytes,
+            **timed,
         )
 
     def databases(self) -> Databases | None:
@@ -366,6 +411,7 @@ def _evaluate(index: int) -> TestOutcome:
         databases=options.databases(),
         metrics=options.metrics,
         rule=options.rule,
+        ves_runs=options.ves_runs,
     )
 
 
@@ -403,4 +449,18 @@ def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 
         "errors": errors,
         "prediction_errors": sum(result.outcome.prediction_error is not None for result in results),
     }
-    return QatchRun(options.signature, options, results, means, metric_counts, counts)
+    warnings = [
+        RunWarning(f"test {result.test.id}: {result.outcome.ves_error}, so its {VES} is 0", "ves")
+        for result in results
+        if result.outcome.ves_error is not None
+    ]
+    if VES in options.metrics and jobs > 1 and len(tests) > 1:
+        warnings.insert(
+            0,
+            RunWarning(
+                f"{VES} timed queries while {jobs} processes ran tests at once: the times are noisier "
+                "(time with --jobs 1)",
+                "ves-jobs",
+            ),
+        )
+    return QatchRun(options.signature, options, results, means, metric_counts, counts, warnings)

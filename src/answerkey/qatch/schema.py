@@ -33,7 +33,9 @@ def _read_db_id(value: Any) -> Any:
 _TEXT_OR_INTEGER = WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
 TestId = Annotated[str, BeforeValidator(read_id), Field(min_length=1), _TEXT_OR_INTEGER]
 DbId = Annotated[str, BeforeValidator(_read_db_id), Field(min_length=1), _TEXT_OR_INTEGER]
-Ratio = Annotated[float, Field(ge=0, le=1)]
+# A metric's value: in [0, 1], except valid_efficiency_score (0 or more: sqrt(2) for a
+# correct prediction twice as fast as the target).
+Score = Annotated[float, Field(ge=0)]
 
 
 class QatchTestRow(BaseModel):
@@ -77,8 +79,9 @@ class QatchSummary(BaseModel):
     evaluated: int = Field(ge=0, description="Tests whose target could be evaluated.")
     errors: int = Field(ge=0, description="Tests whose target failed (errors of the tests, left out of the means).")
     prediction_errors: int = Field(ge=0, description="Predictions malformed or failing (scored 0).")
-    means: dict[str, Ratio | None] = Field(
-        description="Mean of each metric over the tests where it has a value; null where it has none."
+    means: dict[str, Score | None] = Field(
+        description="Mean of each metric over the tests where it has a value; null where it has none. Each is in "
+        "[0, 1] but valid_efficiency_score, which is 0 or more."
     )
     counts: dict[str, int] = Field(description="How many tests each metric's mean is over.")
 
@@ -90,9 +93,9 @@ class QatchTestReport(BaseModel):
     id: str
     line: int | None = Field(description="Line of the test in the tests file.")
     db_id: str | None
-    metrics: dict[str, Ratio | None] = Field(
-        description="Each metric's value; null where it does not apply (tuple order when the target has no "
-        "ORDER BY) or the target failed."
+    metrics: dict[str, Score | None] = Field(
+        description="Each metric's value, in [0, 1] (valid_efficiency_score: 0 or more); null where it does not "
+        "apply (tuple order when the target has no ORDER BY) or the target failed."
     )
     error: str | None = Field(description="Why the target could not be evaluated (an error of the test).")
     prediction_error: str | None = Field(description="Why the prediction scored zeros.")
