@@ -26,9 +26,22 @@ from __future__ import annotations
 
 from answerkey.metrics.registry import METRICS, register
 
-__all__ = ["METRICS", "register", "TABLE_METRICS", "TableMetric", "table_scores"]
+__all__ = [
+    "METRICS",
+    "register",
+    "TABLE_METRICS",
+    "TableMetric",
+    "table_scores",
+    "SQL_METRICS",
+    "valid_efficiency_score",
+    "average_precision",
+    "ndcg_at_k",
+    "precision_at_k",
+    "recall_at_k",
+    "reciprocal_rank",
+]
 
 # Each metric module registers its functions in METRICS when imported here.
-from answerkey.metrics.efficiency import SQL_METRICS, valid_efficiency_score  # noqa: F401
-from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank  # noqa: F401
+from answerkey.metrics.efficiency import SQL_METRICS, valid_efficiency_score
+from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from answerkey.metrics.table import TABLE_METRICS, TableMetric, table_scores
