@@ -42,12 +42,16 @@ class ProgressBar:
         *,
         quiet: bool = False,
         stream: TextIO | None = None,
-        threshold: int = PROGRESS_THRESHOLD,
+        threshold: int | None = None,
     ) -> None:
         self.total = total
         self.label = label
         self.stream = stream or sys.stderr
-        self.shown = not quiet and total >= threshold and getattr(self.stream, "isatty", lambda: False)()
+        self.shown = (
+            not quiet
+            and total >= (PROGRESS_THRESHOLD if threshold is None else threshold)
+            and getattr(self.stream, "isatty", lambda: False)()
+        )
         self._last = 0.0
 
     def update(self, done: int) -> None:
@@ -82,7 +86,7 @@ def progress(
     label: str,
     quiet: bool = False,
     stream: TextIO | None = None,
-    threshold: int = PROGRESS_THRESHOLD,
+    threshold: int | None = None,
 ) -> Iterator[T]:
     """Yield ``items``, drawing ``label [####    ] 40/100`` on stderr when it is a terminal,
     the run has at least ``threshold`` items and not ``quiet`` (see ``ProgressBar``)."""

@@ -106,6 +106,7 @@ def test_judge_json_and_explain(run, files):
             "missing": ["(1 53200.0)"],
             "extra": ["(1 53190.9)"],
             "out_of_tolerance": [{"canonical": "53200.0", "system": "53190.9", "difference": "9.1", "allowed": "5.32"}],
+            "out_of_order": None,
         }
     ]
     correct = json.loads(run("judge", "--json", files("c4.cas", "((1 2))"), files("s4.cas", "((2 1))")).stdout)
@@ -179,3 +180,50 @@ def test_max_chars_refuses_a_long_answer_before_parsing_it(run, files):
     result = run("check", "--max-chars", "1000", long)
     assert result.exit_code == 2
     assert "the limit is 1000" in result.stderr
+
+
+BY_SALARY = '(ORDERED BY 2 ("JONES" 30000) ("SMITH" 40000)\n  ("TAI" 40000) ("ADAMS" 52000))\n'
+
+
+@pytest.mark.parametrize(
+    "system, exit_code, label",
+    [
+        ('(("JONES" 30000) ("TAI" 40000) ("SMITH" 40000) ("ADAMS" 52000))', 0, "correct"),
+        ('(("JONES" 30000) ("TAI" 40000) ("ADAMS" 52000) ("SMITH" 40000))', 1, "incorrect"),
+    ],
+)
+def test_judge_with_sort_keys(run, files, system, exit_code, label):
+    """Two CAS files, the canonical one ORDERED BY salary: ties in another order exit 0, a
+    tuple out of key order exits 1."""
+    result = run("judge", files("c.cas", BY_SALARY), files("s.cas", system))
+    assert (result.exit_code, result.stdout) == (exit_code, label + "\n")
+
+
+def test_judge_explains_a_tuple_out_of_key_order(run, files):
+    """--explain and --json --explain name the first tuple out of key order."""
+    canonical = files("c.cas", BY_SALARY)
+    system = files("s.cas", '(("JONES" 30000) ("TAI" 40000) ("ADAMS" 52000) ("SMITH" 40000))')
+    explained = run("judge", "--explain", canonical, system)
+    assert explained.exit_code == 1
+    assert explained.stdout.splitlines()[-2:] == [
+        "out of key order (BY 2):",
+        '  system tuple 4 ("SMITH" 40000) with key (40000) should come before system tuple 3 ("ADAMS" 52000) '
+        "with key (52000)",
+    ]
+    document = json.loads(run("judge", "--json", "--explain", canonical, system).stdout)
+    assert document["explanation"][0]["out_of_order"] == {
+        "system_tuple": 4,
+        "tuple": '("SMITH" 40000)',
+        "key": "(40000)",
+        "before_system_tuple": 3,
+        "before_tuple": '("ADAMS" 52000)',
+        "before_key": "(52000)",
+    }
+
+
+def test_judge_bad_sort_key_is_trouble_at_its_place(run, files):
+    """A sort key beyond the canonical answer's columns is exit 2 with FILE:LINE:COL."""
+    canonical = files("c.cas", '(ORDERED BY 2\n 5 (1 "a"))')
+    result = run("judge", canonical, files("s.cas", '((1 "a"))'))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == f"{canonical}:2:2: sort key 5 is beyond the relation's 2 columns"

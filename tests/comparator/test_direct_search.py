@@ -126,7 +126,9 @@ def test_answers_with_few_columns_are_searched_directly(monkeypatch):
     9 x 9 columns (81 pairs) and one of four 0/1 columns (256 mappings) do."""
     calls = []
     general = search._searched_mapping
-    monkeypatch.setattr(search, "_searched_mapping", lambda *args: calls.append(args) or general(*args))
+    monkeypatch.setattr(
+        search, "_searched_mapping", lambda *args, **options: calls.append(args) or general(*args, **options)
+    )
     assert judge(
         '((7265 "DEPT37" 56339.5) (4811 "DEPT46" 34904.8))',
         '(("N1" 34904.8 4811 "DEPT46") ("N2" 56339.5 7265 "DEPT37"))',

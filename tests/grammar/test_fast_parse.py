@@ -15,18 +15,27 @@ import answerkey.grammar
 from answerkey import ParseError, parse, render
 from answerkey.grammar import fast, parse_with_grammar
 from answerkey.model import Alternatives, NoAnswer, Relation
-from answerkey.testing.strategies import answers, cas_texts, invalid_cas_texts, mutated_texts, relations
+from answerkey.testing.strategies import (
+    DECLARED_TERMINALS,
+    answers,
+    cas_texts,
+    invalid_cas_texts,
+    mutated_texts,
+    relations,
+    sorted_relations,
+)
 
 GRAMMAR = Lark.open(str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic")
 TERMINALS = {terminal.name: terminal for terminal in GRAMMAR.terminals}
+GRAMMAR_TEXTS = from_lark(GRAMMAR, explicit=DECLARED_TERMINALS)
 
 
 def shape(answer):
     """Everything an answer holds, exactly: number text and kind, row order and duplicates,
-    scalar and ordered flags (``==`` on the model ignores some of these)."""
+    scalar and ordered flags, sort keys in their order (``==`` on the model ignores some of these)."""
     if isinstance(answer, Relation):
         rows = tuple(tuple((type(value).__name__, repr(value)) for value in row) for row in answer.rows)
-        return ("relation", answer.ordered, answer.scalar, answer.arity, rows)
+        return ("relation", answer.ordered, answer.order_by, answer.scalar, answer.arity, rows)
     if isinstance(answer, Alternatives):
         return ("alternatives", tuple(shape(option) for option in answer.options))
     assert isinstance(answer, NoAnswer)
@@ -181,6 +190,27 @@ def test_str_split_whitespace_is_regex_whitespace():
         "((1) ORDERED)",
         "((1 NO_ANSWER))",
         "((( 1 ) OR 2))",
+        # Sort keys: BY is a keyword only right after ORDERED, keys are column numbers.
+        "(ORDERED BY 2 (1 10) (2 10) (3 20))",
+        "(ordered By 02 1 (1 10))",
+        "(ORDERED BY 1)",
+        "(ORDERED by 1 (a) (b))",
+        "((by) (BY))",
+        "(ORDERED (by))",
+        "(by OR 1)",
+        '(ORDERED "by" 1 (1))',
+        "(ORDERED BY)",
+        "(ORDERED BY 0 (1 2))",
+        "(ORDERED BY 3 (1 2))",
+        "(ORDERED BY 2 2 (1 2))",
+        "(ORDERED BY 1.5 (1))",
+        "(ORDERED BY +1 (1))",
+        "(ORDERED BY 1 x (1))",
+        "(ORDERED BY 1 ; keys\n 2 (1 2))",
+        "(ORDERED BY 1 (1) (2 3))",
+        "(ORDERED BY 1 (1) ((2)))",
+        "((ORDERED BY 1 (1 2)) OR (ORDERED BY 2 (1 2)))",
+        "(ORDERED BY 12345678901 (1))",
     ],
 )
 def test_fast_path_agrees_with_grammar_on_dialect_cases(text):
@@ -201,8 +231,17 @@ def test_agrees_on_larger_relations(relation):
     assert_agree(render(relation))
 
 
+@given(st.one_of(sorted_relations(), relations(order_by=True, max_rows=30)))
+def test_agrees_on_relations_ordered_by_sort_keys(relation):
+    """Relations with sort keys, rendered, read identically on both paths, keys included."""
+    text = render(relation)
+    expected = grammar_shape(text)
+    assert expected is not None and expected[2] == relation.order_by
+    assert fast_shape(text) == expected
+
+
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(from_lark(GRAMMAR))
+@given(GRAMMAR_TEXTS)
 def test_agrees_on_grammar_generated_texts(text):
     """Texts drawn from cas.lark itself (tokens may merge or fail type checks): same answer or both fail."""
     assert_agree(text)
@@ -214,7 +253,7 @@ EDIT_ALPHABET = '()";\\ \n\t\x00\x1c\x1f\x85\u2028OR-.e0119aZé'
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_texts(st.one_of(from_lark(GRAMMAR), answers().map(render)), alphabet=EDIT_ALPHABET))
+@given(mutated_texts(st.one_of(GRAMMAR_TEXTS, answers().map(render)), alphabet=EDIT_ALPHABET))
 def test_agrees_on_edited_texts(text):
     """Near misses of grammar-generated and rendered texts: same answer or both fail."""
     assert_agree(text)

@@ -9,9 +9,10 @@ from lark import Lark
 
 import answerkey.grammar
 from answerkey import ParseError, parse, render
-from answerkey.testing.strategies import answers
+from answerkey.testing.strategies import DECLARED_TERMINALS, answers
 
 GRAMMAR = Lark.open(str(Path(answerkey.grammar.__file__).with_name("cas.lark")), parser="lalr", lexer="basic")
+GRAMMAR_TEXTS = from_lark(GRAMMAR, explicit=DECLARED_TERMINALS)
 
 
 @given(answers())
@@ -36,7 +37,7 @@ def parses_or_fails_cleanly(text: str) -> None:
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])
-@given(from_lark(GRAMMAR))
+@given(GRAMMAR_TEXTS)
 def test_grammar_generated_texts_never_raise_anything_but_parse_error(text):
     """Texts generated from cas.lark itself either parse or raise ParseError (tokens drawn
     without separators may merge or fail type checks)."""
@@ -48,7 +49,7 @@ MUTATION_CHARACTERS = st.sampled_from(list('()";\\ \n\t\x00\x1fOR-.e0119aZ') + [
 
 @st.composite
 def mutated_texts(draw):
-    text = draw(st.one_of(from_lark(GRAMMAR), answers().map(render)))
+    text = draw(st.one_of(GRAMMAR_TEXTS, answers().map(render)))
     for _ in range(draw(st.integers(1, 3))):
         position = draw(st.integers(0, len(text)))
         action = draw(st.sampled_from(["insert", "delete", "replace"]))

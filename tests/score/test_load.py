@@ -253,6 +253,7 @@ def test_schemas_describe_the_files():
         "context",
         "epsilon",
         "ordered",
+        "order_by",
     }
     answer_schema = AnswerRecord.model_json_schema()
     assert answer_schema["required"] == ["id", "answer"]

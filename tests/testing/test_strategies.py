@@ -2,6 +2,7 @@
 
 import contextlib
 import datetime
+import itertools
 
 import pytest
 from hypothesis import given, seed, settings
@@ -44,6 +45,7 @@ from answerkey.testing.strategies import (
     numbers,
     reals,
     relations,
+    sorted_relations,
     strings,
     values,
 )
@@ -135,8 +137,46 @@ def test_inequivalent_pairs_judge_incorrect_and_explain(pair):
 
 def test_pair_kinds_are_listed():
     """The kinds are public so that tests can pick them."""
-    assert EQUIVALENT_KINDS == ("relation", "ordered", "scalar", "alternatives")
+    assert EQUIVALENT_KINDS == ("relation", "ordered", "sorted", "scalar", "alternatives")
     assert "missing tuple" in INEQUIVALENT_KINDS and "dropped column" in INEQUIVALENT_KINDS
+    assert "out of key order" in INEQUIVALENT_KINDS
+
+
+@given(sorted_relations(max_cols=3, min_groups=2, max_groups=3, max_ties=2, max_keys=1, key_types=("date",)))
+def test_sorted_relations_tie_within_groups_of_distinct_keys(relation):
+    """sorted_relations() gives keys (here one column of dates), and groups of 1 to 2 tuples,
+    each with key values of its own, never nil."""
+    assert relation.ordered and relation.order_by is not None and len(relation.order_by) == 1
+    (key,) = relation.order_by
+    runs = [len(list(run)) for _, run in itertools.groupby(row[key] for row in relation.rows)]
+    assert 2 <= len(runs) <= 3 and all(1 <= length <= 2 for length in runs)
+    assert len(runs) == len({row[key] for row in relation.rows})
+    assert all(isinstance(row[key], Date) for row in relation.rows)
+
+
+@given(relations(order_by=True, max_cols=3), relations(ordered=None, order_by=None))
+def test_relations_draw_sort_keys_on_request(keyed, maybe):
+    """order_by=True gives every relation distinct key columns (within its arity when it has
+    tuples) and makes it ordered; order_by=None gives keys only to ordered relations."""
+    assert keyed.ordered and keyed.order_by is not None
+    assert len(set(keyed.order_by)) == len(keyed.order_by)
+    assert not keyed.rows or all(0 <= column < keyed.arity for column in keyed.order_by)
+    assert maybe.order_by is None or maybe.ordered
+
+
+@given(sorted_relations().flatmap(lambda relation: st.tuples(st.just(relation), cas_spellings(relation))))
+def test_sorted_relations_spell_and_read_back(pair):
+    """Spellings of sort keys (BY in any case, leading zeros, comments) keep their meaning."""
+    relation, text = pair
+    parsed = parse(text)
+    assert parsed == relation and parsed.order_by == relation.order_by
+
+
+@given(equivalent_pairs(kinds=("sorted",)))
+def test_equivalent_sorted_pairs_judge_correct(pair):
+    """Tie groups shuffled within, duplicates, extra and permuted columns: correct."""
+    canonical, system = pair
+    assert judge(canonical, system).correct
 
 
 @given(relations(min_cols=2, max_cols=3, min_rows=1, max_rows=4, types=("string", "date"), nil=False))
@@ -217,6 +257,7 @@ def test_each_kind_of_inequivalent_pair_judges_incorrect(kind):
 PUBLIC_STRATEGIES = {
     "values": values,
     "relations": relations,
+    "sorted_relations": sorted_relations,
     "answers": answers,
     "alternatives": alternatives,
     "integers": integers,

@@ -38,7 +38,7 @@ from answerkey.errors import InputError
 from answerkey.grammar import parse
 from answerkey.grammar.atoms import NUMBER_SHAPE, BadAtom, number_value
 from answerkey.grammar.render import render, render_value
-from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name
+from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name, value_of
 
 __all__ = [
     "AnswerFormat",
@@ -126,14 +126,10 @@ def _json_constant(name: str):
 
 
 def _json_cell(cell: object) -> Value:
-    if cell is None:
-        return NIL
-    if isinstance(cell, (bool, Number)):
-        return Boolean(cell) if isinstance(cell, bool) else cell
-    if isinstance(cell, str):
-        return String(cell)
-    kind = "an array" if isinstance(cell, list) else "an object"
-    raise _CellError(f"{kind} is not a CAS value")
+    # null, booleans, strings, and numbers already typed by the JSON parser: value_of's.
+    if isinstance(cell, (list, dict)):
+        raise _CellError(f"{'an array' if isinstance(cell, list) else 'an object'} is not a CAS value")
+    return value_of(cell)
 
 
 def read_jsonrows(text: str, *, source: str | None = None) -> Relation:

@@ -48,6 +48,17 @@ class OutOfTolerance(BaseModel):
     allowed: str
 
 
+class OutOfOrder(BaseModel):
+    """The first system tuple out of key order (a canonical answer with sort keys)."""
+
+    system_tuple: int = Field(ge=1, description="The system tuple out of order, numbered from 1.")
+    tuple: str = Field(description="That tuple in canonical column order, as CAS.")
+    key: str = Field(description="Its sort-key values, as CAS.")
+    before_system_tuple: int = Field(ge=1, description="The system tuple it should come before.")
+    before_tuple: str
+    before_key: str
+
+
 class ExplanationReport(BaseModel):
     """Why an answer is incorrect, for the closest mapping of its columns."""
 
@@ -56,6 +67,7 @@ class ExplanationReport(BaseModel):
     missing: list[str] = Field(description="Canonical tuples missing from the system answer, as CAS.")
     extra: list[str] = Field(description="System tuples not in the canonical answer, as CAS.")
     out_of_tolerance: list[OutOfTolerance]
+    out_of_order: OutOfOrder | None = Field(description="Sort keys: the first tuple out of key order, or null.")
 
 
 class VerdictReport(BaseModel):

@@ -13,6 +13,7 @@ maximal answer (ATIS 1991-92). ``MatchRule`` compares single values.
 
 from answerkey.comparator.judge import SCALAR_RULES, Explanation, Verdict, judge, judge_signature
 from answerkey.comparator.minmax import judge_min_max
+from answerkey.comparator.sortkeys import OutOfOrder
 from answerkey.comparator.values import DEFAULT_EPSILON, STRING_MODES, MatchRule
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "judge_min_max",
     "Verdict",
     "Explanation",
+    "OutOfOrder",
     "MatchRule",
     "SCALAR_RULES",
     "STRING_MODES",

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from answerkey.comparator.search import closest_mapping, find_mapping
+from answerkey.comparator.sortkeys import KeyOrder, OutOfOrder, describe_sort_keys
 from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, MatchRule, format_epsilon, format_figure
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
@@ -53,7 +54,10 @@ class Explanation:
     lacks under it, ``extra`` the system tuples not in the canonical answer, and
     ``out_of_tolerance`` pairs (canonical number, system number) of a missing and an extra
     tuple that differ only in numbers beyond epsilon. ``alternative`` is the 0-based index of
-    the ``OR`` alternative explained, if any.
+    the ``OR`` alternative explained, if any. For a canonical answer with sort keys
+    (``sort_keys``, 0-based) whose tuples the system answer holds but not in key order,
+    ``mapping`` is a mapping under which the tuples match as sets and ``out_of_order`` the
+    first system tuple out of key order under it.
     """
 
     mapping: tuple[int, ...]
@@ -62,6 +66,8 @@ class Explanation:
     out_of_tolerance: tuple[tuple[Number, Number], ...]
     epsilon: Decimal
     alternative: int | None = None
+    sort_keys: tuple[int, ...] | None = None
+    out_of_order: OutOfOrder | None = None
 
     def lines(self) -> list[str]:
         """The explanation as text lines, as ``answerkey judge --explain`` prints it."""
@@ -78,6 +84,12 @@ class Explanation:
         if self.out_of_tolerance:
             lines.append("numbers outside tolerance:")
             lines.extend("  " + _tolerance_text(c, s, self.epsilon) for c, s in self.out_of_tolerance[:SHOWN_TUPLES])
+        if self.sort_keys is not None and not (self.missing or self.extra):
+            lines.append(f"out of key order ({describe_sort_keys(self.sort_keys)}):")
+            if self.out_of_order is not None:
+                lines.append(f"  {self.out_of_order}")
+            else:
+                lines.append("  the system tuples do not split into the canonical tie groups in order")
         return lines
 
     def document(self) -> dict[str, Any]:
@@ -88,6 +100,7 @@ class Explanation:
             "missing": [render_tuple(row) for row in self.missing],
             "extra": [render_tuple(row) for row in self.extra],
             "out_of_tolerance": [_tolerance_document(c, s, self.epsilon) for c, s in self.out_of_tolerance],
+            "out_of_order": None if self.out_of_order is None else self.out_of_order.document(),
         }
 
 
@@ -204,7 +217,8 @@ class Verdict:
 
     def explain(self) -> str:
         """Why: the mapping used, or for the closest mapping the canonical tuples missing, the
-        system tuples extra and the numbers outside tolerance."""
+        system tuples extra and the numbers outside tolerance; for a canonical answer with
+        sort keys whose tuples the system answer holds, the first tuple out of key order."""
         lines = [f"{self.label}: {self.reason}"]
         if self.mapping is not None:
             lines.append("mapping: " + describe_mapping(self.mapping))
@@ -245,6 +259,14 @@ def _explain(
         return None
     if canonical.scalar and scalars == "atis" and (system.arity != 1 or len(set(system.rows)) != 1):
         return None
+    keys = canonical.order_by
+    if keys is not None:
+        # The tuples may match as sets, only not in key order: say where the order breaks.
+        as_sets = find_mapping(canonical.rows, system.rows, rule)
+        if as_sets is not None:
+            reduced = [tuple(row[j] for j in as_sets) for row in system.rows]
+            out_of_order = KeyOrder(canonical.rows, keys, rule).first_break(reduced)
+            return Explanation(as_sets, (), (), (), rule.exact_epsilon, alternative, keys, out_of_order)
     mapping, absent, extra = closest_mapping(canonical.rows, system.rows, rule)
     return Explanation(
         mapping,
@@ -253,6 +275,7 @@ def _explain(
         tuple(_out_of_tolerance(absent, extra, rule)),
         rule.exact_epsilon,
         alternative,
+        keys,
     )
 
 
@@ -310,12 +333,33 @@ def _judge_relation(canonical: Relation, system: Relation, rule: MatchRule, scal
         return verdict(
             False, f"the canonical answer has {canonical.arity} columns; the system answer only {system.arity}"
         )
+    if canonical.order_by is not None:
+        return _judge_sorted(canonical, system, rule, canonical.order_by, verdict)
     mapping = find_mapping(canonical.rows, system.rows, rule, ordered=canonical.ordered)
     if mapping is None:
         what = "in order" if canonical.ordered else "as a set"
         return verdict(False, f"no mapping of canonical columns onto system columns gives the canonical tuples {what}")
     how = "in order" if canonical.ordered else "as sets"
     return verdict(True, f"the tuples match {how}", mapping)
+
+
+def _judge_sorted(canonical: Relation, system: Relation, rule: MatchRule, keys: tuple[int, ...], verdict) -> Verdict:
+    """A canonical answer with sort keys: some mapping must give the system tuples in key
+    order (see ``answerkey.comparator.sortkeys``). Key order implies set equivalence, so the
+    search for mappings prunes as for sets and checks the order of each complete mapping."""
+    order = KeyOrder(canonical.rows, keys, rule)
+
+    def in_key_order(mapping: tuple[int, ...]) -> bool:
+        return order.holds([tuple(row[j] for j in mapping) for row in system.rows])
+
+    mapping = find_mapping(canonical.rows, system.rows, rule, accept=in_key_order)
+    by = describe_sort_keys(keys)
+    if mapping is None:
+        return verdict(
+            False,
+            f"no mapping of canonical columns onto system columns gives the canonical tuples in key order ({by})",
+        )
+    return verdict(True, f"the tuples match in key order ({by}; ties as sets)", mapping)
 
 
 def judge(
@@ -329,7 +373,8 @@ def judge(
     """Judge ``system`` against ``canonical`` (CAS text or parsed answers).
 
     Reals match when ``|s - c| <= |c| * epsilon``; system answers may have extra columns in
-    any order; tuples are compared as sets (in order for ordered canonical answers);
+    any order; tuples are compared as sets (in order for ordered canonical answers; in order
+    of the key columns, ties as sets, for canonical answers with sort keys);
     ``NO_ANSWER`` never matches; a canonical ``(A OR B)`` is matched by either alternative.
     CAS text that does not parse raises ``ParseError``; ``OR`` in a system answer is one.
 

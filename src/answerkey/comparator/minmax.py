@@ -7,6 +7,9 @@ g equivalent to S (X is the canonical side: reals within epsilon of X's values; 
 X is ordered). (2) says every system column is a column of the maximal answer, with its values
 tuple by tuple. A corpus checks that M is a projection of X when it is read.
 
+Sort keys (``ORDERED BY``) name columns of the minimal answer and are judged there, in (1);
+X is then compared as a set in (2). A maximal answer with sort keys is refused.
+
 >>> from answerkey.grammar import parse
 >>> minimal, maximal = parse('((4322) (5267))'), parse('((4322 "SMITH" 45) (5267 "JONES" 44))')
 >>> judge_min_max(minimal, maximal, parse('((5267 "JONES") (4322 "SMITH"))')).correct
@@ -57,7 +60,10 @@ def judge_min_max(
 ) -> Verdict:
     """Judge ``system`` against a minimal and a maximal answer (ATIS 1991-92): it must hold
     every minimal column and no column outside the maximal answer (see the module docstring).
-    ``Verdict.mapping`` maps the minimal answer's columns onto the system's."""
+    ``Verdict.mapping`` maps the minimal answer's columns onto the system's. ``ValueError``
+    for a maximal answer with sort keys (they go on the minimal answer)."""
+    if maximal.order_by is not None:
+        raise ValueError("sort keys (ORDERED BY) go on the minimal answer, whose columns they number")
     verdict = judge(minimal, system, epsilon=epsilon, scalars=scalars, strings=strings)
     if not verdict.correct:
         if isinstance(system, NoAnswer):
@@ -75,7 +81,8 @@ def judge_min_max(
     if not isinstance(system, Relation) or not system.rows:
         return verdict
     rule = verdict.rule or MatchRule(epsilon=epsilon, strings=strings)
-    mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, maximal.ordered)
+    in_order = maximal.ordered and minimal.order_by is None  # sort keys: the minimal answer judged the order
+    mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, in_order)
     if mapping is None:
         return Verdict(False, why, None, None, minimal, system, rule, scalars)
     return Verdict(

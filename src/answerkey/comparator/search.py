@@ -71,7 +71,10 @@ again on the keys before it is returned. With a tolerance, a column pair whose v
 one to one is compared by keys the same way, and only other pairs by the tolerance.
 
 ``find_projection`` is the same search for judging against a maximal answer, whose columns
-are the targets and whose values the tolerance is relative to.
+are the targets and whose values the tolerance is relative to. ``find_mapping(accept=...)``
+adds a test that a complete mapping must pass too, and searches on past the mappings it
+refuses: a canonical answer with sort keys (``answerkey.comparator.sortkeys``) needs the
+tuples in key order, which implies set equivalence, so every pruning above still holds.
 """
 
 from __future__ import annotations
@@ -91,7 +94,15 @@ from answerkey.comparator.values import MatchRule, tolerance_window, within_epsi
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number, Value
 
-__all__ = ["find_mapping", "find_projection", "search_injective", "project", "ordered_equivalent", "closest_mapping"]
+__all__ = [
+    "find_mapping",
+    "find_projection",
+    "search_injective",
+    "project",
+    "ordered_equivalent",
+    "closest_mapping",
+    "Accept",
+]
 
 
 def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:
@@ -352,8 +363,9 @@ class _KeyedSides:
             by_colour.setdefault(colour, []).append(number)
         return [by_colour.get(colour, []) for colour in colours.canonical]
 
-    def find(self) -> tuple[int, ...] | None:
-        """The mapping of canonical columns onto system columns, or None."""
+    def find(self, accept: Accept | None = None) -> tuple[int, ...] | None:
+        """The mapping of canonical columns onto system columns, or None (``accept``: see
+        ``find_mapping``; one mapping per assignment of classes is tried)."""
         options = self.refine(self.options())
         if options is None or any(not choices for choices in options):
             return None
@@ -366,19 +378,22 @@ class _KeyedSides:
             # A class's value set is its options' (invariant 1): the first column needs no check.
             return hashes if depth == 0 or prefixes.agree(depth, hashes) else None
 
-        def accept(targets: list[int], state: array) -> bool:
+        def assigned(targets: list[int]) -> tuple[int, ...]:
+            mapping = [0] * self.arity[0]
+            for a, b in zip(order, targets):
+                for i, j in zip(self.canonical_members[a], self.system_members[b]):
+                    mapping[i] = j
+            return tuple(mapping)
+
+        def complete(targets: list[int], state: array) -> bool:
             # Hashes that agree may collide: check the keys themselves.
             canonical = set(zip(*[self.canonical_columns[a] for a in order]))
-            return canonical == set(zip(*[system_columns[b] for b in targets]))
+            if canonical != set(zip(*[system_columns[b] for b in targets])):
+                return False
+            return accept is None or accept(assigned(targets))
 
-        targets = _depth_first([options[a] for a in order], extend, None, accept)
-        if targets is None:
-            return None
-        mapping = [0] * self.arity[0]
-        for a, b in zip(order, targets):
-            for i, j in zip(self.canonical_members[a], self.system_members[b]):
-                mapping[i] = j
-        return tuple(mapping)
+        targets = _depth_first([options[a] for a in order], extend, None, complete)
+        return None if targets is None else assigned(targets)
 
 
 # Pair counts cost (ambiguous columns) x (columns) x (distinct tuples + a pair's overhead, in
@@ -650,9 +665,9 @@ class _TolerantSides:
             found = self._sorted[side, column] = ([number for number, _ in numbers], [key for _, key in numbers])
         return found
 
-    def find(self, options: list[list[int]] | None = None) -> tuple[int, ...] | None:
+    def find(self, options: list[list[int]] | None = None, accept: Accept | None = None) -> tuple[int, ...] | None:
         """The mapping of canonical columns onto system columns, or None (``options``: those
-        of ``options()``, when the caller has them)."""
+        of ``options()``, when the caller has them; ``accept``: see ``find_mapping``)."""
         if options is None:
             options = self.options()
         if any(not choices for choices in options):
@@ -682,7 +697,13 @@ class _TolerantSides:
                 return None
             return hashes, exact, targets, (keys, chain)
 
-        def accept(targets: list[int], state: tuple) -> bool:
+        def assigned(targets: list[int]) -> tuple[int, ...]:
+            mapping = [0] * len(order)
+            for column, target in zip(order, targets):
+                mapping[column] = target
+            return tuple(mapping)
+
+        def complete(targets: list[int], state: tuple) -> bool:
             # Hashes that agree may collide: check the keys themselves, then the tolerance.
             _, exact, _, chain = state
             keys = []
@@ -690,15 +711,12 @@ class _TolerantSides:
                 column_keys, chain = chain
                 keys.append(column_keys)
             columns = order[: len(targets)]
-            return self._same_keys(columns, targets, keys[::-1]) or (not exact and self._fits(columns, targets))
+            if not (self._same_keys(columns, targets, keys[::-1]) or (not exact and self._fits(columns, targets))):
+                return False
+            return accept is None or accept(assigned(targets))
 
-        targets = _depth_first([options[i] for i in order], extend, None, accept)
-        if targets is None:
-            return None
-        mapping = [0] * len(order)
-        for column, target in zip(order, targets):
-            mapping[column] = target
-        return tuple(mapping)
+        targets = _depth_first([options[i] for i in order], extend, None, complete)
+        return None if targets is None else assigned(targets)
 
 
 @dataclass(slots=True)
@@ -862,21 +880,25 @@ class _DirectSides:
         """The canonical rows' keys on ``columns``, row by row."""
         return zip(*[self.keys[0][i] for i in columns])
 
-    def find(self, options: list[list[int]]) -> tuple[int, ...] | None:
+    def find(self, options: list[list[int]], accept: Accept | None = None) -> tuple[int, ...] | None:
         """The mapping of canonical columns onto system columns, or None (``options``: those
-        of ``options()``)."""
+        of ``options()``; ``accept``: see ``find_mapping``)."""
         if not all(options):
             return None
         if all(len(choices) == 1 for choices in options):
             # One mapping at most: only the complete projection needs checking.
             mapping = [choices[0] for choices in options]
             single = len(mapping) == 1 and not self.ordered  # its options checked it
-            if len(set(mapping)) == len(mapping) and (single or self.fits(list(range(len(mapping))), mapping)):
+            if (
+                len(set(mapping)) == len(mapping)
+                and (single or self.fits(list(range(len(mapping))), mapping))
+                and (accept is None or accept(tuple(mapping)))
+            ):
                 return tuple(mapping)
             return None
         tolerant = self.tolerant[0]
         order = sorted(range(len(options)), key=lambda i: (tolerant[i], len(options[i]), i))
-        return search_injective(options, self.fits, check_first=self.ordered, order=order)
+        return search_injective(options, self.fits, check_first=self.ordered, order=order, accept=accept)
 
 
 def _single(value: Value) -> Row:
@@ -910,11 +932,26 @@ _DIRECT_PAIRS = 64
 _DIRECT_MAPPINGS = 64
 
 
+# A test a complete mapping must also pass (see find_mapping).
+Accept = Callable[[tuple[int, ...]], bool]
+
+
 def find_mapping(
-    canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, *, ordered: bool = False
+    canonical: Sequence[Row],
+    system: Sequence[Row],
+    rule: MatchRule,
+    *,
+    ordered: bool = False,
+    accept: Accept | None = None,
 ) -> tuple[int, ...] | None:
     """A mapping (canonical column i -> system column ``mapping[i]``) under which the reduced
-    system tuples equal the canonical ones, or None. Both sides must be non-empty."""
+    system tuples equal the canonical ones, or None. Both sides must be non-empty.
+
+    ``accept(mapping)``, when given, must also hold: the search goes on past mappings it
+    refuses (sort keys: the tuples must match as sets, and be in key order). Mappings that
+    differ only by swapping system columns whose values match the same canonical values
+    tuple by tuple may be tried once for all of them, so ``accept`` must give them one answer.
+    """
     arity_c, arity_s = len(canonical[0]), len(system[0])
     if arity_c > arity_s:
         return None
@@ -924,14 +961,19 @@ def find_mapping(
             direct = _DirectSides(canonical, system, rule, ordered)
             options = direct.options(_DIRECT_MAPPINGS)
             if options is not None:
-                return direct.find(options)
+                return direct.find(options, accept)
             # Too many mappings to try directly: the general search, with the keys found.
-            return _searched_mapping(canonical, system, rule, ordered, direct)
-        return _searched_mapping(canonical, system, rule, ordered)
+            return _searched_mapping(canonical, system, rule, ordered, direct, accept=accept)
+        return _searched_mapping(canonical, system, rule, ordered, accept=accept)
 
 
 def _searched_mapping(
-    canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool, known: _DirectSides | None = None
+    canonical: Sequence[Row],
+    system: Sequence[Row],
+    rule: MatchRule,
+    ordered: bool,
+    known: _DirectSides | None = None,
+    accept: Accept | None = None,
 ) -> tuple[int, ...] | None:
     """``find_mapping`` by the general search: classes of columns, counting invariants and
     hashed projections, for answers of any width (``known``: the direct search's keys and
@@ -942,9 +984,9 @@ def _searched_mapping(
     reals = None if known is None else any(chain(*known.tolerant))
     recode = _recoding(rule, canonical, system, "canonical", attempt=cells >= _RECODE_FROM_CELLS, has_reals=reals)
     if ordered or recode is None:
-        return _TolerantSides(canonical, system, rule, ordered, recode=recode).find()
+        return _TolerantSides(canonical, system, rule, ordered, recode=recode).find(accept=accept)
     keys = None if known is None or recode else known.keys
-    return _KeyedSides(canonical, system, rule, recode, keys).find()
+    return _KeyedSides(canonical, system, rule, recode, keys).find(accept)
 
 
 # Answers with fewer values than this are not recoded (see _searched_mapping).
@@ -1085,6 +1127,7 @@ def search_injective(
     *,
     check_first: bool = False,
     order: Sequence[int] | None = None,
+    accept: Accept | None = None,
 ) -> tuple[int, ...] | None:
     """An injective assignment ``column i -> result[i]`` with ``result[i] in options[i]``, or None.
 
@@ -1092,6 +1135,7 @@ def search_injective(
     recursion); ``fits(columns, targets)`` is asked after each assignment about the assigned
     prefix and prunes a branch when it says no. ``check_first=False`` skips the question for
     the first column, whose options already answer it. ``order`` overrides the column order.
+    ``accept(result)``, when given, must also hold for the complete assignment.
 
     >>> search_injective([[0, 1], [0]], lambda columns, targets: True)
     (1, 0)
@@ -1106,13 +1150,15 @@ def search_injective(
             return targets
         return None
 
-    targets = _depth_first([options[i] for i in order], extend, [])
-    if targets is None:
-        return None
-    mapping = [0] * width
-    for column, target in zip(order, targets):
-        mapping[column] = target
-    return tuple(mapping)
+    def assigned(targets: list[int]) -> tuple[int, ...]:
+        mapping = [0] * width
+        for column, target in zip(order, targets):
+            mapping[column] = target
+        return tuple(mapping)
+
+    complete = None if accept is None else lambda targets, state: accept(assigned(targets))
+    targets = _depth_first([options[i] for i in order], extend, [], complete)
+    return None if targets is None else assigned(targets)
 
 
 def closest_mapping(

@@ -27,7 +27,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from answerkey.errors import ParseError, line_column
+from answerkey.errors import ParseError, line_column, plural
 from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.grammar import fast
 from answerkey.grammar.atoms import (
@@ -80,6 +80,8 @@ _TERMINAL_NAMES = {
     "_RPAR": "')'",
     "OR": "OR",
     "ORDERED": "ORDERED",
+    "BY": "BY",
+    "SORT_KEY": "a column number",
     "NO_ANSWER": "NO_ANSWER",
     "$END": "end of input",
 }
@@ -129,6 +131,15 @@ class _Builder:
     def ordered_relation(self, children):
         return self._relation(children[0], children[2:], ordered=True)
 
+    def sorted_relation(self, children):
+        keys, tuples = _sort_keys_and_tuples(children)
+        columns = _sort_key_columns(keys)
+        if not tuples:
+            return Relation.checked((), 0, order_by=columns)
+        arity = _checked_arity(tuples, type_name)
+        _check_sort_key_range(keys, columns, arity)
+        return Relation.checked(tuple(values for values, _ in tuples), arity, order_by=columns)
+
     @staticmethod
     def _relation(lpar: Token, tuples: list, ordered: bool) -> Relation:
         if not tuples:
@@ -165,6 +176,59 @@ class _Builder:
 
     def bare_word(self, children):
         return String(children[0].value)
+
+
+def _sort_keys_and_tuples(children: list) -> tuple[list[Token], list]:
+    """The SORT_KEY tokens and the tuples of a ``sorted_relation`` (after "(", ORDERED, BY)."""
+    rest = children[3:]
+    count = 0
+    while count < len(rest) and isinstance(rest[count], str):  # tokens are str, tuples are not
+        count += 1
+    return rest[:count], rest[count:]
+
+
+# Sort keys with more digits than this (leading zeros aside) are beyond every relation.
+_KEY_DIGITS = len(str(MAX_COLUMNS))
+
+
+def _shown_key(text: str) -> str:
+    return text if len(text) <= 20 else text[:20] + "…"
+
+
+def _sort_key_columns(keys: list[Token]) -> tuple[int, ...]:
+    """The 0-based columns that SORT_KEY tokens name, after checking that each is a column
+    number (plain digits, from 1) given once; a number too large for any relation becomes
+    MAX_COLUMNS (beyond every arity), for ``_check_sort_key_range`` to refuse."""
+    columns: list[int] = []
+    seen: set[int] = set()
+    for token in keys:
+        text = token.value
+        if not (text.isdigit() and text.isascii()):
+            raise _Located(
+                f"sort key {_shown_key(text)} is not a column number (columns are numbered 1, 2, ...)",
+                _offset(token),
+                text,
+            )
+        digits = text.lstrip("0")
+        column = int(digits or "0") - 1 if len(digits) <= _KEY_DIGITS else MAX_COLUMNS
+        if column < 0:
+            raise _Located(f"sort key {_shown_key(text)}: columns are numbered from 1", _offset(token), text)
+        if column in seen and column < MAX_COLUMNS:
+            raise _Located(f"sort key {column + 1} is given twice", _offset(token), text)
+        columns.append(column)
+        seen.add(column)
+    return tuple(columns)
+
+
+def _check_sort_key_range(keys: list[Token], columns: tuple[int, ...], arity: int) -> None:
+    """Refuse the first sort key beyond the relation's ``arity`` columns."""
+    for token, column in zip(keys, columns):
+        if column >= arity:
+            raise _Located(
+                f"sort key {_shown_key(token.value)} is beyond the relation's {plural(arity, 'column')}",
+                _offset(token),
+                token.value,
+            )
 
 
 def _checked_arity(tuples: list, kind_of) -> int:
@@ -215,6 +279,12 @@ class _Checker(_Builder):
     def ordered_relation(self, children):
         if len(children) > 2:
             _checked_arity(children[2:], _itself)
+
+    def sorted_relation(self, children):
+        keys, tuples = _sort_keys_and_tuples(children)
+        columns = _sort_key_columns(keys)
+        if tuples:
+            _check_sort_key_range(keys, columns, _checked_arity(tuples, _itself))
 
     def tuple(self, children):
         return _shared(tuple(children[1:])), children[0].start_pos
@@ -291,20 +361,43 @@ class _ParsedAlternatives:
         self.or_token = or_token
 
 
-class _ColumnLimit:
-    """A Lark post-lexer that refuses the value beyond ``MAX_COLUMNS`` in a tuple as soon as it
-    is read, before the rest of the tuple is lexed or built.
+# The tokens after which a NUMBER is a sort key.
+_BEFORE_SORT_KEY = frozenset({"BY", "SORT_KEY"})
 
-    Values follow each other only inside a tuple (a scalar is one value, alternatives separate
-    options by OR), and the parser pulls tokens one at a time, stopping at the first token that
-    does not fit; so a run of values longer than the limit is a tuple that is too wide.
+
+class _PostLexer:
+    """A Lark post-lexer with two jobs.
+
+    **Sort keys.** A bare word ``by`` (any case) right after ORDERED becomes a BY token, and the
+    NUMBER tokens right after it SORT_KEY tokens (see cas.lark): ``by`` is a keyword only
+    there. At most ``MAX_COLUMNS`` keys are read (more cannot be distinct columns).
+
+    **Column limit.** The value beyond ``MAX_COLUMNS`` in a tuple is refused as soon as it is
+    read, before the rest of the tuple is lexed or built. Values follow each other only inside
+    a tuple (a scalar is one value, alternatives separate options by OR), and the parser pulls
+    tokens one at a time, stopping at the first token that does not fit; so a run of values
+    longer than the limit is a tuple that is too wide.
     """
 
     always_accept = ()
 
     def process(self, stream):
         values = 0
+        keys = 0
+        previous = ""
         for token in stream:
+            if previous == "ORDERED" and token.type == "BARE_WORD" and token.value.lower() == "by":
+                token = token.update("BY")
+            elif token.type == "NUMBER" and previous in _BEFORE_SORT_KEY:
+                token = token.update("SORT_KEY")
+                keys = keys + 1 if previous == "SORT_KEY" else 1
+                if keys > MAX_COLUMNS:
+                    raise _Located(
+                        f"more than {MAX_COLUMNS:,} sort keys; the limit is {MAX_COLUMNS:,} columns",
+                        _offset(token),
+                        token.value,
+                    )
+            previous = token.type
             if token.type in _VALUE_TERMINALS:
                 values += 1
                 if values > MAX_COLUMNS:
@@ -333,7 +426,7 @@ def _get_parser(callbacks: type[_Builder] = _Builder) -> Lark:
             parser="lalr",
             lexer="basic",
             transformer=callbacks(),
-            postlex=_ColumnLimit(),
+            postlex=_PostLexer(),
             maybe_placeholders=False,
             cache=True,
         )

@@ -22,7 +22,10 @@ How it reads text, in three steps:
    the lexer does.
 3. **Structure.** A relation whose tuples all have the arity of the first is cut into
    columns by list slicing (``tokens[start::arity + 2]``) after checking that the parentheses
-   sit exactly where that shape puts them; its rows are ``zip(*columns)``. Anything else
+   sit exactly where that shape puts them; its rows are ``zip(*columns)``. Sort keys
+   (``(ORDERED BY 2 3 ...)``: a bare ``by`` right after ORDERED, then plain digits naming
+   distinct columns within the arity) are read as the grammar's post-lexer and callbacks
+   read them; anything else there defers. Anything else
    (alternatives, scalars, mixed arity, stray keywords) goes through a small parser over the
    tokens with an explicit position; the answer nests at most three levels, so there is no
    recursion. A tuple wider than ``MAX_COLUMNS`` defers at once (for a text without
@@ -237,13 +240,19 @@ def _whole_relation(tokens: list[str], split: bool) -> Relation | None:
     if len(tokens) < 4 or tokens[0] != _LPAR or tokens[1] == _RPAR:
         return None
     start = 1
+    keys = None
     if tokens[1] != _LPAR:
         if _atom(tokens[1], split) is not _ORDERED:
             return None
         start = 2
+        if tokens[2].lower() == "by":
+            keys, start = _sort_keys(tokens, 3)
+    ordered = start > 1
     columns = _columns(tokens, start)
     if columns is None:
         return None
+    if keys is not None and max(keys) >= len(columns):
+        raise Defer  # a key beyond the relation's columns: the grammar words the error
     # The columns hold every token still needed: the token list, and each column of tokens
     # once its values are built, go, so that a large text never holds all tokens and all
     # values at once. (On _Resplit or Defer nobody reads the tokens again.) Columns are read
@@ -256,7 +265,32 @@ def _whole_relation(tokens: list[str], split: bool) -> Relation | None:
         values.append(_column_values(columns[column], split))
         columns[column] = []
     _check_types(values)
-    return Relation.checked(tuple(zip(*values)), len(values), ordered=start == 2)
+    return Relation.checked(tuple(zip(*values)), len(values), ordered=ordered, order_by=keys)
+
+
+def _sort_keys(tokens: list[str], position: int) -> tuple[tuple[int, ...], int]:
+    """The sort keys after ``(ORDERED BY`` from ``position`` on, as 0-based columns, and the
+    position after them; ``Defer`` unless there is at least one, each plain digits naming a
+    column from 1, none twice (the grammar's checks; the range is the caller's)."""
+    keys: list[int] = []
+    seen: set[int] = set()
+    while position < len(tokens) and tokens[position] != _LPAR and tokens[position] != _RPAR:
+        token = tokens[position]
+        if not (token.isascii() and token.isdigit()) or len(token) > _KEY_CHARS:
+            raise Defer
+        column = int(token) - 1
+        if column < 0 or column in seen or len(keys) >= MAX_COLUMNS:
+            raise Defer
+        keys.append(column)
+        seen.add(column)
+        position += 1
+    if not keys:
+        raise Defer
+    return tuple(keys), position
+
+
+# Sort keys longer than this (leading zeros included) are left to the grammar.
+_KEY_CHARS = 9
 
 
 def _column_values(column: list[str], split: bool) -> list:
@@ -340,8 +374,11 @@ class _Reader:
         get = self.table.__getitem__
         start = self.position + 1
         ordered = self._peek(1) is _ORDERED
+        keys = None
         if ordered:
             start += 1
+            if start < len(tokens) and tokens[start].lower() == "by":
+                keys, start = _sort_keys(tokens, start + 1)
         rows = []
         position = start
         try:
@@ -357,12 +394,12 @@ class _Reader:
             raise Defer from None
         self.position = position + 1
         if not rows:
-            return Relation.checked((), 0, ordered=ordered)
+            return Relation.checked((), 0, ordered=ordered, order_by=keys)
         arity = len(rows[0])
-        if any(len(row) != arity for row in rows):
+        if any(len(row) != arity for row in rows) or (keys is not None and max(keys) >= arity):
             raise Defer
         _check_types(list(zip(*rows)))
-        return Relation.checked(tuple(rows), arity, ordered=ordered)
+        return Relation.checked(tuple(rows), arity, ordered=ordered, order_by=keys)
 
 
 def _columns(tokens: list[str], start: int) -> list[list[str]] | None:

@@ -1,14 +1,17 @@
 """Printing answers back as canonical CAS text, so that ``parse(render(a)) == a``.
 
 Canonical form: booleans ``true``/``false``; keywords ``NIL``, ``NO_ANSWER``, ``OR``,
-``ORDERED`` in capitals; numbers exactly as written; strings always double-quoted; dates in
-ISO ``YYYY-MM-DD``; one space between elements; tuples in the order written.
+``ORDERED``, ``BY`` in capitals; numbers exactly as written; sort keys as plain column
+numbers (from 1) in the order written; strings always double-quoted; dates in ISO
+``YYYY-MM-DD``; one space between elements; tuples in the order written.
 
 >>> from answerkey.grammar import parse
 >>> render(parse("( ( 2341  smith )(5573 \\"JONES\\") ) ; two employees"))
 '((2341 "smith") (5573 "JONES"))'
 >>> render(parse("(yes OR No)"))
 '(true OR false)'
+>>> render(parse("(ordered by 02 (1 10) (2 10))"))
+'(ORDERED BY 2 (1 10) (2 10))'
 """
 
 from __future__ import annotations
@@ -74,7 +77,10 @@ def _render_relation(relation: Relation) -> str:
         return render_value(relation.rows[0][0])
     tuples = " ".join("(" + " ".join(map(render_value, row)) + ")" for row in relation.rows)
     if relation.ordered:
-        return f"(ORDERED {tuples})" if tuples else "(ORDERED)"
+        head = "ORDERED"
+        if relation.order_by is not None:
+            head += " BY " + " ".join(str(column + 1) for column in relation.order_by)
+        return f"({head} {tuples})" if tuples else f"({head})"
     return f"({tuples})"
 
 

@@ -3,13 +3,13 @@
 A cell's key is hashable and equal for two cells exactly when ``MatchRule.key`` is: a
 number is its value (``int`` or ``Decimal``, so 5 and 5.0 share a key), a string its
 text after the rule's normaliser, a date its ``datetime.date``, nil ``None``, a boolean or
-a failure token a tagged tuple (so ``True`` is not the number 1). Keys are computed
-straight from Python values too, reading them as ``value_of`` would, and a column of one
-type is keyed with C-level maps: that keeps the metrics fast on large tables.
+a failure token a tagged tuple (so ``True`` is not the number 1). Every cell is read by
+``value_of`` (so NumPy and pandas values, and NaN as nil, mean here what they mean
+everywhere); a column of exactly ``str``, ``int``, ``float``, ``bool`` or ``None`` values is
+keyed straight away with C-level maps, to the same keys (a property test checks it): that
+keeps the metrics fast on large tables.
 
->>> from typing import Any, cast
-
-from answerkey.comparator.values import MatchRule
+>>> from answerkey.comparator.values import MatchRule
 >>> keyed_table([[1, "x"], [2.5, None]], MatchRule()).rows
 [(1, 'x'), (Decimal('2.5'), None)]
 """
@@ -27,9 +27,9 @@ from operator import attrgetter, not_
 from typing import Any, TypeAlias, cast
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
-from answerkey.model import Boolean, Date, Failure, Nil, Number, Relation, String, value_of
+from answerkey.model import Boolean, Date, Failure, Nil, Number, String, rows_of, value_of
 
-__all__ = ["KeyedTable", "checked_rows", "keyed_table", "is_number", "closest_matches"]
+__all__ = ["KeyedTable", "keyed_table", "is_number", "closest_matches"]
 
 _BOOLEAN, _FAILURE = "boolean", "failure"
 
@@ -81,29 +81,12 @@ def _sorted_numbers(numbers: set) -> tuple[list, list[float]]:
         return ordered, list(map(_as_float, ordered))
 
 
-def checked_rows(table: object) -> Sequence[Sequence[object]]:
-    """The rows of a table (a ``Relation`` or a list of rows); ``TypeError`` if it is not one."""
-    if isinstance(table, Relation):
-        return table.rows
-    if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
-        raise TypeError(f"a table is a list of rows, not {type(table).__name__}")
-    rows = list(table)
-    for row in rows:
-        if (
-            type(row) is not list
-            and type(row) is not tuple
-            and (isinstance(row, (str, bytes)) or not isinstance(row, Iterable))
-        ):
-            raise TypeError(f"a row is a list of cells, not {type(row).__name__}")
-    return rows
-
-
 def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
     """The rows of ``table`` (a ``Relation`` or a list of rows) as tuples of cell keys.
 
     Raises ``TypeError`` / ``ValueError`` for something that is not a table of values.
     """
-    rows = checked_rows(table)
+    rows = rows_of(table)
     keyed = KeyedTable([])
     if not rows:
         return keyed
@@ -118,11 +101,6 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
             integers.add(cast(int, value))
         return value
 
-    def real(value: float) -> int | Decimal | None:
-        if math.isnan(value):
-            return None  # QATCH reads NaN (pandas' missing value) as a null cell
-        return number(Number.of(value).value, True)
-
     cell_keyers: dict[type, Callable[[Any], Key]] = {
         Number: lambda v: number(v.value, v.is_real),
         String: (lambda v: v.text) if exact else (lambda v: normalise(v.text)),
@@ -130,9 +108,9 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
         Date: lambda v: v.value,
         Nil: lambda v: None,
         Failure: lambda v: (_FAILURE, v.kind.value),
+        # Shortcuts giving the keys of value_of's values (floats go through it: NaN is nil).
         str: (lambda v: v) if exact else normalise,
         int: lambda v: number(v, False),
-        float: real,
         bool: lambda v: (_BOOLEAN, v),
         type(None): lambda v: None,
     }
@@ -140,7 +118,7 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
     def key(cell: object) -> Key:
         keyer = cell_keyers.get(type(cell))
         if keyer is None:
-            typed = value_of(cell)  # Decimal, date, datetime, ...; TypeError for non-values
+            typed = value_of(cell)  # floats, Decimal, dates, NumPy, pandas, ...; TypeError for non-values
             return cell_keyers[type(typed)](typed)
         return keyer(cell)
 
@@ -161,7 +139,7 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
     def floats(column: Sequence[float]) -> list | None:
         if not all(map(math.isfinite, column)):
             return None  # NaN or infinity: cell by cell (nil, or an error)
-        values = list(map(Decimal, map(repr, column)))
+        values = list(map(Decimal, map(repr, column)))  # the value of Number.of(cell)
         reals.update(values)
         return values
 

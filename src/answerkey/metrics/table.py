@@ -1,9 +1,11 @@
 """QATCH's graded table metrics, with cells compared by answerkey's typed value equality.
 
 Six metrics compare a *target* table (the reference) with a *prediction* table; each returns
-a float in [0, 1], not rounded. A table is a ``Relation`` or a list of rows of Python values
-(None, bool, int, float, Decimal, str, date; NaN is read as nil) or typed values; rows may
-differ in length, as in QATCH's ``[["wales", "scotland"], ["england"]]``.
+a float in [0, 1], not rounded. A table is a ``Relation``, a list of rows (or ``df.values``,
+``df.itertuples(index=False)``, a pandas DataFrame without its index) whose cells are typed
+values or anything ``answerkey.model.value_of`` reads: None, bool, int, float, Decimal, str,
+date, NumPy and pandas scalars; NaN, ``pd.NA`` and ``NaT`` are nil. Rows may differ in length,
+as in QATCH's ``[["wales", "scotland"], ["england"]]``.
 
 Semantics are QATCH 1.0's, except that two cells are equal when ``rule.match(target_cell,
 prediction_cell)`` holds (reals within a relative epsilon, default ``DEFAULT_EPSILON`` =
@@ -38,18 +40,17 @@ cell precision and recall test "some cell matches" directly, in both directions.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cached_property, partial
 from itertools import compress, count
 from operator import ne
 from typing import Protocol
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
-from answerkey.metrics.cells import checked_rows, closest_matches, keyed_table
+from answerkey.metrics.cells import closest_matches, keyed_table
 from answerkey.metrics.registry import register
-from answerkey.model import NIL, Relation, Value, value_of
+from answerkey.model import Relation, Value, rows_of, value_of
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -67,7 +68,8 @@ __all__ = [
     "execution_accuracy",
 ]
 
-Table = Relation | Sequence[Sequence[object]]
+# Lists of rows, NumPy arrays (`df.values`), row iterators (`df.itertuples(index=False)`), DataFrames.
+Table = Relation | Iterable[Iterable[object]]
 
 DEFAULT_RULE = MatchRule(epsilon=DEFAULT_EPSILON)
 
@@ -88,18 +90,16 @@ class TableMetric(Protocol):
 
 
 def table_rows(table: Table) -> tuple[tuple[Value, ...], ...]:
-    """The rows of ``table`` as tuples of typed values (rows may differ in length; NaN is
-    read as nil, as QATCH does). Raises ``TypeError`` / ``ValueError`` for a non-table.
+    """The rows of ``table`` as tuples of typed values, each cell read by ``value_of`` (rows
+    may differ in length; NaN is nil, as QATCH reads it). Raises ``TypeError`` /
+    ``ValueError`` for a non-table.
 
-    >>> table_rows([[1, None], ["x"]])
-    ((Number(value=1, is_real=False, text='1'), Nil()), (String(text='x'),))
+    >>> table_rows([[1, None], ["x", float("nan")]])
+    ((Number(value=1, is_real=False, text='1'), Nil()), (String(text='x'), Nil()))
     """
     if isinstance(table, Relation):
         return table.rows
-    return tuple(
-        tuple(NIL if type(value) is float and math.isnan(value) else value_of(value) for value in row)
-        for row in checked_rows(table)
-    )
+    return tuple(tuple(map(value_of, row)) for row in rows_of(table))
 
 
 class _Comparison:

@@ -3,8 +3,8 @@
 A **corpus** is a YAML or JSON list of items, or JSON Lines with one item each
 (``CorpusItemSchema``): an id, the query, the canonical CAS answer (``OR`` alternatives
 allowed), an optional maximal answer (ATIS 1991-92 min/max), the H89-2019 section 5
-category, tags, the earlier queries of a discourse item (H89 S-7) and per-item ``epsilon`` /
-``ordered`` overrides.
+category, tags, the earlier queries of a discourse item (H89 S-7), per-item ``epsilon`` /
+``ordered`` overrides and ``order_by`` sort keys.
 
 **Answers** (one system's) are records ``{"id": ..., "answer": "<CAS text>"}``
 (``AnswerRecord``) in JSON Lines or a JSON/YAML list, a YAML or JSON mapping id -> CAS text,
@@ -69,6 +69,7 @@ class CorpusItem:
     context: list[str] = field(default_factory=list)
     epsilon: float | None = None
     ordered: bool | None = None
+    order_by: tuple[int, ...] | None = None
     written: frozenset[str] = frozenset()
 
     @property
@@ -91,6 +92,7 @@ class CorpusItem:
             model.context,
             model.epsilon,
             model.ordered,
+            model.order_by,
             frozenset(model.model_fields_set),
         )
 

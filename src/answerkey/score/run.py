@@ -245,6 +245,27 @@ def _with_order(answer: Answer, ordered: bool | None) -> Answer:
     return Relation(answer.rows, ordered=ordered, scalar=answer.scalar)
 
 
+def _with_sort_keys(answer: Answer, order_by: tuple[int, ...]) -> Answer:
+    """``answer`` ordered by a corpus item's ``order_by`` (columns numbered from 1), in place
+    of any sort keys its CAS text gives; every alternative gets them."""
+    if isinstance(answer, NoAnswer):
+        return answer
+    options: Sequence[Relation] = answer.options if isinstance(answer, Alternatives) else (answer,)
+    keys = tuple(column - 1 for column in order_by)
+    keyed = []
+    for number, option in enumerate(options, start=1):
+        what = f"alternative {number} of the answer" if isinstance(answer, Alternatives) else "the answer"
+        if option.scalar:
+            raise _CanonicalProblem("order_by", f"order_by: {what} is a scalar, which has no columns to sort by")
+        beyond = [column for column in order_by if column > option.arity]
+        if option.rows and beyond:
+            raise _CanonicalProblem(
+                "order_by", f"order_by: column {beyond[0]} is beyond the {plural(option.arity, 'column')} of {what}"
+            )
+        keyed.append(Relation.checked(option.rows, option.arity, order_by=keys))
+    return Alternatives(tuple(keyed)) if isinstance(answer, Alternatives) else keyed[0]
+
+
 class _CanonicalProblem(Exception):
     """A corpus item's CAS text is unusable: ``field`` names the corpus field."""
 
@@ -266,10 +287,16 @@ def _parse_canonical(text: str, field_name: str, *, alternatives: bool) -> Answe
 
 
 def canonical_answers(
-    answer: str, max_answer: str | None = None, *, ordered: bool | None = None, scored: bool = True
+    answer: str,
+    max_answer: str | None = None,
+    *,
+    ordered: bool | None = None,
+    scored: bool = True,
+    order_by: tuple[int, ...] | None = None,
 ) -> tuple[Answer, Relation | None]:
     """Parse a corpus item's canonical answer (and maximal answer), apply its ``ordered``
-    override and check that they can be scored; raises ``InputError`` naming the field.
+    override and ``order_by`` sort keys (columns from 1) and check that they can be scored;
+    raises ``InputError`` naming the field.
 
     >>> canonical_answers("((1 2))", "((1 2 3))")[1].arity
     3
@@ -277,17 +304,25 @@ def canonical_answers(
     Traceback (most recent call last):
     ...
     answerkey.errors.InputError: <input>: max_answer: does not contain the minimal answer (no columns of it ...)
+    >>> canonical_answers("((1 2) (3 4))", order_by=(2,))[0]
+    Relation((ORDERED BY 2 (1 2) (3 4)))
+    >>> canonical_answers("((1 2))", order_by=(3,))
+    Traceback (most recent call last):
+    ...
+    answerkey.errors.InputError: <input>: order_by: column 3 is beyond the 2 columns of the answer
     """
     try:
-        return _canonical_answers(answer, max_answer, ordered, scored)
+        return _canonical_answers(answer, max_answer, ordered, scored, order_by)
     except _CanonicalProblem as problem:
         raise InputError(problem.message) from None
 
 
 def _canonical_answers(
-    answer: str, max_answer: str | None, ordered: bool | None, scored: bool
+    answer: str, max_answer: str | None, ordered: bool | None, scored: bool, order_by: tuple[int, ...] | None = None
 ) -> tuple[Answer, Relation | None]:
     canonical = _with_order(_parse_canonical(answer, "answer", alternatives=True), ordered)
+    if order_by is not None:
+        canonical = _with_sort_keys(canonical, order_by)
     if isinstance(canonical, NoAnswer) and scored:
         raise _CanonicalProblem(
             "answer",
@@ -300,6 +335,11 @@ def _canonical_answers(
     if not isinstance(maximal, Relation):
         what = "NO_ANSWER" if isinstance(maximal, NoAnswer) else "OR alternatives"
         raise _CanonicalProblem("max_answer", f"max_answer: must be one relation, not {what}")
+    if maximal.order_by is not None:
+        raise _CanonicalProblem(
+            "max_answer",
+            "max_answer: sort keys (ORDERED BY) go on the minimal answer in 'answer', whose columns they number",
+        )
     if not isinstance(canonical, Relation):
         raise _CanonicalProblem(
             "answer",
@@ -367,6 +407,7 @@ class _Task(NamedTuple):
     max_answer: str | None
     epsilon: float | None
     ordered: bool | None
+    order_by: tuple[int, ...] | None
     scored: bool
     has_system: bool
     system: str | None
@@ -394,7 +435,9 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
     maximal: Relation | None = None
     if task.answer is not None:
         try:
-            canonical, maximal = _canonical_answers(task.answer, task.max_answer, task.ordered, task.scored)
+            canonical, maximal = _canonical_answers(
+                task.answer, task.max_answer, task.ordered, task.scored, task.order_by
+            )
         except _CanonicalProblem as problem:
             return _Outcome("", "", {}, (problem.field, problem.message))
     if not task.scored or canonical is None:
@@ -447,6 +490,7 @@ def _tasks(corpus: Corpus, answers: Answers | None) -> list[_Task]:
                 item.max_answer,
                 item.epsilon,
                 item.ordered,
+                item.order_by,
                 item.scored,
                 given is not None,
                 given.text if given else None,

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
+from answerkey.errors import kind_of
 from answerkey.files import read_id
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "ItemReport",
     "ScoreReport",
     "cas_text",
+    "read_sort_keys",
 ]
 
 # H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
@@ -71,6 +73,49 @@ def _category(value: Any) -> Any:
     return value
 
 
+def read_sort_keys(value: Any) -> Any:
+    """A corpus item's ``order_by``: a list of distinct column numbers from 1 (as the CAS text
+    numbers them), as a tuple; null stays null. Anything else is a ``ValueError`` worded for
+    the user.
+
+    >>> read_sort_keys([2, 1]), read_sort_keys(None)
+    ((2, 1), None)
+    >>> read_sort_keys([0])
+    Traceback (most recent call last):
+    ...
+    ValueError: column 0: columns are numbered from 1
+    """
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ValueError(f"should be a list of column numbers (from 1), not {kind_of(value)}")
+    if not value:
+        raise ValueError("should list at least one column number (from 1)")
+    for key in value:
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise ValueError(f"a column number is an integer from 1, not {kind_of(key)}")
+        if key < 1:
+            raise ValueError(f"column {key}: columns are numbered from 1")
+    repeated = next((key for index, key in enumerate(value) if key in value[:index]), None)
+    if repeated is not None:
+        raise ValueError(f"column {repeated} is listed twice")
+    return tuple(value)
+
+
+# Sort keys of a corpus item: column numbers from 1 (see read_sort_keys).
+SortKeys = Annotated[
+    tuple[int, ...] | None,
+    BeforeValidator(read_sort_keys),
+    WithJsonSchema(
+        {
+            "type": ["array", "null"],
+            "items": {"type": "integer", "minimum": 1},
+            "minItems": 1,
+            "uniqueItems": True,
+        }
+    ),
+]
+
 # YAML and JSON numbers and booleans are accepted where CAS text is expected (see cas_text).
 CasText = Annotated[str, BeforeValidator(cas_text), WithJsonSchema({"type": ["string", "number", "boolean"]})]
 ItemId = Annotated[
@@ -86,6 +131,10 @@ class CorpusItemSchema(BaseModel):
     ``max_answer``, ``answer`` is the minimal answer: a system answer must hold every column of
     the minimal answer and no column outside the maximal one. ``epsilon`` and ``ordered``
     override the run's options for this item (``ordered`` unset: as the CAS text says).
+    ``order_by`` gives the canonical answer sort keys, as ``(ORDERED BY 2 ...)`` does (and in
+    place of any the CAS text gives): its tuples are then in order of those columns, tuples
+    with equal keys in any order. It names columns of the minimal answer with ``max_answer``,
+    and cannot go with ``ordered: false``.
     """
 
     # Titled as the item it describes: loading gives an ``answerkey.score.load.CorpusItem``.
@@ -114,6 +163,11 @@ class CorpusItemSchema(BaseModel):
     ordered: bool | None = Field(
         None, description="Compare tuples in order (true) or as a set (false); unset: as the CAS text says."
     )
+    order_by: SortKeys = Field(
+        None,
+        description="Sort-key columns of the canonical answer, numbered from 1 (as CAS ORDERED BY): "
+        "tuples in order of these columns, ties in any order.",
+    )
 
     @model_validator(mode="after")
     def _answer_needed(self) -> CorpusItemSchema:
@@ -123,6 +177,10 @@ class CorpusItemSchema(BaseModel):
             )
         if self.max_answer is not None and self.answer is None:
             raise PydanticCustomError("minimal_required", "max_answer: needs the minimal answer in 'answer' too")
+        if self.order_by is not None and self.ordered is False:
+            raise PydanticCustomError(
+                "order_by_unordered", "order_by: sort keys order the answer; they cannot go with ordered: false"
+            )
         return self
 
 

@@ -12,11 +12,15 @@ the renderer stands in for it):
 >>> test_my_formatter_round_trips()
 
 - ``values()``, ``relations()``, ``answers()``, ``alternatives()``: typed model objects;
+- ``sorted_relations()``: relations ordered by sort keys (``(ORDERED BY 2 ...)``) whose
+  tuples tie;
 - ``cas_texts()`` / ``cas_spellings(answer)``: valid CAS text in all the spellings the dialect
   allows (whitespace, comments, keyword case, bare or quoted strings, escapes, date forms);
 - ``invalid_cas_texts()``: near misses that must be rejected with a ``ParseError``;
 - ``equivalent_pairs()`` / ``inequivalent_pairs()``: (canonical, system) answers that must
-  judge correct / incorrect with the default options.
+  judge correct / incorrect with the default options;
+- ``DECLARED_TERMINALS``: strategies for the tokens cas.lark declares (``BY``, ``SORT_KEY``),
+  to draw texts from the grammar itself: ``from_lark(grammar, explicit=DECLARED_TERMINALS)``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import functools
 import re
 from collections.abc import Callable
 from decimal import Decimal, localcontext
+from itertools import groupby
 from typing import Any
 
 from hypothesis import strategies as st
@@ -56,6 +61,7 @@ __all__ = [
     "DEFAULT_EPSILON",
     "values",
     "relations",
+    "sorted_relations",
     "answers",
     "alternatives",
     "integers",
@@ -72,6 +78,8 @@ __all__ = [
     "numbers",
     "failures",
     "MODEL_STRATEGIES",
+    "KEY_TYPES",
+    "DECLARED_TERMINALS",
 ]
 
 VALUE_TYPES = ("boolean", "integer", "real", "string", "date")
@@ -193,10 +201,14 @@ def relations(
     types: tuple[str, ...] = VALUE_TYPES,
     nil: bool = True,
     ordered: bool | None = False,
+    order_by: bool | None = False,
 ) -> Relation:
     """Relations with one type per column (integers and reals may share a number column).
 
-    ``ordered=None`` draws ordered and unordered relations.
+    ``ordered=None`` draws ordered and unordered relations. ``order_by=True`` gives every
+    relation sort keys (distinct columns in any order; keys make a relation ordered), and
+    ``order_by=None`` some of the ordered ones; the tuples are not sorted by them (see
+    ``sorted_relations`` for tuples that tie).
     """
     if not set(types) <= set(VALUE_TYPES):
         raise ValueError(
@@ -206,7 +218,60 @@ def relations(
     column_types = tuple(draw(st.sampled_from(types)) for _ in range(width))
     rows = draw(_rows(column_types, nil, min_rows, max_rows))
     is_ordered = draw(st.booleans()) if ordered is None else ordered
-    return Relation(rows, ordered=is_ordered)
+    keys = None
+    if order_by or (order_by is None and is_ordered and draw(st.booleans())):
+        keys = draw(st.lists(st.integers(0, width - 1), min_size=1, max_size=width, unique=True))
+    return Relation(rows, ordered=is_ordered, order_by=keys)
+
+
+# The value types of sort-key columns in ``sorted_relations``: distinct values of these never
+# match under the default rule (distinct reals within epsilon would), nor do booleans, of
+# which there are too few for several groups.
+KEY_TYPES = ("integer", "string", "date")
+
+
+@st.composite
+def sorted_relations(
+    draw,
+    max_cols: int = 3,
+    min_groups: int = 1,
+    max_groups: int = 4,
+    max_ties: int = 3,
+    max_keys: int | None = None,
+    key_types: tuple[str, ...] = KEY_TYPES,
+    types: tuple[str, ...] = VALUE_TYPES,
+    nil: bool = True,
+) -> Relation:
+    """Relations ordered by sort keys (``(ORDERED BY 2 ...)``) whose tuples tie: ``min_groups``
+    to ``max_groups`` tie groups of 1 to ``max_ties`` tuples. Each group has its own key
+    values (of ``key_types``, never nil, different from every other group's), the other
+    columns draw from ``types`` (nil too, with ``nil``); up to ``max_keys`` key columns.
+
+    >>> from hypothesis import given, settings
+    >>> from answerkey import judge
+    >>> @settings(max_examples=10, database=None)
+    ... @given(sorted_relations())
+    ... def test_an_answer_in_its_own_order_is_correct(relation):
+    ...     assert judge(relation, Relation(relation.rows))
+    >>> test_an_answer_in_its_own_order_is_correct()
+    """
+    unknown = sorted(set(key_types) - set(_BY_TYPE)) + sorted(set(types) - set(VALUE_TYPES))
+    if unknown:
+        raise ValueError(f"unknown value types {unknown} (known: {', '.join(VALUE_TYPES)})")
+    width = draw(st.integers(1, max_cols))
+    keys = draw(st.lists(st.integers(0, width - 1), min_size=1, max_size=max_keys or width, unique=True))
+    kinds = [draw(st.sampled_from(key_types if column in keys else types)) for column in range(width)]
+    key_values = st.tuples(*[_BY_TYPE[kinds[column]]() for column in keys])
+    group_keys = draw(st.lists(key_values, min_size=min_groups, max_size=max_groups, unique=True))
+    others = [_column_values(kinds[column], nil) for column in range(width)]
+    rows = []
+    for values_of_keys in group_keys:
+        for _ in range(draw(st.integers(1, max_ties))):
+            row = [draw(others[column]) for column in range(width)]
+            for column, value in zip(keys, values_of_keys):
+                row[column] = value
+            rows.append(row)
+    return Relation(rows, order_by=keys)
 
 
 @st.composite
@@ -215,8 +280,8 @@ def _scalar(draw) -> Relation:
 
 
 def answers(max_cols: int = 4, max_rows: int = 6) -> st.SearchStrategy[Answer]:
-    """Any answer: scalars, relations (ordered or not), alternatives and NO_ANSWER."""
-    single = st.one_of(_scalar(), relations(max_cols=max_cols, max_rows=max_rows, ordered=None))
+    """Any answer: scalars, relations (ordered, by sort keys, or not), alternatives and NO_ANSWER."""
+    single = st.one_of(_scalar(), relations(max_cols=max_cols, max_rows=max_rows, ordered=None, order_by=None))
     return st.one_of(
         single,
         st.lists(single, min_size=2, max_size=3).map(lambda options: Alternatives(tuple(options))),
@@ -384,7 +449,11 @@ def _spell_relation(draw, relation: Relation) -> str:
         return _spell_value(draw, relation.rows[0][0])
     parts = ["(", _gap(draw, False)]
     if relation.ordered:
-        parts += [_any_case(draw, "ordered"), _gap(draw, False)]
+        parts.append(_any_case(draw, "ordered"))
+        if relation.order_by is not None:
+            keys = [draw(st.sampled_from(["", "", "0", "00"])) + str(column + 1) for column in relation.order_by]
+            parts += [_gap(draw, True), _any_case(draw, "by"), _gap(draw, True), _join_atoms(draw, keys)]
+        parts.append(_gap(draw, False))
     for row in relation.rows:
         atoms = [_spell_value(draw, value) for value in row]
         parts += ["(", _gap(draw, False), _join_atoms(draw, atoms), _gap(draw, False), ")", _gap(draw, False)]
@@ -572,6 +641,32 @@ def _empty_tuple(draw) -> str:
     return draw(st.sampled_from(["(())", "((1) ())", "(() (1))", "(ORDERED ())"]))
 
 
+def _bad_sort_key(draw) -> str:
+    return draw(
+        st.sampled_from(
+            [
+                "(ORDERED BY)",
+                "(ORDERED BY (1 2))",
+                "(ORDERED BY 0 (1 2))",
+                "(ORDERED BY 3 (1 2))",
+                "(ORDERED BY 2 2 (1 2))",
+                "(ORDERED BY 1.5 (1))",
+                "(ORDERED BY -1 (1))",
+                "(ORDERED BY +1 (1))",
+                "(ORDERED BY 1e0 (1))",
+                "(ORDERED BY x (1))",
+                "(ORDERED BY 99999999999 (1))",
+                "(ORDERED 1 (1))",
+                "(BY 1 (1))",
+                "((1 2) BY 1)",
+                "(ORDERED BY 1 BY 2 (1 2))",
+                "(ORDERED BY 1 (1) 2)",
+                "(ORDERED (1) BY 1)",
+            ]
+        )
+    )
+
+
 def _two_answers(draw) -> str:
     return draw(st.sampled_from(["1 2", "((1)) ((2))", "NO_ANSWER NO_ANSWER", "() ()", "true false", ")("]))
 
@@ -612,6 +707,7 @@ _MUTATIONS = {
     "control character": _control_character,
     "misplaced keyword": _misplaced_keyword,
     "empty tuple": _empty_tuple,
+    "bad sort key": _bad_sort_key,
     "two answers": _two_answers,
     "no answer at all": _nothing,
     "bad escape": _bad_escape,
@@ -624,7 +720,7 @@ _MUTATIONS = {
 def invalid_cas_texts(draw, kinds: tuple[str, ...] | None = None) -> str:
     """Near-miss CAS texts that ``parse`` must reject with a ``ParseError``: dropped or extra
     parentheses, broken strings, mixed arity or types, bad months and days, control
-    characters, misplaced keywords, bad escapes, oversized numbers, deep nesting.
+    characters, misplaced keywords, bad sort keys, bad escapes, oversized numbers, deep nesting.
 
     ``kinds`` restricts the mutations (names as in ``INVALID_KINDS``).
     """
@@ -701,6 +797,11 @@ def _equivalent_relation(draw, canonical: Relation, epsilon: Decimal) -> Relatio
         extra = draw(st.lists(st.sampled_from(canonical.rows), max_size=3))
         rows += [[_nudge(draw, value, epsilon) for value in row] for row in extra]
         rows = draw(st.permutations(rows))
+    return _with_columns_added_and_permuted(draw, rows)
+
+
+def _with_columns_added_and_permuted(draw, rows: list[list[Value]]) -> Relation:
+    """The rows with up to two columns of any values added, all columns permuted."""
     width = draw(st.integers(0, 2))
     for _ in range(width):
         column = draw(
@@ -711,7 +812,39 @@ def _equivalent_relation(draw, canonical: Relation, epsilon: Decimal) -> Relatio
     return Relation([[row[i] for i in order] for row in rows])
 
 
-EQUIVALENT_KINDS = ("relation", "ordered", "scalar", "alternatives")
+def _key_of(relation: Relation) -> Callable[[tuple[Value, ...]], tuple[Value, ...]]:
+    keys = relation.order_by or ()
+    return lambda row: tuple(row[column] for column in keys)
+
+
+def _shuffled_within_ties(draw, canonical: Relation, epsilon: Decimal) -> Relation:
+    """A system answer to ``canonical`` (ordered by sort keys): each tie group's tuples
+    shuffled, some repeated, reals moved within epsilon; columns added and permuted."""
+    nudged: dict = {}
+    rows: list[list[Value]] = []
+    for _, run in groupby(canonical.rows, key=_key_of(canonical)):
+        group = list(run)
+        group += draw(st.lists(st.sampled_from(group), max_size=2))
+        for row in draw(st.permutations(group)):
+            if row not in nudged:
+                nudged[row] = [_nudge(draw, value, epsilon) for value in row]
+            rows.append(list(nudged[row]))
+    return _with_columns_added_and_permuted(draw, rows)
+
+
+def _swapped_across_keys(draw, canonical: Relation) -> Relation:
+    """``canonical``'s tuples with two of different tie groups swapped, columns permuted."""
+    key = _key_of(canonical)
+    runs = [list(run) for _, run in groupby(range(len(canonical.rows)), key=lambda i: key(canonical.rows[i]))]
+    first, second = sorted(draw(st.lists(st.integers(0, len(runs) - 1), min_size=2, max_size=2, unique=True)))
+    i, j = draw(st.sampled_from(runs[first])), draw(st.sampled_from(runs[second]))
+    rows = [list(row) for row in canonical.rows]
+    rows[i], rows[j] = rows[j], rows[i]
+    order = draw(st.permutations(range(canonical.arity)))
+    return Relation([[row[c] for c in order] for row in rows])
+
+
+EQUIVALENT_KINDS = ("relation", "ordered", "sorted", "scalar", "alternatives")
 INEQUIVALENT_KINDS = (
     "missing tuple",
     "dropped column",
@@ -720,6 +853,7 @@ INEQUIVALENT_KINDS = (
     "empty system",
     "empty canonical",
     "no answer",
+    "out of key order",
 )
 __all__ += ["EQUIVALENT_KINDS", "INEQUIVALENT_KINDS"]
 
@@ -730,12 +864,17 @@ def equivalent_pairs(
 ) -> tuple[Answer, Relation]:
     """(canonical, system) answers that ``judge`` must call correct: the system answer has
     its rows and columns shuffled, duplicate rows and extra columns added and reals moved
-    within the default epsilon; scalars may come back as one-value relations; a canonical
-    ``(A OR B)`` is answered by one of its alternatives. ``nudge=False`` keeps numbers as
-    they are; ``kinds`` picks from ``EQUIVALENT_KINDS``.
+    within the default epsilon (rows keep their order for an ``ordered`` canonical answer,
+    and their tie groups' order for a ``sorted`` one, ordered by sort keys); scalars may come
+    back as one-value relations; a canonical ``(A OR B)`` is answered by one of its
+    alternatives. ``nudge=False`` keeps numbers as they are; ``kinds`` picks from
+    ``EQUIVALENT_KINDS``.
     """
     epsilon = DEFAULT_EPSILON if nudge else Decimal(0)
     kind = draw(st.sampled_from(kinds))
+    if kind == "sorted":
+        canonical = draw(sorted_relations(max_cols=max_cols, max_ties=max(1, max_rows // 2)))
+        return canonical, _shuffled_within_ties(draw, canonical, epsilon)
     if kind == "alternatives":
         canonical = draw(alternatives())
         chosen = draw(st.sampled_from(canonical.options))
@@ -773,10 +912,19 @@ def inequivalent_pairs(
 ) -> tuple[Answer, Answer]:
     """(canonical, system) answers that ``judge`` must call incorrect: a canonical tuple the
     system answer lacks, a column dropped, a real moved beyond epsilon, a different string,
-    an empty answer for a non-empty one (and the reverse), or ``NO_ANSWER``.
+    an empty answer for a non-empty one (and the reverse), ``NO_ANSWER``, or for an answer
+    ordered by a sort key, two tuples of different keys swapped (the key column is the only
+    column of dates, so that no other mapping puts them back in order).
     """
     epsilon = DEFAULT_EPSILON
     kind = draw(st.sampled_from(kinds))
+    if kind == "out of key order":
+        canonical = draw(
+            sorted_relations(
+                max_cols=max_cols, min_groups=2, max_keys=1, key_types=("date",), types=_NOT_DATES, nil=False
+            )
+        )
+        return canonical, _swapped_across_keys(draw, canonical)
     canonical = draw(relations(min_rows=1, max_cols=max_cols, max_rows=max_rows))
     if kind == "no answer":
         return canonical, NO_ANSWER
@@ -813,3 +961,19 @@ def inequivalent_pairs(
     dropped = draw(st.integers(0, canonical.arity - 1))
     rows = [row[:dropped] + row[dropped + 1 :] for row in canonical.rows]
     return canonical, Relation(rows if canonical.arity > 1 else ())
+
+
+_NOT_DATES = tuple(kind for kind in VALUE_TYPES if kind != "date")
+
+
+# --------------------------------------------------------------------------- the grammar's declared tokens
+
+# cas.lark declares BY and SORT_KEY (its post-lexer makes them from a bare word and numbers):
+# hypothesis.extra.lark.from_lark needs strategies for them. Keys are mostly small column
+# numbers, sometimes a number that is no column number.
+DECLARED_TERMINALS: dict[str, st.SearchStrategy[str]] = {
+    "BY": st.sampled_from(["BY", "by", "By"]),
+    "SORT_KEY": st.one_of(
+        st.sampled_from(["1", "2", "3", "01"]), st.sampled_from(["0", "9", "1.5", "-1", "+2", "1e0", "123456789012"])
+    ),
+}
