@@ -7,12 +7,15 @@ returns click's result (``exit_code``, ``stdout``, ``stderr``); ``write_file(nam
 writes a UTF-8 file under the test's tmp_path and returns its path as a string;
 ``repo_root`` is the checkout (``repo_root / "examples"`` holds the bundled examples);
 ``fake_terminal`` is a standard error that says it is a terminal and keeps what is written
-(``.text``); ``within(seconds)`` is a context manager that fails the test instead of hanging.
+(``.text``); ``within(seconds)`` is a context manager that fails the test instead of hanging;
+``postgres_server`` is one throwaway PostgreSQL server for the whole session
+(``tests/postgres_server.py``).
 """
 
 import contextlib
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from answerkey.cli import cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from postgres_server import postgres_server  # noqa: F401  (a session fixture shared by every test directory)
 
 settings.register_profile("default", max_examples=100, deadline=None)
 settings.register_profile(

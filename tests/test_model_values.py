@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import zoneinfo
 from decimal import Decimal
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from answerkey.model import NIL, Boolean, Date, Number, Relation, String, value_of
+from answerkey.model import NIL, Boolean, Date, DateTime, Number, Relation, String, Time, value_of
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")
 hnp = pytest.importorskip("hypothesis.extra.numpy")
 
 PARIS = dt.timezone(dt.timedelta(hours=1))
+EUROPE_PARIS = zoneinfo.ZoneInfo("Europe/Paris")
+# A local mean time of old: an offset of 9 minutes 21 seconds, which CAS cannot write.
+LMT = dt.timezone(dt.timedelta(minutes=9, seconds=21))
 
 
 class Colour(enum.IntEnum):
@@ -50,6 +54,14 @@ def real(text: str) -> Number:
     return Number(Decimal(text), True, text)
 
 
+def moment(text: str) -> DateTime:
+    return DateTime.parse(text)
+
+
+def clock(text: str) -> Time:
+    return Time.parse(text)
+
+
 # (input, typed value): the conversion table of the README, exactly (texts of numbers included).
 CONVERSIONS = [
     # Python
@@ -64,11 +76,17 @@ CONVERSIONS = [
     ("x", String("x")),
     (dt.date(1989, 7, 4), Date(dt.date(1989, 7, 4))),
     (Day(1989, 7, 4), Date(dt.date(1989, 7, 4))),
-    (dt.datetime(2020, 1, 1, 12, 30), String("2020-01-01T12:30:00")),
-    (dt.datetime(2020, 1, 1, 12, 30, 0, 1), String("2020-01-01T12:30:00.000001")),
-    (dt.datetime(2020, 1, 1, 12, 30, tzinfo=PARIS), String("2020-01-01T11:30:00Z")),
-    (dt.datetime(2020, 1, 1, 12, 30, tzinfo=dt.UTC), String("2020-01-01T12:30:00Z")),
-    (dt.datetime(1, 1, 1, tzinfo=PARIS), String("0001-01-01T00:00:00+01:00")),  # no UTC time in range
+    (dt.datetime(2020, 1, 1, 12, 30), moment("2020-01-01T12:30:00")),
+    (dt.datetime(2020, 1, 1, 12, 30, 0, 1), moment("2020-01-01T12:30:00.000001")),
+    (dt.datetime(2020, 1, 1, 12, 30, tzinfo=PARIS), moment("2020-01-01T12:30:00+01:00")),
+    (dt.datetime(2020, 1, 1, 12, 30, tzinfo=dt.UTC), moment("2020-01-01T12:30:00Z")),
+    (dt.datetime(2020, 7, 1, 12, 30, tzinfo=EUROPE_PARIS), moment("2020-07-01T12:30:00+02:00")),  # its offset then
+    (dt.datetime(1, 1, 1, tzinfo=PARIS), moment("0001-01-01T00:00:00+01:00")),  # no UTC time in range, kept
+    (dt.datetime(1900, 1, 1, tzinfo=LMT), moment("1899-12-31T23:50:39Z")),  # no whole minutes: in UTC
+    (dt.time(10, 30), clock("10:30:00")),
+    (dt.time(10, 30, 0, 250000, tzinfo=dt.timezone(-dt.timedelta(hours=5))), clock("10:30:00.25-05:00")),
+    (dt.time(0, 0, tzinfo=dt.UTC), clock("00:00:00Z")),
+    (dt.time(0, 5, tzinfo=LMT), clock("23:55:39Z")),
     (Colour.RED, integer(3)),
     (Word.BEE, String("bee")),
     (Ratio(0.25), real("0.25")),
@@ -90,27 +108,29 @@ CONVERSIONS = [
     (np.datetime64("2020-01", "M"), Date(dt.date(2020, 1, 1))),
     (np.datetime64("2020", "Y"), Date(dt.date(2020, 1, 1))),
     (np.datetime64("2020-01-02", "W"), Date(dt.date(2020, 1, 2))),
-    (np.datetime64("2020-01-01T00:00", "s"), String("2020-01-01T00:00:00")),  # midnight, still a time
-    (np.datetime64("2020-01-01T00:00", "h"), String("2020-01-01T00:00:00")),
-    (np.datetime64("2020-01-01T12:00:00.5", "ms"), String("2020-01-01T12:00:00.500000")),
-    (np.datetime64("2020-01-01T12:00:00.000001", "us"), String("2020-01-01T12:00:00.000001")),
-    (np.datetime64("2020-01-01T00:00", "ns"), String("2020-01-01T00:00:00")),
-    (np.datetime64("2020-01-01T12:00:00.000001", "ns"), String("2020-01-01T12:00:00.000001")),
-    (np.datetime64("2020-01-01T12:00:00.123456789", "ns"), String("2020-01-01T12:00:00.123456789")),
-    (np.datetime64("1969-12-31T23:59:59.999999999", "ns"), String("1969-12-31T23:59:59.999999999")),
-    (np.datetime64(5, "10ns"), String("1970-01-01T00:00:00.000000050")),
-    (np.datetime64(1, "ps"), String("1970-01-01T00:00:00.000000000001")),
+    (np.datetime64("2020-01-01T00:00", "s"), moment("2020-01-01T00:00:00")),  # midnight, still a date-time
+    (np.datetime64("2020-01-01T00:00", "h"), moment("2020-01-01T00:00:00")),
+    (np.datetime64("2020-01-01T12:00:00.5", "ms"), moment("2020-01-01T12:00:00.5")),
+    (np.datetime64("2020-01-01T12:00:00.000001", "us"), moment("2020-01-01T12:00:00.000001")),
+    (np.datetime64("2020-01-01T00:00", "ns"), moment("2020-01-01T00:00:00")),
+    (np.datetime64("2020-01-01T12:00:00.000001", "ns"), moment("2020-01-01T12:00:00.000001")),
+    (np.datetime64("2020-01-01T12:00:00.123456789", "ns"), moment("2020-01-01T12:00:00.123456789")),
+    (np.datetime64("1969-12-31T23:59:59.999999999", "ns"), moment("1969-12-31T23:59:59.999999999")),
+    (np.datetime64(5, "10ns"), moment("1970-01-01T00:00:00.00000005")),
+    (np.datetime64(1000, "ps"), moment("1970-01-01T00:00:00.000000001")),  # whole nanoseconds
+    (np.datetime64(10**9, "fs"), moment("1970-01-01T00:00:00.000001")),
     (np.datetime64("NaT"), NIL),
     (np.datetime64("NaT", "ns"), NIL),
     (np.datetime64("NaT", "D"), NIL),
     # pandas
     (pd.NA, NIL),
     (pd.NaT, NIL),
-    (pd.Timestamp("2020-01-01"), String("2020-01-01T00:00:00")),
-    (pd.Timestamp("2020-01-01 12:00:00.000000001"), String("2020-01-01T12:00:00.000000001")),
-    (pd.Timestamp("2020-01-01 12:00:00.5"), String("2020-01-01T12:00:00.500000")),
-    (pd.Timestamp("2020-07-01 12:00", tz="Europe/Paris"), String("2020-07-01T10:00:00Z")),
-    (pd.Timestamp("2020-01-01 12:00", tz="UTC"), String("2020-01-01T12:00:00Z")),
+    (pd.Timestamp("2020-01-01"), moment("2020-01-01T00:00:00")),
+    (pd.Timestamp("2020-01-01 12:00:00.000000001"), moment("2020-01-01T12:00:00.000000001")),
+    (pd.Timestamp("2020-01-01 12:00:00.5"), moment("2020-01-01T12:00:00.5")),
+    (pd.Timestamp("2020-07-01 12:00", tz="Europe/Paris"), moment("2020-07-01T12:00:00+02:00")),
+    (pd.Timestamp("2020-01-01 12:00", tz="UTC"), moment("2020-01-01T12:00:00Z")),
+    (pd.Timestamp("2020-01-01 12:00:00.000000007", tz="Asia/Kolkata"), moment("2020-01-01T12:00:00.000000007+05:30")),
 ]
 
 
@@ -125,6 +145,9 @@ def test_conversion_table(value, expected):
         assert type(typed.text) is str  # a plain str, not numpy.str_ or a StrEnum
     if isinstance(typed, Date):
         assert type(typed.value) is dt.date
+    if isinstance(typed, (DateTime, Time)) and isinstance(expected, (DateTime, Time)):
+        assert typed.isoformat() == expected.isoformat()  # the offset as well as the instant
+        assert type(typed.value) in (dt.datetime, dt.time)  # a plain one, not pandas' Timestamp
 
 
 # (input, exception, message): values without a CAS reading, in words without Python class names.
@@ -147,6 +170,21 @@ REFUSALS = [
     (np.float64("-inf"), ValueError, "not a finite number: '-inf'"),
     (Decimal("Infinity"), ValueError, "not a finite number: Infinity"),
     (np.datetime64("20000-01-01", "s"), ValueError, "a date or time outside the years 1 to 9999 has no CAS value"),
+    (
+        np.datetime64(1, "ps"),
+        ValueError,
+        "a date-time finer than a nanosecond has no CAS value (1970-01-01T00:00:00.000000000001)",
+    ),
+    (
+        dt.time(10, 30, tzinfo=EUROPE_PARIS),
+        ValueError,
+        "no CAS value for the time 10:30:00 in a time zone without a fixed UTC offset",
+    ),
+    (
+        dt.datetime(1, 1, 1, tzinfo=LMT),
+        ValueError,
+        "no CAS value for 0001-01-01T00:00:00+00:09:21: its UTC time is outside the years 1 to 9999",
+    ),
 ]
 
 
@@ -166,11 +204,14 @@ def test_other_objects_are_refused_with_a_short_repr():
         value_of(pd.Period("2020-01", "M"))
     assert (
         str(raised.value)
-        == "no CAS value for Period('2020-01', 'M') (CAS holds nil, booleans, numbers, strings and dates)"
+        == "no CAS value for Period('2020-01', 'M') (CAS holds nil, booleans, numbers, strings, dates, date-times and times)"
     )
     with pytest.raises(TypeError) as raised:
         value_of(Long())
-    assert str(raised.value) == f"no CAS value for {'L' * 57}... (CAS holds nil, booleans, numbers, strings and dates)"
+    assert (
+        str(raised.value)
+        == f"no CAS value for {'L' * 57}... (CAS holds nil, booleans, numbers, strings, dates, date-times and times)"
+    )
 
 
 def test_a_timestamp_and_a_datetime64_of_one_instant_agree():
@@ -178,6 +219,21 @@ def test_a_timestamp_and_a_datetime64_of_one_instant_agree():
     instant = "2021-03-04T05:06:07.123456789"
     assert value_of(pd.Timestamp(instant)) == value_of(np.datetime64(instant, "ns"))
     assert value_of(pd.Timestamp(instant[:-3])) == value_of(dt.datetime.fromisoformat(instant[:-3]))
+
+
+def test_aware_date_times_of_one_instant_are_equal_whatever_their_zones():
+    """An instant read from two time zones is one value (it prints with each offset)."""
+    paris = value_of(pd.Timestamp("2020-07-01 12:00", tz="Europe/Paris"))
+    utc = value_of(dt.datetime(2020, 7, 1, 10, tzinfo=dt.UTC))
+    assert paris == utc and hash(paris) == hash(utc)
+    assert (paris.isoformat(), utc.isoformat()) == ("2020-07-01T12:00:00+02:00", "2020-07-01T10:00:00Z")
+    assert value_of(dt.datetime(2020, 7, 1, 10)) != utc  # naive: no instant
+
+
+def test_sub_microsecond_digits_are_never_lost():
+    """pandas' and NumPy's nanoseconds are part of the value: one nanosecond apart is unequal."""
+    assert value_of(pd.Timestamp("2020-01-01 12:00:00.000000001")) != value_of(dt.datetime(2020, 1, 1, 12))
+    assert value_of(np.datetime64("2020-01-01T12:00:00.000000001", "ns")).nanosecond == 1
 
 
 # ---- the two crashes of the issue ---------------------------------------------------------
@@ -217,8 +273,8 @@ def frame():
 
 
 EXPECTED_ROWS = (
-    (integer(1), real("0.5"), Boolean(True), String("SMITH"), String("2020-01-01T00:00:00"), integer(7), String("a")),
-    (integer(2), NIL, Boolean(False), NIL, String("2020-01-02T03:04:05"), NIL, String("b")),
+    (integer(1), real("0.5"), Boolean(True), String("SMITH"), moment("2020-01-01T00:00:00"), integer(7), String("a")),
+    (integer(2), NIL, Boolean(False), NIL, moment("2020-01-02T03:04:05"), NIL, String("b")),
 )
 
 
@@ -258,7 +314,7 @@ def test_values_of_a_date_time_frame_are_datetime64():
     assert Relation.from_rows(moments.values, ordered=True) == Relation.from_rows(
         moments.itertuples(index=False), ordered=True
     )
-    assert Relation.from_rows(moments.values, ordered=True).rows[1] == (String("2020-01-02T03:04:05.000000001"),)
+    assert Relation.from_rows(moments.values, ordered=True).rows[1] == (moment("2020-01-02T03:04:05.000000001"),)
 
 
 def test_nullable_and_string_columns_with_missing_values():

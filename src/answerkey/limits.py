@@ -34,6 +34,8 @@ __all__ = [
     "SQL_HEAP_FLOOR",
     "MAX_QUERY_CHARS",
     "MAX_DB_ID_CHARS",
+    "DUCKDB_MEMORY_LIMIT",
+    "DUCKDB_THREADS",
     "FUZZ_TIMEOUT",
     "FUZZ_MAX_OUTPUT_BYTES",
     "WARNINGS_SHOWN",
@@ -69,6 +71,10 @@ SQL_HEAP_FACTOR = 4
 SQL_HEAP_FLOOR = 256 * 1024 * 1024
 MAX_QUERY_CHARS = 1_000_000
 MAX_DB_ID_CHARS = 128
+# DuckDB's memory (its buffer manager; nothing spills to disk) and threads while one query
+# runs: one thread, as --jobs runs queries side by side.
+DUCKDB_MEMORY_LIMIT = 1024 * 1024 * 1024
+DUCKDB_THREADS = 1
 
 # Formatters under `answerkey fuzz roundtrip`.
 FUZZ_TIMEOUT = 10.0
@@ -122,6 +128,14 @@ LIMITS: dict[str, Limit] = {
         "stopped, scored 0, beyond",
     ),
     "query_chars": Limit("SQL query text", MAX_QUERY_CHARS, "characters", behaviour="scored 0 beyond"),
+    "duckdb_memory": Limit(
+        "DuckDB memory while one query runs",
+        DUCKDB_MEMORY_LIMIT,
+        "bytes",
+        "--memory-limit",
+        "stopped, scored 0, beyond",
+    ),
+    "duckdb_threads": Limit("DuckDB threads per query", DUCKDB_THREADS, "", "--threads", "at most"),
     "db_id_chars": Limit("a db_id", MAX_DB_ID_CHARS, "characters", behaviour="scored 0 beyond"),
     "fuzz_timeout": Limit("one call of a formatter", FUZZ_TIMEOUT, "seconds", "--timeout", "killed beyond"),
     "fuzz_output": Limit(

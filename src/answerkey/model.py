@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -26,6 +27,10 @@ __all__ = [
     "Number",
     "String",
     "Date",
+    "DateTime",
+    "Time",
+    "DATETIME_PATTERN",
+    "TIME_PATTERN",
     "Nil",
     "NIL",
     "Failure",
@@ -129,6 +134,265 @@ class Date:
         return hash(self.value)
 
 
+# The CAS spellings of a date-time and a time of day (ISO 8601 extended format): seconds
+# always, a fraction of up to nine digits (``parse`` refuses more), then ``Z``, an offset
+# ``+HH:MM`` / ``-HH:MM``, or nothing (a naive value). cas.lark's DATETIME and TIME terminals
+# are these patterns with the grammar's lookahead.
+TIME_PATTERN = r"[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?"
+DATETIME_PATTERN = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T" + TIME_PATTERN
+_TIME_TEXT = re.compile(TIME_PATTERN)
+_DATETIME_TEXT = re.compile(DATETIME_PATTERN)
+_SECONDS_PER_DAY = 86_400
+
+
+def _fixed_offset(offset: _dt.timedelta) -> _dt.tzinfo:
+    """The fixed-offset zone of ``offset`` (UTC itself for zero)."""
+    return _dt.UTC if not offset else _dt.timezone(offset)
+
+
+def _offset_text(offset: _dt.timedelta | None) -> str:
+    """``Z`` for UTC, ``+HH:MM`` / ``-HH:MM`` for another offset, nothing for none."""
+    if offset is None:
+        return ""
+    if not offset:
+        return "Z"
+    minutes = int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+def _fraction_text(microsecond: int, nanosecond: int) -> str:
+    """The seconds' fraction, ``.5`` for half a second, without trailing zeros; "" for none."""
+    nanos = microsecond * 1000 + nanosecond
+    return f".{nanos:09d}".rstrip("0") if nanos else ""
+
+
+def _clock(text: str, whole: str) -> tuple[int, int, int, int, int, _dt.timedelta | None]:
+    """Hours, minutes, seconds, microseconds, nanoseconds and UTC offset (None: naive) of the
+    time part ``text`` of ``whole`` (a pattern above matched it; ``whole`` names it, as
+    ``time 10:30:00``); ``ValueError`` saying what is out of range."""
+    hour, minute, second = int(text[0:2]), int(text[3:5]), int(text[6:8])
+    if hour > 23:
+        raise ValueError(f"no hour {hour} in {whole} (hours run 00-23)")
+    if minute > 59:
+        raise ValueError(f"no minute {minute} in {whole} (minutes run 00-59)")
+    if second > 59:
+        raise ValueError(f"no second {second} in {whole} (seconds run 00-59; a leap second has no CAS value)")
+    rest = text[8:]
+    fraction = ""
+    if rest.startswith("."):
+        digits = len(rest) - len(rest[1:].lstrip("0123456789"))
+        fraction, rest = rest[1:digits], rest[digits:]
+        if len(fraction) > 9:
+            raise ValueError(f"more than 9 digits after the seconds in {whole} (the finest is a nanosecond)")
+    nanos = int(fraction.ljust(9, "0")) if fraction else 0
+    offset = None
+    if rest == "Z":
+        offset = _dt.timedelta(0)
+    elif rest:
+        hours, minutes = int(rest[1:3]), int(rest[4:6])
+        if hours > 23 or minutes > 59:
+            raise ValueError(f"no UTC offset {rest} in {whole} (offsets run from -23:59 to +23:59)")
+        offset = _dt.timedelta(hours=hours, minutes=minutes) * (-1 if rest[0] == "-" else 1)
+    return hour, minute, second, nanos // 1000, nanos % 1000, offset
+
+
+def _whole_minutes(offset: _dt.timedelta | None) -> bool:
+    return offset is None or not offset % _dt.timedelta(minutes=1)
+
+
+@dataclass(frozen=True, slots=True)
+class DateTime:
+    """A date and a time of day (SQL ``TIMESTAMP``, ``xsd:dateTime``), naive or with a UTC
+    offset; CAS ``1989-07-04T10:30:00Z``, ``1989-07-04T10:30:00.5+02:00``, ``1989-07-04T10:30:00``.
+
+    ``value`` holds it to the microsecond, with its offset as written (a fixed-offset
+    ``datetime.timezone``; ``datetime.UTC`` for zero) or none; ``nanosecond`` the digits below
+    the microsecond (0-999), as pandas and NumPy keep them. Equality compares ``moment``:
+    date-times with offsets are equal when they are the same instant (``10:30:00+02:00``
+    equals ``08:30:00Z``); naive ones when they read the same; a naive date-time never equals
+    one with an offset (which instant a naive one means depends on a time zone nobody wrote
+    down). The offset written only affects printing. Any time zone given is kept as its fixed
+    offset at that date-time; one that is not whole minutes (an old local mean time) is
+    converted to UTC, as CAS writes offsets in minutes.
+
+    >>> DateTime.parse("1989-07-04T10:30:00+02:00") == DateTime.parse("1989-07-04T08:30:00Z")
+    True
+    >>> DateTime.parse("1989-07-04T08:30:00") == DateTime.parse("1989-07-04T08:30:00Z")
+    False
+    >>> DateTime(_dt.datetime(1989, 7, 4, 10, 30, 0, 500000), nanosecond=1)
+    DateTime.parse('1989-07-04T10:30:00.500000001')
+    """
+
+    value: _dt.datetime = field(compare=False)
+    nanosecond: int = field(default=0, compare=False)
+    moment: tuple[bool, int] = field(init=False, repr=False)
+    """What equality compares, and an order: (has an offset, nanoseconds since
+    0001-01-01T00:00:00, in UTC for a date-time with an offset). Sorting by it orders
+    date-times with offsets by instant, naive ones by their reading, naive ones first."""
+
+    def __post_init__(self) -> None:
+        value = self.value
+        if not isinstance(value, _dt.datetime):
+            raise TypeError(f"a DateTime holds a datetime, not {value!r}")
+        if type(self.nanosecond) is not int or not 0 <= self.nanosecond <= 999:
+            raise ValueError(f"nanosecond must be an integer from 0 to 999, not {self.nanosecond!r}")
+        offset = value.utcoffset()
+        if not _whole_minutes(offset):
+            try:
+                value = value.astimezone(_dt.UTC)
+            except OverflowError:
+                raise ValueError(
+                    f"no CAS value for {value.isoformat()}: its UTC time is outside the years 1 to 9999"
+                ) from None
+            offset = _dt.timedelta(0)
+        # A plain datetime (not pandas' Timestamp) in a fixed-offset zone.
+        plain = _dt.datetime(
+            *(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond),
+            tzinfo=None if offset is None else _fixed_offset(offset),
+        )
+        seconds = plain.toordinal() * _SECONDS_PER_DAY + plain.hour * 3600 + plain.minute * 60 + plain.second
+        if offset is not None:
+            seconds -= int(offset.total_seconds())
+        object.__setattr__(self, "value", plain)
+        object.__setattr__(
+            self,
+            "moment",
+            (offset is not None, (seconds * 1_000_000 + plain.microsecond) * 1000 + self.nanosecond),
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.moment)
+
+    def __repr__(self) -> str:
+        return f"DateTime.parse({self.isoformat()!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> DateTime:
+        """The date-time of its CAS spelling (``DATETIME_PATTERN``); ``ValueError`` saying
+        what is wrong otherwise.
+
+        >>> DateTime.parse("2024-02-30T00:00:00")
+        Traceback (most recent call last):
+        ValueError: no such date-time: 2024-02-30T00:00:00 (no day 30 in 2024-02)
+        """
+        if not _DATETIME_TEXT.fullmatch(text):
+            raise ValueError(f"not a date-time: {text!r} (CAS writes 1989-07-04T10:30:00, then Z or +HH:MM)")
+        year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+        if not 1 <= month <= 12:
+            raise ValueError(f"no month {text[5:7]} in date-time {text}")
+        if year == 0:
+            raise ValueError(f"no year 0 in date-time {text} (years run 0001-9999)")
+        hour, minute, second, microsecond, nanosecond, offset = _clock(text[11:], f"date-time {text}")
+        try:
+            moment = _dt.datetime(year, month, day, hour, minute, second, microsecond)
+        except ValueError:
+            raise ValueError(f"no such date-time: {text} (no day {text[8:10]} in {text[:7]})") from None
+        return cls(moment if offset is None else moment.replace(tzinfo=_fixed_offset(offset)), nanosecond)
+
+    def isoformat(self) -> str:
+        """The CAS spelling: ISO 8601, the fraction without trailing zeros, the offset as
+        held (``Z`` for UTC).
+
+        >>> DateTime.parse("1989-07-04T10:30:00.500+00:00").isoformat()
+        '1989-07-04T10:30:00.5Z'
+        """
+        value = self.value
+        return (
+            f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+            + _fraction_text(value.microsecond, self.nanosecond)
+            + _offset_text(value.utcoffset())
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Time:
+    """A time of day (SQL ``TIME``, ``xsd:time``), naive or with a UTC offset; CAS
+    ``10:30:00``, ``10:30:00.25``, ``10:30:00Z``, ``10:30:00-05:00``.
+
+    As ``DateTime``: ``value`` to the microsecond with its offset as written, ``nanosecond``
+    below it. Times with offsets are equal when they are the same time of day in UTC, round
+    the clock (``10:30:00+02:00`` equals ``08:30:00Z``, ``01:00:00+02:00`` equals
+    ``23:00:00Z``); naive ones when they read the same; a naive time never equals one with an
+    offset.
+
+    >>> Time.parse("01:00:00+02:00") == Time.parse("23:00:00Z"), Time.parse("10:30:00") == Time.parse("10:30:00Z")
+    (True, False)
+    """
+
+    value: _dt.time = field(compare=False)
+    nanosecond: int = field(default=0, compare=False)
+    moment: tuple[bool, int] = field(init=False, repr=False)
+    """What equality compares, and an order: (has an offset, nanoseconds since midnight, in
+    UTC for a time with an offset)."""
+
+    def __post_init__(self) -> None:
+        value = self.value
+        if not isinstance(value, _dt.time):
+            raise TypeError(f"a Time holds a time, not {value!r}")
+        if type(self.nanosecond) is not int or not 0 <= self.nanosecond <= 999:
+            raise ValueError(f"nanosecond must be an integer from 0 to 999, not {self.nanosecond!r}")
+        offset = value.utcoffset()
+        if value.tzinfo is not None and offset is None:
+            raise ValueError(f"no CAS value for the time {value} in a time zone without a fixed UTC offset")
+        seconds = value.hour * 3600 + value.minute * 60 + value.second
+        if not _whole_minutes(offset):
+            assert offset is not None
+            seconds = (seconds - int(offset.total_seconds())) % _SECONDS_PER_DAY
+            value = _dt.time(seconds // 3600, seconds // 60 % 60, seconds % 60, value.microsecond)
+            offset = _dt.timedelta(0)
+        plain = _dt.time(
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+            tzinfo=None if offset is None else _fixed_offset(offset),
+        )
+        if offset is not None:
+            seconds = (seconds - int(offset.total_seconds())) % _SECONDS_PER_DAY
+        object.__setattr__(self, "value", plain)
+        object.__setattr__(
+            self,
+            "moment",
+            (offset is not None, (seconds * 1_000_000 + plain.microsecond) * 1000 + self.nanosecond),
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.moment)
+
+    def __repr__(self) -> str:
+        return f"Time.parse({self.isoformat()!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Time:
+        """The time of its CAS spelling (``TIME_PATTERN``); ``ValueError`` saying what is
+        wrong otherwise.
+
+        >>> Time.parse("24:00:01")
+        Traceback (most recent call last):
+        ValueError: no hour 24 in time 24:00:01 (hours run 00-23)
+        """
+        if not _TIME_TEXT.fullmatch(text):
+            raise ValueError(f"not a time: {text!r} (CAS writes 10:30:00, then Z or +HH:MM)")
+        hour, minute, second, microsecond, nanosecond, offset = _clock(text, f"time {text}")
+        clock = _dt.time(hour, minute, second, microsecond, tzinfo=None if offset is None else _fixed_offset(offset))
+        return cls(clock, nanosecond)
+
+    def isoformat(self) -> str:
+        """The CAS spelling, as ``DateTime.isoformat``.
+
+        >>> Time.parse("10:30:00.250-05:00").isoformat()
+        '10:30:00.25-05:00'
+        """
+        value = self.value
+        return (
+            f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+            + _fraction_text(value.microsecond, self.nanosecond)
+            + _offset_text(value.utcoffset())
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Nil:
     """A missing value (``NIL``); fits a column of any type."""
@@ -151,9 +415,17 @@ class Failure:
     kind: FailureKind
 
 
-Value = Boolean | Number | String | Date | Nil | Failure
+Value = Boolean | Number | String | Date | DateTime | Time | Nil | Failure
 
-_TYPE_NAMES = {Boolean: "boolean", Number: "number", String: "string", Date: "date", Failure: "failure"}
+_TYPE_NAMES = {
+    Boolean: "boolean",
+    Number: "number",
+    String: "string",
+    Date: "date",
+    DateTime: "datetime",
+    Time: "time",
+    Failure: "failure",
+}
 
 
 def type_name(value: Value) -> str | None:
@@ -178,9 +450,10 @@ def value_of(obj: object) -> Value:
     - ``datetime.date``, ``datetime64`` in days (or weeks, months, years: their first day) →
       date;
     - ``datetime.datetime``, pandas ``Timestamp``, ``datetime64`` in hours or finer, even at
-      midnight → a string of the ISO date-time, as the SPARQL adapter writes ``xsd:dateTime``
-      (the model has no date-time): time-zone-aware ones in UTC with ``Z``, digits below the
-      microsecond kept (``2020-01-01T12:00:00.000000001``);
+      midnight → ``DateTime``: naive ones naive, time-zone-aware ones with their UTC offset at
+      that moment, nanoseconds kept (pandas, NumPy); NumPy's finer units refuse a value with
+      digits below the nanosecond (``ValueError``);
+    - ``datetime.time`` → ``Time`` (with its offset, when its zone has a fixed one);
     - complex numbers, byte strings, durations, arrays and anything else raise ``TypeError``.
 
     NumPy and pandas are recognised by type, never imported here.
@@ -190,8 +463,8 @@ def value_of(obj: object) -> Value:
     >>> value_of(float("nan")) is NIL, value_of(2.5)
     (True, Number(value=Decimal('2.5'), is_real=True, text='2.5'))
     >>> tz = _dt.timezone(_dt.timedelta(hours=1))
-    >>> value_of(_dt.datetime(2020, 1, 1, 12, tzinfo=tz))
-    String(text='2020-01-01T11:00:00Z')
+    >>> value_of(_dt.datetime(2020, 1, 1, 12, tzinfo=tz)), value_of(_dt.time(10, 30))
+    (DateTime.parse('2020-01-01T12:00:00+01:00'), Time.parse('10:30:00'))
     """
     kind = type(obj)
     # The plain Python types first, by exact type: this runs once per cell of every table.
@@ -205,7 +478,7 @@ def value_of(obj: object) -> Value:
         return NIL if obj != obj else Number.of(cast(float, obj))  # NaN is nil
     if kind is bool:
         return Boolean(cast(bool, obj))
-    if isinstance(obj, (Boolean, Number, String, Date, Nil, Failure)):
+    if isinstance(obj, (Boolean, Number, String, Date, DateTime, Time, Nil, Failure)):
         return obj
     module = kind.__module__
     if module.startswith("numpy"):
@@ -222,38 +495,13 @@ def value_of(obj: object) -> Value:
     if isinstance(obj, str):
         return String(str.__str__(obj))
     if isinstance(obj, _dt.datetime):
-        return String(_date_time_text(obj, _finer_digits(getattr(obj, "nanosecond", 0), 3)))
+        # pandas' Timestamp holds its nanoseconds apart (a datetime subclass keeps microseconds).
+        return DateTime(obj, getattr(obj, "nanosecond", 0))
     if isinstance(obj, _dt.date):
         return Date(obj if kind is _dt.date else _dt.date(obj.year, obj.month, obj.day))
+    if isinstance(obj, _dt.time):
+        return Time(obj)
     raise TypeError(_refusal(obj))
-
-
-def _date_time_text(moment: _dt.datetime, finer: str = "") -> str:
-    """The ISO text of a date-time as the SPARQL adapter writes ``xsd:dateTime``: aware ones
-    in UTC with ``Z``; ``finer`` holds the digits below the microsecond (pandas, NumPy)."""
-    # A plain datetime: pandas' Timestamp prints itself differently.
-    plain = _dt.datetime(
-        *(moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second, moment.microsecond),
-        tzinfo=moment.tzinfo,
-        fold=moment.fold,
-    )
-    zone = ""
-    if plain.utcoffset() is not None:
-        try:
-            plain = plain.astimezone(_dt.UTC)
-        except OverflowError:  # 0001-01-01T00:00:00+01:00 has no UTC time in Python's range
-            return plain.isoformat()
-        zone = "Z"
-    return plain.replace(tzinfo=None).isoformat(timespec="microseconds" if finer else "auto") + finer + zone
-
-
-def _finer_digits(count: int, digits: int) -> str:
-    """``count`` units of ``10**-digits`` of a microsecond as digits, trailing ``000`` groups
-    dropped: ``_finer_digits(1, 3)`` is ``"001"``; zero is ``""``."""
-    text = f"{count:0{digits}d}" if count else ""
-    while text.endswith("000"):
-        text = text[:-3]
-    return text
 
 
 # datetime64 units finer than Python's microsecond: the digits they add below it.
@@ -288,18 +536,21 @@ def _datetime64_value(obj: Any, name: str) -> Value:
     step = unit.rstrip("YMWDhmsunpfa")
     unit = unit[len(step) :]
     if isinstance(moment, _dt.datetime):
-        return String(_date_time_text(moment))
+        return DateTime(moment)
     if isinstance(moment, _dt.date):
         return Date(moment)
     if unit in _FINER_UNITS:
         digits = _FINER_UNITS[unit]
         microseconds, finer = divmod(moment * int(step or 1), 10**digits)
+        nanoseconds, below = divmod(finer, 10 ** (digits - 3))
+        if below:
+            raise ValueError(f"a date-time finer than a nanosecond has no CAS value ({obj})")
         try:
             start = _dt.datetime(1970, 1, 1) + _dt.timedelta(microseconds=microseconds)
         except OverflowError:
             pass
         else:
-            return String(_date_time_text(start, _finer_digits(finer, digits)))
+            return DateTime(start, nanoseconds)
     raise ValueError("a date or time outside the years 1 to 9999 has no CAS value")
 
 
@@ -322,7 +573,7 @@ def _refusal(obj: Any) -> str:
     shown = repr(obj)
     if len(shown) > 60:
         shown = shown[:57] + "..."
-    return f"no CAS value for {shown} (CAS holds nil, booleans, numbers, strings and dates)"
+    return f"no CAS value for {shown} (CAS holds nil, booleans, numbers, strings, dates, date-times and times)"
 
 
 # The CAS text of an answer, for reprs: set by ``answerkey.grammar.render`` when it is
@@ -468,6 +719,10 @@ class Relation:
     def __delattr__(self, name):
         raise AttributeError("Relation is immutable")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling (results sent back by worker processes) cannot set attributes one by one.
+        return (_unpickled_relation, (self.rows, self.arity, self.ordered, self.scalar, self.order_by))
+
     @classmethod
     def from_rows(cls, rows: object, *, ordered: bool = False) -> Relation:
         """Build a relation from rows of Python, NumPy or pandas values, each read by
@@ -547,6 +802,12 @@ class Relation:
             return f"Relation({CAS_RENDERER(self)})"
         keys = "" if self.order_by is None else f", order_by={self.order_by}"
         return f"Relation({self.rows!r}, ordered={self.ordered}, scalar={self.scalar}{keys})"
+
+
+def _unpickled_relation(
+    rows: tuple[tuple[Value, ...], ...], arity: int, ordered: bool, scalar: bool, order_by: tuple[int, ...] | None
+) -> Relation:
+    return Relation.checked(rows, arity, ordered=ordered, scalar=scalar, order_by=order_by)
 
 
 def rows_of(table: object) -> Sequence[Sequence[object]]:

@@ -19,10 +19,12 @@ from answerkey.adapters.rows import (
     write_jsonrows,
 )
 from answerkey.errors import InputError
-from answerkey.model import NIL, NO_ANSWER, Boolean, Date, Number, Relation, String
+from answerkey.grammar.atoms import DATETIME_SHAPE, TIME_SHAPE
+from answerkey.model import NIL, NO_ANSWER, Boolean, Date, DateTime, Number, Relation, String, Time
 from answerkey.testing.strategies import relations
 
-_DATE_SHAPED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# Strings JSON rows read as dates, date-times or times when a whole column holds them.
+_DATE_SHAPED = re.compile(rf"[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}|{DATETIME_SHAPE.pattern}|{TIME_SHAPE.pattern}")
 
 
 def test_the_registry_lists_every_format_once():
@@ -47,6 +49,18 @@ def test_the_registry_lists_every_format_once():
         ('[{"b": 1, "a": "x"}, {"a": "y", "b": 2}]', [(Number.of(1), String("x")), (Number.of(2), String("y"))]),
         # A date-shaped string among other strings stays a string.
         ('[["1989-07-04"], ["soon"]]', [(String("1989-07-04"),), (String("soon"),)]),
+        # Columns of ISO date-times and of times, naive or with offsets, in CAS spelling.
+        (
+            '[["1989-07-04T10:30:00Z", "10:30:00"], ["1989-07-04T12:30:00.25+02:00", null]]',
+            [
+                (DateTime.parse("1989-07-04T10:30:00Z"), Time.parse("10:30:00")),
+                (DateTime.parse("1989-07-04T12:30:00.25+02:00"), NIL),
+            ],
+        ),
+        # Dates and date-times in one column, an impossible date-time, a space for T: strings.
+        ('[["1989-07-04"], ["1989-07-04T10:30:00"]]', [(String("1989-07-04"),), (String("1989-07-04T10:30:00"),)]),
+        ('[["1989-07-04T24:00:00"]]', [(String("1989-07-04T24:00:00"),)]),
+        ('[["1989-07-04 10:30:00"]]', [(String("1989-07-04 10:30:00"),)]),
         ("[]", []),
     ],
 )
@@ -88,6 +102,11 @@ def test_bad_json_rows_are_input_errors(text, message):
         # A column with any non-number is strings; quoting and embedded newlines are CSV's.
         ('x\n12\nabc\n"a,\nb"\n', [(String("12"),), (String("abc"),), (String("a,\nb"),)]),
         ("flag,day\nTRUE,2024-02-29\nfalse,\n", [(Boolean(True), Date(dt.date(2024, 2, 29))), (Boolean(False), NIL)]),
+        (
+            "at,clock\n1989-07-04T10:30:00.5Z,10:30:00\n,23:59:59-05:00\n",
+            [(DateTime.parse("1989-07-04T10:30:00.5Z"), Time.parse("10:30:00")), (NIL, Time.parse("04:59:59Z"))],
+        ),
+        ("at\n1989-07-04T10:30:00\n1989-07-04\n", [(String("1989-07-04T10:30:00"),), (String("1989-07-04"),)]),
         ('x\n""\n', [(NIL,)]),
         ("", []),
         ("only,a,header\n", []),
@@ -121,6 +140,14 @@ def test_writing_json_rows_keeps_reals_real():
     assert read_jsonrows(write_jsonrows(relation)) == relation
 
 
+def test_date_times_and_times_are_written_in_cas_spelling():
+    """JSON rows and CSV write date-times and times as CAS prints them, offsets kept, and read them back."""
+    relation = Relation([[DateTime.parse("1989-07-04T10:30:00.500+02:00"), Time.parse("23:59:59Z")]])
+    assert write_jsonrows(relation) == '[\n  ["1989-07-04T10:30:00.5+02:00", "23:59:59Z"]\n]\n'
+    assert write_csv(relation) == "column1,column2\n1989-07-04T10:30:00.5+02:00,23:59:59Z\n"
+    assert read_jsonrows(write_jsonrows(relation)) == relation == read_csv(write_csv(relation))
+
+
 def test_writing_csv_names_columns():
     """The header is column1..N unless names are given; the empty relation is empty text."""
     relation = Relation.from_rows([[1, None], [2, "b"]])
@@ -151,7 +178,7 @@ def test_typed_formats_round_trip_exactly(name, relation):
     assert read_answer(write_answer(relation, name), name) == relation
 
 
-@given(relations(types=("boolean", "integer", "real", "date")))
+@given(relations(types=("boolean", "integer", "real", "date", "datetime", "time")))
 def test_csv_round_trips_relations_without_strings(relation):
     """Without strings (which CSV cannot tell from numbers), CSV keeps every relation."""
     assert read_csv(write_csv(relation)) == relation

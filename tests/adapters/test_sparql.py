@@ -18,7 +18,7 @@ from answerkey.adapters.sparql import (
     term_value,
 )
 from answerkey.errors import InputError
-from answerkey.model import NIL, Boolean, Date, Number, Relation, String
+from answerkey.model import NIL, Boolean, Date, DateTime, Number, Relation, String, Time
 from answerkey.testing.strategies import relations
 
 
@@ -51,8 +51,14 @@ TERMS = [
     (lit("true", "boolean"), Boolean(True)),
     (lit("0", "boolean"), Boolean(False)),
     (lit("2024-02-29", "date"), Date(dt.date(2024, 2, 29))),
-    (lit("2024-01-01T12:00:00+01:00", "dateTime"), String("2024-01-01T11:00:00Z")),
-    (lit("2024-01-01T12:00:00", "dateTime"), String("2024-01-01T12:00:00")),
+    (lit("2024-01-01T12:00:00+01:00", "dateTime"), DateTime.parse("2024-01-01T11:00:00Z")),
+    (lit("2024-01-01T12:00:00", "dateTime"), DateTime.parse("2024-01-01T12:00:00")),
+    (lit(" 2024-01-01T12:00:00.250Z ", "dateTime"), DateTime.parse("2024-01-01T12:00:00.25Z")),
+    (lit("2024-12-31T24:00:00-05:00", "dateTime"), DateTime.parse("2025-01-01T00:00:00-05:00")),  # XSD's end of day
+    (lit("2024-12-31T24:00:00.000", "dateTime"), DateTime.parse("2025-01-01T00:00:00")),
+    (lit("10:30:00+02:00", "time"), Time.parse("08:30:00Z")),
+    (lit("10:30:00.5", "time"), Time.parse("10:30:00.5")),
+    (lit("24:00:00Z", "time"), Time.parse("00:00:00Z")),
     (lit("OSLO T1"), String("OSLO T1")),
     ({"type": "literal", "value": "chat", "xml:lang": "fr"}, String("chat")),
     ({"type": "typed-literal", "value": "5", "datatype": XSD + "integer"}, Number(5, False, "5")),
@@ -64,7 +70,14 @@ TERMS = [
     (lit("2024-02-30", "date"), String("2024-02-30")),
     (lit("yes", "boolean"), String("yes")),
     (lit("9" * 5000, "integer"), String("9" * 5000)),
-    (lit("0001-01-01T00:00:00+01:00", "dateTime"), String("0001-01-01T00:00:00+01:00")),
+    (lit("0001-01-01T00:00:00+01:00", "dateTime"), DateTime.parse("0001-01-01T00:00:00+01:00")),
+    (lit("2024-01-01T12:00", "dateTime"), String("2024-01-01T12:00")),  # no seconds: not XSD
+    (lit("2024-01-01T24:00:01", "dateTime"), String("2024-01-01T24:00:01")),
+    (lit("9999-12-31T24:00:00", "dateTime"), String("9999-12-31T24:00:00")),  # beyond the year 9999
+    (lit("2024-01-01T12:00:00.1234567891Z", "dateTime"), String("2024-01-01T12:00:00.1234567891Z")),
+    (lit("-0044-03-15T12:00:00", "dateTime"), String("-0044-03-15T12:00:00")),
+    (lit("10:30", "time"), String("10:30")),
+    (lit("10:30:00+14:60", "time"), String("10:30:00+14:60")),
     # URIs and blank nodes can never equal a literal.
     ({"type": "uri", "value": "urn:uuid:1"}, String("<urn:uuid:1>")),
     ({"type": "bnode", "value": "b0"}, String("_:b0")),
@@ -79,6 +92,20 @@ TERMS = [
 def test_term_typing(term, expected):
     """Each kind of RDF term becomes the documented typed value."""
     assert term_value(term) == expected
+
+
+def test_date_times_compare_as_instants_and_write_back_with_their_offsets():
+    """xsd:dateTime at two offsets is one instant; naive is another value; both write back as read."""
+    noon_paris = term_value(lit("2024-07-01T12:00:00+02:00", "dateTime"))
+    assert noon_paris == term_value(lit("2024-07-01T10:00:00Z", "dateTime"))
+    assert noon_paris != term_value(lit("2024-07-01T10:00:00", "dateTime"))
+    relation = Relation([[noon_paris, Time.parse("10:30:00.5-05:00")]])
+    terms = sparql_results_from_relation(relation, ["at", "clock"])["results"]["bindings"][0]
+    assert terms == {
+        "at": {"type": "literal", "value": "2024-07-01T12:00:00+02:00", "datatype": XSD + "dateTime"},
+        "clock": {"type": "literal", "value": "10:30:00.5-05:00", "datatype": XSD + "time"},
+    }
+    assert judge(relation, relation_from_sparql_results(sparql_results_from_relation(relation))).correct
 
 
 def test_typed_values_compare_by_value():
@@ -329,7 +356,7 @@ term_shapes = st.fixed_dictionaries(
     },
     optional={
         "datatype": st.sampled_from(
-            [XSD + "integer", XSD + "decimal", XSD + "date", XSD + "boolean", XSD + "dateTime", "urn:x"]
+            [XSD + "integer", XSD + "decimal", XSD + "date", XSD + "boolean", XSD + "dateTime", XSD + "time", "urn:x"]
         )
     },
 )
@@ -372,6 +399,9 @@ TEXTS = [
     "2021-02-29",
     "2021-02-28",
     "2021-02-28T10:00:00+01:00",
+    "2021-02-28T24:00:00",
+    "10:00:00.5Z",
+    "24:00:00",
     "true",
     "0",
     "<a>",
@@ -387,6 +417,7 @@ DATATYPES = [
     XSD + "date",
     XSD + "boolean",
     XSD + "dateTime",
+    XSD + "time",
     "urn:x",
     "",
 ]

@@ -466,8 +466,8 @@ def test_roundtrip_json_reports_the_minimal_failure():
         "input_format": "jsonrows",
         "epsilon": 0.0001,
         "timeout": 10.0,
-        "examples": 5,
-        "calls": 8,
+        "examples": 3,
+        "calls": 22,
         "reproduce": f"answerkey fuzz roundtrip --cmd {shlex.quote(command)} -n 30 --seed 11 --input-format jsonrows",
     }
     assert failure.pop("stderr").endswith("ValueError: unexpected null\n")

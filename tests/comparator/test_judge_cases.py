@@ -65,6 +65,30 @@ from answerkey.model import Relation
         ("((NIL 1))", '((1 "NIL"))', False),
         ("contingent-failure", "contingent-failure", True),
         ("contingent-failure", "necessary-failure", False),
+        # Date-times and times (answerkey extension): aware ones match as instants, whatever
+        # the offset; a naive one matches no aware one; a date is no date-time at midnight.
+        ("1989-07-04T10:30:00+02:00", "1989-07-04T08:30:00Z", True),
+        ("1989-07-04T10:30:00+02:00", '"1989-07-04T03:30:00-05:00"', True),
+        ("1989-07-04T10:30:00Z", "1989-07-04T10:30:00", False),
+        ("1989-07-04T10:30:00", "1989-07-04T10:30:00.000", True),
+        ("1989-07-04T10:30:00", "1989-07-04T10:30:00.000000001", False),
+        ("1989-07-04", "1989-07-04T00:00:00", False),
+        ("1989-07-04T10:30:00", '"1989-07-04T10:30:00 "', False),
+        ("01:00:00+02:00", "23:00:00Z", True),
+        ("10:30:00", "10:30:00Z", False),
+        ("10:30:00", '"10:30"', False),
+        (
+            "((1 1989-07-04T10:30:00Z) (2 1989-07-05T10:30:00Z))",
+            '(("b" 1989-07-05T12:30:00+02:00 2) ("a" 1989-07-04T05:30:00-05:00 1))',
+            True,
+        ),
+        (
+            "((1 1989-07-04T10:30:00Z) (2 1989-07-05T10:30:00Z))",
+            "((1 1989-07-05T10:30:00Z) (2 1989-07-04T10:30:00Z))",
+            False,
+        ),
+        ("(ORDERED (10:00:00Z) (11:00:00Z))", "((12:00:00+02:00) (11:00:00Z))", True),
+        ("(ORDERED (10:00:00Z) (11:00:00Z))", "((11:00:00Z) (10:00:00Z))", False),
     ],
 )
 def test_verdicts(canonical, system, correct):

@@ -300,3 +300,51 @@ def test_tie_groups_are_runs_of_equal_keys_under_the_rule():
     assert [len(group) for group in tie_groups(rows, (1,), MatchRule())] == [2, 1, 1]
     assert [len(group) for group in tie_groups(rows, (0, 1), MatchRule(strings="fold"))] == [2, 1, 1]
     assert [len(group) for group in tie_groups(rows, (0,), MatchRule())] == [1, 1, 1, 1, 1]
+
+
+# An ORDER BY on a timestamp-with-time-zone column: the engine prints each instant in its
+# session's zone, a system may print it in another; 10:30Z and 12:30+02:00 are one instant, so
+# those two tuples tie.
+BY_MOMENT = (
+    "(ORDERED BY 1 (1989-07-04T10:30:00Z 1) (1989-07-04T12:30:00+02:00 2) (1989-07-04T11:00:00Z 3)"
+    " (1989-07-05T00:00:00-05:00 4))"
+)
+
+
+@pytest.mark.parametrize(
+    "system, correct",
+    [
+        (
+            "((1989-07-04T12:30:00+02:00 2) (1989-07-04T10:30:00Z 1) (1989-07-04T11:00:00Z 3) (1989-07-05T05:00:00Z 4))",
+            True,
+        ),
+        (
+            "((2 1989-07-04T05:30:00-05:00) (1 1989-07-04T10:30:00Z) (3 1989-07-04T13:00:00+02:00) (4 1989-07-05T05:00:00Z))",
+            True,
+        ),
+        (
+            "((1989-07-04T11:00:00Z 3) (1989-07-04T10:30:00Z 1) (1989-07-04T12:30:00+02:00 2) (1989-07-05T05:00:00Z 4))",
+            False,
+        ),
+        ("((1989-07-04T10:30:00 1) (1989-07-04T12:30:00 2) (1989-07-04T11:00:00 3) (1989-07-05T00:00:00 4))", False),
+    ],
+)
+def test_sort_keys_on_date_times_tie_one_instant_at_two_offsets(system, correct):
+    """ORDERED BY a date-time column: one instant written at two offsets ties (any order within
+    the tie), a later instant must come later, naive readings are other values."""
+    assert judge(BY_MOMENT, system).correct is correct
+
+
+def test_out_of_key_order_date_times_are_explained_with_their_spellings():
+    """The explanation names the out-of-order tuple and its key as the system wrote them."""
+    verdict = judge("(ORDERED BY 1 (10:00:00Z) (11:00:00Z))", "((12:00:00+01:00) (10:00:00Z))")
+    assert not verdict.correct
+    assert "system tuple 2 (10:00:00Z) with key (10:00:00Z) should come before system tuple 1 (12:00:00+01:00)" in (
+        verdict.explain()
+    )
+
+
+def test_tie_groups_of_date_times_are_runs_of_one_instant():
+    """Tie groups on a date-time column join consecutive tuples of one instant, whatever the offset."""
+    rows = parse(BY_MOMENT).rows
+    assert [len(group) for group in tie_groups(rows, (0,), MatchRule())] == [2, 1, 1]

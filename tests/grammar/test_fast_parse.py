@@ -14,7 +14,7 @@ from lark import Lark
 import answerkey.grammar
 from answerkey import ParseError, parse, render
 from answerkey.grammar import fast, parse_with_grammar
-from answerkey.model import Alternatives, NoAnswer, Relation
+from answerkey.model import DATETIME_PATTERN, TIME_PATTERN, Alternatives, NoAnswer, Relation
 from answerkey.testing.strategies import (
     DECLARED_TERMINALS,
     answers,
@@ -76,6 +76,13 @@ def test_atom_terminals_are_the_grammars():
     assert TERMINALS["STRING"].pattern.value == fast.STRING_PATTERN
     atom_names = {name for name, _, _ in fast.ATOM_TERMINALS} | {"STRING"}
     assert set(TERMINALS) - atom_names == {"LPAR", "_RPAR", "COMMENT", "WHITESPACE"}
+
+
+def test_date_time_and_time_terminals_are_the_models_spellings():
+    """cas.lark's DATETIME and TIME are the model's DATETIME_PATTERN and TIME_PATTERN with the
+    atoms' lookahead, so the grammar, the fast path and DateTime.parse agree on the shapes."""
+    assert TERMINALS["DATETIME"].pattern.value == DATETIME_PATTERN + "(?![^\\s();])"
+    assert TERMINALS["TIME"].pattern.value == TIME_PATTERN + "(?![^\\s();])"
 
 
 def test_string_patterns_are_one_and_cannot_backtrack():
@@ -211,6 +218,19 @@ def test_str_split_whitespace_is_regex_whitespace():
         "(ORDERED BY 1 (1) ((2)))",
         "((ORDERED BY 1 (1 2)) OR (ORDERED BY 2 (1 2)))",
         "(ORDERED BY 12345678901 (1))",
+        # Date-times and times: every spelling, the shapes' near misses, bad values, mixed columns.
+        "((1989-07-04T10:30:00Z) (1989-07-04T12:30:00+02:00))",
+        '(("1989-07-04T10:30:00.123456789-05:30" 10:30:00) (NIL "10:30:00.5Z"))',
+        "(10:30:00 OR 1989-07-04T10:30:00)",
+        '"\\u00310:30:00"',
+        "((10:30) (1989-07-04t10:30:00) (10:30:00+0200) (10:30:00.))",
+        "((1989-07-04) (1989-07-04T10:30:00))",
+        "((10:30:00) (1989-07-04T10:30:00))",
+        "((24:00:00))",
+        '(("1989-02-29T00:00:00"))',
+        "((10:30:00+24:00))",
+        "((10:30:00.1234567891))",
+        "(ORDERED BY 1 (1989-07-04T10:30:00Z a) (1989-07-04T12:30:00+02:00 b))",
     ],
 )
 def test_fast_path_agrees_with_grammar_on_dialect_cases(text):

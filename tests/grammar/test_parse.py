@@ -18,14 +18,21 @@ from answerkey.model import (
     Alternatives,
     Boolean,
     Date,
+    DateTime,
     Failure,
     FailureKind,
     Number,
     Relation,
     String,
+    Time,
 )
 
 GOLDEN = Path(__file__).with_name("golden.cas")
+UTC = dt.UTC
+
+
+def offset(hours: int, minutes: int = 0) -> dt.timezone:
+    return dt.timezone(dt.timedelta(hours=hours, minutes=minutes))
 
 
 def scalar(value):
@@ -94,6 +101,33 @@ def test_paper_section_2_1_examples(text, expected):
         ('"\\u00304-JUL-89"', scalar(String("04-JUL-89"))),
         # Integers and reals share a number column.
         ("((1) (2.5))", Relation([[Number.of(1)], [Number.parse("2.5")]])),
+        # Date-times and times (extension): ISO 8601, Z or an offset or naive, up to nanoseconds.
+        ("1989-07-04T10:30:00Z", scalar(DateTime(dt.datetime(1989, 7, 4, 10, 30, tzinfo=UTC)))),
+        ('"1989-07-04T10:30:00Z"', scalar(DateTime(dt.datetime(1989, 7, 4, 10, 30, tzinfo=UTC)))),
+        ("1989-07-04T10:30:00+02:00", scalar(DateTime(dt.datetime(1989, 7, 4, 8, 30, tzinfo=UTC)))),
+        ("1989-07-04T10:30:00-00:00", scalar(DateTime(dt.datetime(1989, 7, 4, 10, 30, tzinfo=UTC)))),
+        ("1989-07-04T10:30:00.5", scalar(DateTime(dt.datetime(1989, 7, 4, 10, 30, 0, 500000)))),
+        (
+            "0001-01-01T00:00:00.123456789+05:30",
+            scalar(DateTime(dt.datetime(1, 1, 1, tzinfo=offset(5, 30)).replace(microsecond=123456), 789)),
+        ),
+        ("10:30:00", scalar(Time(dt.time(10, 30)))),
+        ('"10:30:00.25"', scalar(Time(dt.time(10, 30, 0, 250000)))),
+        ("10:30:00-05:00", scalar(Time(dt.time(15, 30, tzinfo=UTC)))),
+        ("01:00:00+02:00", scalar(Time(dt.time(23, 0, tzinfo=UTC)))),  # round the clock
+        (
+            "((10:30:00 1989-07-04T10:30:00 1989-07-04))",
+            Relation([[Time(dt.time(10, 30)), DateTime(dt.datetime(1989, 7, 4, 10, 30)), Date(dt.date(1989, 7, 4))]]),
+        ),
+        # An escaped first digit keeps a date-time- or time-shaped string a string; near
+        # misses of the shapes (no seconds, lower-case t or z, a space, +0200) are bare words.
+        ('"\\u00310:30:00"', scalar(String("10:30:00"))),
+        ('"\\u0031989-07-04T10:30:00Z"', scalar(String("1989-07-04T10:30:00Z"))),
+        ("10:30", scalar(String("10:30"))),
+        ("1989-07-04t10:30:00z", scalar(String("1989-07-04t10:30:00z"))),
+        ("10:30:00+0200", scalar(String("10:30:00+0200"))),
+        ("10:30:00.", scalar(String("10:30:00."))),
+        ('"1989-07-04 10:30:00"', scalar(String("1989-07-04 10:30:00"))),
     ],
 )
 def test_dialect(text, expected):
@@ -105,6 +139,29 @@ def test_scalar_remembers_it_was_a_scalar():
     """A bare value and a one-tuple relation are different answers that print differently."""
     assert parse("5") != parse("((5))")
     assert parse("5").scalar and not parse("((5))").scalar
+
+
+def test_instants_are_equal_whatever_their_offset_and_print_as_written():
+    """An aware date-time or time equals the same instant at another offset and keeps its own
+    offset in print; a naive one equals no aware one; the fraction prints without trailing zeros."""
+    assert parse("1989-07-04T10:30:00+02:00") == parse("1989-07-04T08:30:00Z")
+    assert parse("10:30:00+02:00") == parse("08:30:00Z")
+    assert parse("1989-07-04T08:30:00") != parse("1989-07-04T08:30:00Z")
+    assert parse("08:30:00") != parse("08:30:00Z") and parse("08:30:00") != parse("08:30:00+00:00")
+    assert parse("1989-07-04T08:30:00.500") == parse("1989-07-04T08:30:00.5")
+    assert parse("1989-07-04T08:30:00.000000001") != parse("1989-07-04T08:30:00")
+    assert [render(parse(t)) for t in ["1989-07-04T10:30:00+02:00", "10:30:00.250-00:00", "10:30:00.000000"]] == [
+        "1989-07-04T10:30:00+02:00",
+        "10:30:00.25Z",
+        "10:30:00",
+    ]
+    assert parse("((1989-07-04T10:30:00+02:00) (1989-07-04T08:30:00Z))") == parse("((1989-07-04T08:30:00Z))")
+
+
+def test_a_date_is_no_date_time_nor_a_date_time_at_midnight_a_date():
+    """A date and the date-time at its midnight are different values, as SQL DATE and TIMESTAMP."""
+    assert parse("1989-07-04") != parse("1989-07-04T00:00:00")
+    assert parse("00:00:00") != parse("1989-07-04T00:00:00")
 
 
 def test_numbers_print_back_exactly_as_written():
@@ -149,6 +206,33 @@ def error_of(text, **options) -> ParseError:
         ("01-JAX-80", 1, 1, "unknown month 'JAX' in date 01-JAX-80"),
         ('"31-FEB-89"', 1, 2, "no such date: 31-FEB-89"),
         ("1980-13-01", 1, 1, "no month 13 in date 1980-13-01"),
+        ("1989-13-04T10:30:00Z", 1, 1, "no month 13 in date-time 1989-13-04T10:30:00Z"),
+        ("(\n (1989-02-29T10:30:00))", 2, 3, "no such date-time: 1989-02-29T10:30:00 (no day 29 in 1989-02)"),
+        ("0000-01-01T00:00:00", 1, 1, "no year 0 in date-time 0000-01-01T00:00:00 (years run 0001-9999)"),
+        ("((1 24:00:01))", 1, 5, "no hour 24 in time 24:00:01 (hours run 00-23)"),
+        ("1989-07-04T24:00:00", 1, 1, "no hour 24 in date-time 1989-07-04T24:00:00 (hours run 00-23)"),
+        ("10:60:00", 1, 1, "no minute 60 in time 10:60:00 (minutes run 00-59)"),
+        (
+            '((1 "23:59:60Z"))',
+            1,
+            6,
+            "no second 60 in time 23:59:60Z (seconds run 00-59; a leap second has no CAS value)",
+        ),
+        (
+            "1989-07-04T10:30:00+24:00",
+            1,
+            1,
+            "no UTC offset +24:00 in date-time 1989-07-04T10:30:00+24:00 (offsets run from -23:59 to +23:59)",
+        ),
+        ("10:30:00-02:60", 1, 1, "no UTC offset -02:60 in time 10:30:00-02:60 (offsets run from -23:59 to +23:59)"),
+        (
+            "10:30:00.1234567891",
+            1,
+            1,
+            "more than 9 digits after the seconds in time 10:30:00.1234567891 (the finest is a nanosecond)",
+        ),
+        ("((1989-07-04) (1989-07-04T10:30:00))", 1, 15, "tuple 2, column 1: a datetime in a column of dates"),
+        ('((10:30:00) ("x"))', 1, 13, "tuple 2, column 1: a string in a column of times"),
         ("((1)) 2", 1, 7, "unexpected '2'"),
         ("(1)", 1, 3, "unexpected ')'; expected OR (a relation's tuples are parenthesised"),
         (")", 1, 1, "unexpected ')'"),

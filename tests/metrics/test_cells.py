@@ -3,6 +3,7 @@ fast keying of plain columns equal to it, and what a table is (issue 16, item 8)
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pytest
@@ -13,7 +14,8 @@ from answerkey.comparator.values import MatchRule
 from answerkey.metrics import table_scores
 from answerkey.metrics.cells import keyed_table
 from answerkey.metrics.table import cell_precision, cell_recall, execution_accuracy, table_rows
-from answerkey.model import NIL, Number, Relation, String, rows_of
+from answerkey.model import NIL, DateTime, Number, Relation, String, Time, rows_of
+from answerkey.testing.strategies import values
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")
@@ -64,22 +66,84 @@ def test_a_dataframe_is_read_without_its_index():
     table = frame().set_index(pd.Index([10, 20, 30]))
     rows = table_rows(table)
     assert rows == table_rows(table.itertuples(index=False)) == table_rows(table.values)
-    assert rows[1] == (Number(2, False, "2"), NIL, String("JONES"), NIL, String("2020-01-02T00:00:00"))
+    assert rows[1] == (Number(2, False, "2"), NIL, String("JONES"), NIL, DateTime.parse("2020-01-02T00:00:00"))
     assert set(table_scores(table, list(table.itertuples(index=False, name=None))).values()) == {1.0}
 
 
 def test_dataframe_rows_score_as_the_python_rows():
     """`df.values`, `df.itertuples(index=False)` and the frame score as the same rows written in Python."""
     python: list[list[object]] = [
-        [1, 0.5, "SMITH", 7, "2020-01-01T00:00:00"],
-        [2, None, "JONES", None, "2020-01-02T00:00:00"],
-        [3, 0.25, None, 9, "2020-01-03T04:05:06"],
+        [1, 0.5, "SMITH", 7, dt.datetime(2020, 1, 1)],
+        [2, None, "JONES", None, dt.datetime(2020, 1, 2)],
+        [3, 0.25, None, 9, dt.datetime(2020, 1, 3, 4, 5, 6)],
     ]
-    prediction = python[:2] + [[3, 0.25, "BLAKE", 9, "2020-01-03T04:05:06"]]
+    prediction = python[:2] + [[3, 0.25, "BLAKE", 9, dt.datetime(2020, 1, 3, 4, 5, 6)]]
     expected = table_scores(python, prediction)
     assert expected["cell_precision"] == 13 / 14  # 14 distinct cells, BLAKE unmatched
     for table in (frame(), frame().values, frame().itertuples(index=False)):
         assert table_scores(table, prediction) == expected
+
+
+def test_date_time_cells_match_by_instant_and_never_text():
+    """A date-time cell matches the same instant at another offset, not its ISO text, nor a naive one."""
+    utc = dt.UTC
+    target = [[dt.datetime(2020, 7, 1, 10, tzinfo=utc), dt.time(8, 30, tzinfo=utc)]]
+    paris = dt.timezone(dt.timedelta(hours=2))
+    assert (
+        cell_precision(target, [[pd.Timestamp("2020-07-01 12:00", tz="Europe/Paris"), dt.time(10, 30, tzinfo=paris)]])
+        == 1.0
+    )
+    assert cell_precision(target, [["2020-07-01T10:00:00Z", "08:30:00Z"]]) == 0.0
+    assert cell_precision(target, [[dt.datetime(2020, 7, 1, 10), dt.time(8, 30)]]) == 0.0
+    assert (
+        execution_accuracy([[DateTime.parse("2020-07-01T12:00:00+02:00")]], [[DateTime.parse("2020-07-01T10:00:00Z")]])
+        == 1.0
+    )
+
+
+def test_one_instant_at_two_offsets_is_one_key_with_one_form():
+    """Keys of a column of date-times (the fast path) and of the same cells among nils (cell by
+    cell) are equal, and equal for one instant whatever its offset."""
+    column = [
+        DateTime.parse("2020-07-01T12:00:00+02:00"),
+        DateTime.parse("2020-07-01T10:00:00Z"),
+        Time.parse("10:00:00"),
+    ]
+    rule = MatchRule()
+    fast = keyed_table([[column[0]], [column[1]]], rule).rows
+    slow = keyed_table([[column[0]], [column[1]], [None]], rule).rows[:2]
+    assert fast == slow and fast[0] == fast[1] and repr(fast[0]) == repr(fast[1])
+    assert (
+        keyed_table([[column[2]]], rule).rows[0] != keyed_table([[DateTime.parse("2020-07-01T10:00:00")]], rule).rows[0]
+    )
+
+
+def at_offset(value, minutes):
+    """``value`` (a date-time or time) as the same instant at UTC offset ``minutes``, when it has an offset."""
+    zone = dt.timezone(dt.timedelta(minutes=minutes))
+    if isinstance(value, DateTime) and value.value.tzinfo is not None and 2 <= value.value.year <= 9998:
+        return DateTime(value.value.astimezone(zone), value.nanosecond)
+    if isinstance(value, Time) and value.value.tzinfo is not None:
+        return Time(dt.datetime.combine(dt.date(2000, 1, 2), value.value).astimezone(zone).timetz(), value.nanosecond)
+    return value
+
+
+temporal = values(("date", "datetime", "time"), nil=False)
+
+
+pairs = temporal.flatmap(
+    lambda v: st.tuples(st.just(v), temporal | st.integers(-1439, 1439).map(lambda m: at_offset(v, m)))
+)
+
+
+@given(pairs)
+def test_keys_of_dates_date_times_and_times_are_equal_exactly_when_they_match(pair):
+    """Cell keys decide matching for dates, date-times and times as MatchRule.match does
+    (the second value often the first at another offset)."""
+    first, second = pair
+    rule = MatchRule()
+    keys = keyed_table([[first], [second]], rule).rows
+    assert (keys[0] == keys[1]) == rule.match(first, second)
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,13 @@ from answerkey.model import (
     Answer,
     Boolean,
     Date,
+    DateTime,
     Nil,
     NoAnswer,
     Number,
     Relation,
     String,
+    Time,
     type_name,
 )
 from answerkey.testing import strategies
@@ -36,6 +38,7 @@ from answerkey.testing.strategies import (
     cas_spellings,
     cas_texts,
     dates,
+    datetimes,
     equivalent_pairs,
     failures,
     inequivalent_pairs,
@@ -47,6 +50,7 @@ from answerkey.testing.strategies import (
     relations,
     sorted_relations,
     strings,
+    times,
     values,
 )
 
@@ -97,6 +101,11 @@ def test_each_kind_of_near_miss_is_rejected(kind):
         # A comment and a bare ATIS word.
         ("( (smith) ) ; one", Relation([[String("smith")]])),
         ("no_answer", NO_ANSWER),
+        # answerkey's date-times and times, quoted or bare, UTC as Z or +00:00.
+        (
+            '(("1989-07-04T10:30:00+00:00" 10:30:00.500))',
+            Relation([[DateTime.parse("1989-07-04T10:30:00Z"), Time.parse("10:30:00.5")]]),
+        ),
     ],
 )
 def test_documented_spellings(text, answer):
@@ -188,6 +197,30 @@ def test_relations_respect_their_bounds(relation):
         assert type_name(column[0]) in ("string", "date")
 
 
+def test_date_times_and_times_are_naive_and_aware_with_nanoseconds():
+    """datetimes() and times() draw both kinds, naive and with offsets, some with nanoseconds,
+    and each renders and parses back."""
+    seen = set()
+
+    @settings(max_examples=300, derandomize=True, database=None)
+    @given(values(("datetime", "time"), nil=False))
+    def collect(value):
+        assert 0 <= value.nanosecond <= 999 and parse(render(Relation([[value]]))) == Relation([[value]])
+        seen.add((type(value).__name__, value.value.tzinfo is None, value.nanosecond > 0))
+
+    collect()
+    assert {(kind, naive) for kind, naive, _ in seen} == {(k, n) for k in ("DateTime", "Time") for n in (True, False)}
+    assert any(nanos for _, _, nanos in seen)
+
+
+@settings(max_examples=300)
+@given(equivalent_pairs(kinds=("relation",), max_cols=2))
+def test_equivalent_pairs_may_write_an_instant_at_another_offset(pair):
+    """equivalent_pairs respells aware date-times at other offsets: still correct."""
+    canonical, system = pair
+    assert judge(canonical, system).correct
+
+
 @given(values(("boolean",), nil=False))
 def test_values_of_one_type(value):
     """values() draws only the requested types."""
@@ -264,6 +297,8 @@ PUBLIC_STRATEGIES = {
     "reals": reals,
     "strings": strings,
     "dates": dates,
+    "datetimes": datetimes,
+    "times": times,
     "booleans": booleans,
     "numbers": numbers,
     "failures": failures,

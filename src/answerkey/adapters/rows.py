@@ -9,8 +9,10 @@ from one place. Writers never fail for a relation; readers raise ``InputError``.
   exponent integers, other numbers reals (kept exactly), strings strings.
 - **csv**: a header line naming the columns, then one line per tuple; an empty cell is NIL.
   Each column is typed from all its non-empty cells: integers, numbers, ``true``/``false``,
-  or strings.
-- In both, a column whose non-null cells are all ISO dates (``1989-07-04``) is a date column.
+  ISO dates, date-times or times (below), or strings.
+- In both, a column whose non-null cells are all ISO dates (``1989-07-04``) is a date column;
+  all ISO date-times in CAS spelling (``1989-07-04T10:30:00``, ``...Z``, ``...+02:00``), a
+  date-time column; all times (``10:30:00``, ``10:30:00.5Z``), a time column.
 
 >>> rel = read_jsonrows('[[1, "SMITH", 2.50], [2, null, 3.0]]')
 >>> rel.rows[0][2]
@@ -36,9 +38,23 @@ from dataclasses import dataclass
 from answerkey.adapters.sparql import relation_from_sparql_results, sparql_results_from_relation
 from answerkey.errors import InputError
 from answerkey.grammar import parse
-from answerkey.grammar.atoms import NUMBER_SHAPE, BadAtom, number_value
+from answerkey.grammar.atoms import DATETIME_SHAPE, NUMBER_SHAPE, TIME_SHAPE, BadAtom, number_value
 from answerkey.grammar.render import render, render_value
-from answerkey.model import NIL, Answer, Boolean, Date, Nil, Number, Relation, String, Value, type_name, value_of
+from answerkey.model import (
+    NIL,
+    Answer,
+    Boolean,
+    Date,
+    DateTime,
+    Nil,
+    Number,
+    Relation,
+    String,
+    Time,
+    Value,
+    type_name,
+    value_of,
+)
 
 __all__ = [
     "AnswerFormat",
@@ -77,16 +93,56 @@ def _iso_date(text: str) -> _dt.date | None:
         return None
 
 
+def _iso_day(text: str) -> Date | None:
+    day = _iso_date(text)
+    return None if day is None else Date(day)
+
+
+def _iso_date_time(text: str) -> DateTime | None:
+    if not DATETIME_SHAPE.fullmatch(text):
+        return None
+    try:
+        return DateTime.parse(text)
+    except ValueError:
+        return None
+
+
+def _iso_time(text: str) -> Time | None:
+    if not TIME_SHAPE.fullmatch(text):
+        return None
+    try:
+        return Time.parse(text)
+    except ValueError:
+        return None
+
+
+# The ISO texts a column of text cells may hold all of, and then holds as typed values.
+_ISO_READERS: tuple[Callable[[str], Value | None], ...] = (_iso_day, _iso_date_time, _iso_time)
+
+
+def _iso_reader(texts: list[str]) -> Callable[[str], Value | None] | None:
+    """The reader of ``_ISO_READERS`` that reads every one of ``texts`` (at least one), or None."""
+    if not texts:
+        return None
+    for read in _ISO_READERS:
+        if all(read(text) is not None for text in texts):
+            return read
+    return None
+
+
 def _date_columns(rows: list[list[Value]], arity: int) -> list[list[Value]]:
-    """Turn every column whose non-NIL values are all ISO-date strings into dates."""
+    """Turn every column whose non-NIL values are all ISO-date strings into dates, and so
+    for date-times and times."""
     for column in range(arity):
         cells = [row[column] for row in rows if type(row[column]) is not Nil]
-        dates = [_iso_date(cell.text) if isinstance(cell, String) else None for cell in cells]
-        if cells and all(dates):
+        if not all(isinstance(cell, String) for cell in cells):
+            continue
+        read = _iso_reader([cell.text for cell in cells])  # type: ignore[union-attr]  # all strings
+        if read is not None:
             for row in rows:
                 cell = row[column]
                 if isinstance(cell, String):
-                    row[column] = Date(_iso_date(cell.text))  # type: ignore[arg-type]
+                    row[column] = read(cell.text)  # type: ignore[assignment]  # read reads every cell
     return rows
 
 
@@ -198,6 +254,8 @@ def _json_value(value: Value) -> str:
         return "true" if value.value else "false"
     if isinstance(value, Date):
         return f'"{value.value.isoformat()}"'
+    if isinstance(value, (DateTime, Time)):
+        return f'"{value.isoformat()}"'
     if isinstance(value, Nil):
         return "null"
     raise ValueError(f"no JSON rows value for {value!r}")
@@ -230,8 +288,9 @@ def _csv_column(cells: list[str]) -> Callable[[str], Value]:
         return _number
     if filled and all(cell.lower() in _BOOLEANS for cell in filled):
         return lambda cell: Boolean(_BOOLEANS[cell.lower()])
-    if filled and all(_iso_date(cell) for cell in filled):
-        return lambda cell: Date(_iso_date(cell))  # type: ignore[arg-type]  # all cells are dates
+    read = _iso_reader(filled)
+    if read is not None:
+        return read  # type: ignore[return-value]  # it reads every cell
     return String
 
 
@@ -274,12 +333,13 @@ def read_csv(text: str, *, source: str | None = None) -> Relation:
 
 
 def _csv_cell(value: Value) -> str:
-    # Numbers, booleans and dates are spelled as in CAS; strings go raw, nil is an empty cell.
+    # Numbers, booleans, dates, date-times and times are spelled as in CAS; strings go raw,
+    # nil is an empty cell.
     if isinstance(value, String):
         return value.text
     if isinstance(value, Nil):
         return ""
-    if isinstance(value, (Number, Boolean, Date)):
+    if isinstance(value, (Number, Boolean, Date, DateTime, Time)):
         return render_value(value)
     raise ValueError(f"no CSV cell for {value!r}")
 

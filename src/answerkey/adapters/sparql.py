@@ -6,8 +6,11 @@ binding) and an ASK result into a ``bool``. Terms become typed values:
 - ``xsd:integer`` and its derived types → integer ``Number``; ``xsd:decimal``, ``xsd:double``,
   ``xsd:float`` → real ``Number`` (so the comparator's epsilon applies);
 - ``xsd:boolean`` → ``Boolean``; ``xsd:date`` (without a time zone) → ``Date``;
-- ``xsd:dateTime`` → ``String`` of the normalised ISO form (UTC with ``Z`` when the literal
-  has a time zone, so ``12:00:00+01:00`` equals ``11:00:00Z``): the model has no date-time;
+- ``xsd:dateTime`` → ``DateTime``, ``xsd:time`` → ``Time``, with the literal's time zone as
+  their UTC offset (so ``12:00:00+01:00`` equals ``11:00:00Z``) and up to nine digits of
+  fraction; XSD's ``24:00:00``, the end of a day, is the next day's ``00:00:00`` (a time's
+  ``00:00:00``); a literal outside the CAS spelling (a year beyond 9999, ten fraction
+  digits) stays text;
 - a URI → ``String("<uri>")``, a blank node → ``String("_:label")``; a literal that would
   read as either of those (or as one already escaped) gets one leading backslash, so a URI
   never equals a literal and every string maps back to exactly one term;
@@ -48,7 +51,7 @@ from typing import Any
 
 from answerkey.errors import InputError, plural
 from answerkey.grammar.atoms import NUMBER_SHAPE
-from answerkey.model import NIL, Boolean, Date, Nil, Number, Relation, String, Value
+from answerkey.model import NIL, Boolean, Date, DateTime, Nil, Number, Relation, String, Time, Value
 
 __all__ = [
     "MEDIA_TYPE",
@@ -83,9 +86,8 @@ _INTEGER_TYPES = {
 _REAL_TYPES = {XSD + "decimal", XSD + "double", XSD + "float"}
 _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_DATETIME_TEXT = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?"
-)
+# XSD's end of the day, 24:00:00 (any fraction all zeros), before a time zone or the end.
+_END_OF_DAY = re.compile(r"24:00:00(\.0+)?(?=Z|[+-]|$)")
 # Strings of these shapes are URIs or blank nodes; a literal of such a shape (or of such a shape
 # behind backslashes) gets one more leading backslash, which keeps the mapping one-to-one.
 _TERM_SHAPE = re.compile(r"\\*(<.*>|_:.*)", re.DOTALL)
@@ -178,20 +180,25 @@ def _real(text: str) -> Value | None:
     return Number(value, True, written)
 
 
-def _date_time(text: str) -> str | None:
-    text = text.strip()
-    if not _DATETIME_TEXT.fullmatch(text):
-        return None
+def _date_time(text: str) -> Value | None:
+    stripped = text.strip()
     try:
-        moment = _dt.datetime.fromisoformat(text)
+        if _END_OF_DAY.match(stripped, 11):
+            start = DateTime.parse(stripped[:11] + "00" + stripped[13:])
+            return DateTime(start.value + _dt.timedelta(days=1), start.nanosecond)
+        return DateTime.parse(stripped)
+    except (ValueError, OverflowError):  # not the CAS spelling, out of range, or 9999-12-31T24:00:00
+        return None
+
+
+def _time(text: str) -> Value | None:
+    stripped = text.strip()
+    if _END_OF_DAY.match(stripped):
+        stripped = "00" + stripped[2:]
+    try:
+        return Time.parse(stripped)
     except ValueError:
         return None
-    if moment.tzinfo is not None:
-        try:
-            return moment.astimezone(_dt.UTC).replace(tzinfo=None).isoformat() + "Z"
-        except OverflowError:  # 0001-01-01T00:00:00+01:00 has no UTC time in Python's range
-            return None
-    return moment.isoformat()
 
 
 def _integer(text: str) -> Value | None:
@@ -223,11 +230,6 @@ def _date(text: str) -> Value | None:
         return None
 
 
-def _string_date_time(text: str) -> Value | None:
-    normalised = _date_time(text)
-    return None if normalised is None else String(normalised)
-
-
 # Datatype IRI -> reader of the lexical form (None when the text is not valid for the type,
 # and the literal then stays text). One table, so the docs and the reader cannot drift apart.
 TYPED_LITERALS = {
@@ -235,7 +237,8 @@ TYPED_LITERALS = {
     **{datatype: _real for datatype in _REAL_TYPES},
     XSD + "boolean": _boolean,
     XSD + "date": _date,
-    XSD + "dateTime": _string_date_time,
+    XSD + "dateTime": _date_time,
+    XSD + "time": _time,
 }
 
 
@@ -514,6 +517,10 @@ def _term(value: Value) -> dict[str, str] | None:
         return {"type": "literal", "value": "true" if value.value else "false", "datatype": XSD + "boolean"}
     if isinstance(value, Date):
         return {"type": "literal", "value": value.value.isoformat(), "datatype": XSD + "date"}
+    if isinstance(value, DateTime):
+        return {"type": "literal", "value": value.isoformat(), "datatype": XSD + "dateTime"}
+    if isinstance(value, Time):
+        return {"type": "literal", "value": value.isoformat(), "datatype": XSD + "time"}
     if isinstance(value, Nil):
         return None
     raise ValueError(f"no SPARQL term for {value!r}")
@@ -524,8 +531,9 @@ def sparql_results_from_relation(relation: Relation | bool, variables: Sequence[
 
     ``variables`` names the columns (default ``x1``, ``x2``, ...). Integers are written as
     ``xsd:integer``, reals as ``xsd:decimal`` (``xsd:double`` when they need an exponent),
-    booleans, dates as ``xsd:date``, strings of
-    the URI or blank-node shape as those terms, other strings as plain literals, ``NIL`` as an
+    booleans, dates as ``xsd:date``, date-times as ``xsd:dateTime``, times as ``xsd:time``
+    (their CAS spelling, offsets as held), strings of the URI or blank-node shape as those
+    terms, other strings as plain literals, ``NIL`` as an
     unbound variable: reading the result back gives an equal relation. Raises ``ValueError``
     for a value with no SPARQL term (a failure token).
 

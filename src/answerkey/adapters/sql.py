@@ -128,6 +128,17 @@ __all__ = [
     "sql_value",
     "serve_queries",
     "stop_query_processes",
+    "run_file",
+    "db_id_problem",
+    "query_problem",
+    "limits_problem",
+    "inside_root",
+    "past_time_limit",
+    "too_many_rows",
+    "too_many_bytes",
+    "SCALAR_BYTES",
+    "arm_alarm",
+    "disarm_alarm",
 ]
 
 DEFAULT_TIMEOUT = SQL_TIMEOUT
@@ -139,8 +150,8 @@ DEFAULT_MAX_RESULT_BYTES = SQL_MAX_RESULT_BYTES
 HEAP_FACTOR = SQL_HEAP_FACTOR
 HEAP_FLOOR = SQL_HEAP_FLOOR
 
-# What a number or NULL counts towards the byte limit (the size of a 64-bit value).
-_SCALAR_BYTES = 8
+# What a number or NULL counts towards the byte limit (the size of a 64-bit value), on every engine.
+SCALAR_BYTES = _SCALAR_BYTES = 8
 # A helper ends itself this long past the deadline if it is still inside one function call,
 # and this process kills it a little later, should the helper itself be stuck.
 _END_GRACE = 0.5
@@ -253,6 +264,114 @@ def run_query(
     if not regular:
         return QueryResult(error=f"no database file {path!r}")
     return _run_file(real, f"file {path!r}", query, timeout, max_rows, max_result_bytes)
+
+
+def run_file(
+    real: str,
+    label: str,
+    query: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+) -> QueryResult:
+    """Run ``query`` on the SQLite file at the real path ``real`` (links resolved by the
+    caller, who has checked where it lies), as ``run_query`` does; messages call the
+    database ``label``. Never raises for a bad query or database: see ``.error``.
+
+    >>> run_file("/nowhere/at/all.sqlite", "'all'", "SELECT 1").error
+    "no database 'all' ('/nowhere/at/all.sqlite')"
+    """
+    problem = _limits_problem(timeout, max_rows, max_result_bytes) or _query_problem(query)
+    if problem is not None:
+        return QueryResult(error=problem)
+    try:
+        regular = stat.S_ISREG(os.stat(real).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        regular = False
+    except (OSError, TypeError, ValueError) as error:
+        return QueryResult(error=f"cannot read the database {label}: {_why(error)} ({real!r})")
+    if not regular:
+        return QueryResult(error=f"no database {label} ({real!r})")
+    return _run_file(real, label, query, timeout, max_rows, max_result_bytes)
+
+
+def db_id_problem(db_id: object) -> str | None:
+    """Why ``db_id`` cannot name a database (a directory under a root, a database on a
+    server), or None: at most ``MAX_DB_ID_CHARS`` characters, letters, digits, ``_``, ``.``,
+    ``-`` and spaces, not starting with a dot.
+
+    >>> db_id_problem("concert_singer") is None, db_id_problem("../etc")
+    (True, "not a database name: '../etc'")
+    """
+    return _db_id_problem(db_id)
+
+
+def query_problem(query: object) -> str | None:
+    """Why ``query`` cannot be run (not text, too long, a lone surrogate), or None.
+
+    >>> query_problem(3)
+    'the query is an integer, not text'
+    """
+    return _query_problem(query)
+
+
+def limits_problem(timeout: object, max_rows: object, max_result_bytes: object) -> str | None:
+    """Why the limits cannot bound a query, or None (an infinite timeout is no time limit).
+
+    >>> limits_problem(0, 10, 10)
+    'the time limit must be a number of seconds above 0, not 0'
+    """
+    return _limits_problem(timeout, max_rows, max_result_bytes)
+
+
+def inside_root(root: str, real: str) -> bool:
+    """Whether the real path ``real`` lies inside the real directory ``root``.
+
+    >>> inside_root("/data", "/data/x/x.sqlite"), inside_root("/data", "/database/x.sqlite")
+    (True, False)
+    """
+    return _inside(root, real)
+
+
+def past_time_limit(timeout: float) -> str:
+    """The error of a query stopped at its time limit, the same for every engine.
+
+    >>> past_time_limit(2.5)
+    'the query ran past the time limit of 2.5 s'
+    """
+    return _past_time_limit(timeout)
+
+
+def too_many_rows(max_rows: int) -> str:
+    """The error of a query that returned more rows than ``max_rows``, the same for every engine.
+
+    >>> too_many_rows(10)
+    'the query returned more than 10 rows'
+    """
+    return f"the query returned more than {max_rows} rows"
+
+
+def too_many_bytes(max_result_bytes: int) -> str:
+    """The error of a result larger than ``max_result_bytes``, the same for every engine.
+
+    >>> too_many_bytes(1000)
+    "the query's result is larger than the limit of 1,000 bytes (--max-result-bytes raises it)"
+    """
+    return f"the query's result is larger than {_byte_limit(max_result_bytes)}"
+
+
+def arm_alarm(when: float, action: Callable[[], object]) -> int:
+    """Run ``action`` at ``when`` (``time.monotonic()``) on this process's one alarm thread,
+    unless disarmed first; the key to disarm it. The action must be quick (interrupt a
+    connection, cancel a query): it runs while the alarms are locked, so once
+    ``disarm_alarm`` returns it is not running and never will."""
+    return _STATE.alarms.arm(when, action)
+
+
+def disarm_alarm(key: int) -> None:
+    """Cancel an alarm armed with ``arm_alarm`` (nothing if it has gone off)."""
+    _STATE.alarms.disarm(key)
 
 
 class Databases:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_UP, Context, Decimal, Inexact
 from operator import attrgetter
 
-from answerkey.model import Date, Number, String, Value
+from answerkey.model import Date, DateTime, Number, String, Time, Value
 
 __all__ = [
     "MatchRule",
@@ -151,7 +151,8 @@ class MatchRule:
     Reals: system ``s`` matches canonical ``c`` iff ``|s - c| <= |c| * epsilon`` (computed
     exactly); integer against integer is exact; an integer against a real uses the real rule.
     Strings are compared after the ``strings`` normaliser (``exact``, ``trim``, ``fold``).
-    Everything else matches by value; different types never match.
+    Everything else matches by value (date-times and times with UTC offsets by instant, see
+    ``answerkey.model.DateTime``); different types never match.
     """
 
     epsilon: float | str | Decimal = DEFAULT_EPSILON
@@ -192,8 +193,9 @@ class MatchRule:
     def key(self, value: Value) -> object:
         """A hashable key such that, for values that are not reals compared with tolerance,
         ``match(a, b)`` iff ``key(a) == key(b)``: a number's ``int`` or ``Decimal``, a
-        string's normalised text, a date's ``datetime.date``, any other value itself (keys
-        of different types never compare equal, so different types keep different keys)."""
+        string's normalised text, a date's ``datetime.date``, any other value itself (a
+        date-time or a time equals another at the same instant; keys of different types
+        never compare equal, so different types keep different keys)."""
         if isinstance(value, (Number, Date)):
             return value.value
         if isinstance(value, String):
@@ -215,6 +217,8 @@ class MatchRule:
             return list(texts if self.strings == "exact" else map(self.normalise, texts))
         if kinds in ({Number}, {Date}):
             return list(map(_value, values))
+        if kinds in ({DateTime}, {Time}):
+            return list(values)  # their own keys
         return list(map(self.key, values))
 
     def describe(self) -> dict[str, str]:

@@ -35,12 +35,15 @@ from answerkey.grammar.atoms import (
     MAX_EXPONENT,
     MAX_NUMBER_CHARS,
     MONTHS,
+    QUOTED_VALUE_SHAPE,
     TWO_DIGIT_YEAR_PIVOT,
     BadAtom,
     date_from_text,
     date_value,
+    datetime_value,
     number_value,
     string_value,
+    time_value,
 )
 from answerkey.limits import MAX_CAS_CHARS, MAX_COLUMNS
 from answerkey.model import (
@@ -72,6 +75,7 @@ __all__ = [
     "TWO_DIGIT_YEAR_PIVOT",
     "date_from_text",
     "DATE_SHAPE",
+    "QUOTED_VALUE_SHAPE",
 ]
 
 
@@ -92,6 +96,8 @@ _VALUE_TERMINALS = {
     "CONTINGENT_FAILURE",
     "NECESSARY_FAILURE",
     "DATE",
+    "DATETIME",
+    "TIME",
     "NUMBER",
     "STRING",
     "BARE_WORD",
@@ -167,6 +173,12 @@ class _Builder:
 
     def date(self, children):
         return _located(date_value, children[0])
+
+    def datetime(self, children):
+        return _located(datetime_value, children[0])
+
+    def time(self, children):
+        return _located(time_value, children[0])
 
     def number(self, children):
         return _located(number_value, children[0])
@@ -305,6 +317,14 @@ class _Checker(_Builder):
     def date(self, children):
         _located(date_value, children[0])
         return "date"
+
+    def datetime(self, children):
+        _located(datetime_value, children[0])
+        return "datetime"
+
+    def time(self, children):
+        _located(time_value, children[0])
+        return "time"
 
     def number(self, children):
         _located(number_value, children[0])

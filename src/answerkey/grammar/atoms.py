@@ -5,17 +5,18 @@ the same values and reject exactly the same tokens. Nothing here imports Lark.
 
 >>> number_value("-3"), number_value("5.").is_real
 (Number(value=-3, is_real=False, text='-3'), True)
->>> string_value('"04-JUL-89"')
-Date(value=datetime.date(1989, 7, 4))
+>>> string_value('"04-JUL-89"'), string_value('"10:30:00Z"')
+(Date(value=datetime.date(1989, 7, 4)), Time.parse('10:30:00Z'))
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Callable
 
 from answerkey.limits import MAX_EXPONENT, MAX_NUMBER_CHARS
-from answerkey.model import Date, Number, String
+from answerkey.model import DATETIME_PATTERN, TIME_PATTERN, Date, DateTime, Number, String, Time
 
 __all__ = [
     "BadAtom",
@@ -24,9 +25,14 @@ __all__ = [
     "MONTHS",
     "TWO_DIGIT_YEAR_PIVOT",
     "DATE_SHAPE",
+    "DATETIME_SHAPE",
+    "TIME_SHAPE",
+    "QUOTED_VALUE_SHAPE",
     "NUMBER_SHAPE",
     "date_from_text",
     "date_value",
+    "datetime_value",
+    "time_value",
     "number_value",
     "string_value",
     "decode_string",
@@ -47,8 +53,15 @@ TWO_DIGIT_YEAR_PIVOT = 30
 # readers (CSV cells, SPARQL literals) accept numbers by the same pattern.
 NUMBER_SHAPE = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
-# Text with a date's shape is a date (or a bad date), whether quoted or bare.
-DATE_SHAPE = re.compile(r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# Text with a date's, a date-time's or a time's shape is one (or a bad one), whether quoted or
+# bare (cas.lark's DATE, DATETIME and TIME terminals, without their lookahead).
+_DATE = r"[0-9]{2}-[A-Za-z]{3}-(?:[12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2}"
+DATE_SHAPE = re.compile(_DATE)
+DATETIME_SHAPE = re.compile(DATETIME_PATTERN)
+TIME_SHAPE = re.compile(TIME_PATTERN)
+# Any of the three: a quoted string of one of these shapes is no string (render escapes its
+# first digit to write such a string). One pattern, so a string costs one match.
+QUOTED_VALUE_SHAPE = re.compile(f"(?P<date>{_DATE})|(?P<datetime>{DATETIME_PATTERN})|(?P<time>{TIME_PATTERN})")
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/", "b": "\b", "f": "\f"}
 _HEX = {"u": 4, "U": 8}
@@ -96,6 +109,33 @@ def date_value(text: str) -> Date:
         raise BadAtom(str(error)) from None
 
 
+def datetime_value(text: str) -> DateTime:
+    """The value of a bare DATETIME token (the body of a quoted one).
+
+    >>> datetime_value("1989-07-04T10:30:00.5+02:00")
+    DateTime.parse('1989-07-04T10:30:00.5+02:00')
+    """
+    try:
+        return DateTime.parse(text)
+    except ValueError as error:
+        raise BadAtom(str(error)) from None
+
+
+def time_value(text: str) -> Time:
+    """The value of a bare TIME token (the body of a quoted one)."""
+    try:
+        return Time.parse(text)
+    except ValueError as error:
+        raise BadAtom(str(error)) from None
+
+
+_SHAPED_VALUES: dict[str, Callable[[str], Date | DateTime | Time]] = {
+    "date": date_value,
+    "datetime": datetime_value,
+    "time": time_value,
+}
+
+
 def number_value(text: str) -> Number:
     """The value of a NUMBER token, within the length and exponent bounds."""
     if len(text) > MAX_NUMBER_CHARS:
@@ -106,14 +146,16 @@ def number_value(text: str) -> Number:
     return Number.parse(text)
 
 
-def string_value(text: str) -> String | Date:
-    """The value of a STRING token (quotes included): a date if the body has a date's shape."""
+def string_value(text: str) -> String | Date | DateTime | Time:
+    """The value of a STRING token (quotes included): a date, date-time or time if the body
+    has that shape (``QUOTED_VALUE_SHAPE``), else a string."""
     body = text[1:-1]
-    if DATE_SHAPE.fullmatch(body):
+    shaped = QUOTED_VALUE_SHAPE.fullmatch(body)
+    if shaped:
         try:
-            return Date(date_from_text(body))
-        except ValueError as error:
-            raise BadAtom(str(error), 1) from None
+            return _SHAPED_VALUES[shaped.lastgroup or ""](body)
+        except BadAtom as error:
+            raise BadAtom(error.message, 1) from None
     return String(decode_string(body))
 
 

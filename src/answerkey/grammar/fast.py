@@ -15,8 +15,8 @@ How it reads text, in three steps:
    regular expression (``_TOKEN``) reads whitespace, comments, strings with escapes and bare
    runs, with the grammar's ``(?![^\\s();])`` lookahead, and marks any place it cannot read.
 2. **Atoms.** Each distinct token is classified once, by the grammar's own terminal patterns
-   in the lexer's priority order (keywords, DATE, NUMBER, BARE_WORD; STRING for quoted
-   tokens), and its value is built by the same functions the grammar's callbacks call
+   in the lexer's priority order (keywords, DATE, DATETIME, TIME, NUMBER, BARE_WORD;
+   STRING for quoted tokens), and its value is built by the same functions the grammar's callbacks call
    (``atoms.py``). Because every atom terminal ends with the lookahead, an atom is always a
    whole run of non-space, non-parenthesis characters, so classifying whole tokens is what
    the lexer does.
@@ -41,7 +41,15 @@ from decimal import Decimal
 from itertools import repeat
 from operator import sub
 
-from answerkey.grammar.atoms import MAX_NUMBER_CHARS, BadAtom, date_value, number_value, string_value
+from answerkey.grammar.atoms import (
+    MAX_NUMBER_CHARS,
+    BadAtom,
+    date_value,
+    datetime_value,
+    number_value,
+    string_value,
+    time_value,
+)
 from answerkey.limits import MAX_COLUMNS
 from answerkey.model import (
     NIL,
@@ -50,12 +58,14 @@ from answerkey.model import (
     Answer,
     Boolean,
     Date,
+    DateTime,
     Failure,
     FailureKind,
     Nil,
     Number,
     Relation,
     String,
+    Time,
     Value,
 )
 
@@ -83,6 +93,12 @@ ATOM_TERMINALS: tuple[tuple[str, str, int], ...] = (
     ("CONTINGENT_FAILURE", "contingent-failure(?![^\\s();])", re.I),
     ("NECESSARY_FAILURE", "necessary-failure(?![^\\s();])", re.I),
     ("DATE", "([0-9]{2}-[A-Za-z]{3}-([12][0-9]{3}|[0-9]{2})|[0-9]{4}-[0-9]{2}-[0-9]{2})(?![^\\s();])", 0),
+    (
+        "DATETIME",
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?(?![^\\s();])",
+        0,
+    ),
+    ("TIME", "[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?(?![^\\s();])", 0),
     ("NUMBER", "[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?(?![^\\s();])", 0),
     ("BARE_WORD", '[^\\s();"\x00-\x1f\x7f]+(?![^\\s();])', 0),
 )
@@ -141,7 +157,14 @@ _KEYWORD_VALUES = {
     "CONTINGENT_FAILURE": Failure(FailureKind.CONTINGENT),
     "NECESSARY_FAILURE": Failure(FailureKind.NECESSARY),
 }
-_VALUE_TYPES = frozenset({Boolean, Number, String, Date, Failure})
+_VALUE_TYPES = frozenset({Boolean, Number, String, Date, DateTime, Time, Failure})
+# Atom terminal -> the function building its value (the grammar's callbacks call the same).
+_BUILDERS: dict[str | None, Callable[[str], Value]] = {
+    "DATE": date_value,
+    "DATETIME": datetime_value,
+    "TIME": time_value,
+    "NUMBER": number_value,
+}
 
 
 def _tokens(text: str) -> tuple[list[str], bool]:
@@ -190,7 +213,7 @@ def _atom(token: str, split: bool):
             return _KEYWORD_VALUES[kind]
         if kind == "BARE_WORD":
             return String(token)
-        builder = date_value if kind == "DATE" else number_value
+        builder = _BUILDERS[kind]
     try:
         return builder(token)
     except BadAtom:

@@ -3,7 +3,9 @@
 Canonical form: booleans ``true``/``false``; keywords ``NIL``, ``NO_ANSWER``, ``OR``,
 ``ORDERED``, ``BY`` in capitals; numbers exactly as written; sort keys as plain column
 numbers (from 1) in the order written; strings always double-quoted; dates in ISO
-``YYYY-MM-DD``; one space between elements; tuples in the order written.
+``YYYY-MM-DD``; date-times and times in ISO 8601 (``1989-07-04T10:30:00.5+02:00``,
+``10:30:00Z``: the fraction without trailing zeros, the UTC offset as held, ``Z`` for UTC,
+none for a naive value); one space between elements; tuples in the order written.
 
 >>> from answerkey.grammar import parse
 >>> render(parse("( ( 2341  smith )(5573 \\"JONES\\") ) ; two employees"))
@@ -17,18 +19,20 @@ numbers (from 1) in the order written; strings always double-quoted; dates in IS
 from __future__ import annotations
 
 from answerkey import model
-from answerkey.grammar.atoms import DATE_SHAPE
+from answerkey.grammar.atoms import QUOTED_VALUE_SHAPE
 from answerkey.model import (
     Alternatives,
     Answer,
     Boolean,
     Date,
+    DateTime,
     Failure,
     Nil,
     NoAnswer,
     Number,
     Relation,
     String,
+    Time,
     Value,
 )
 
@@ -45,8 +49,9 @@ def _quote(text: str) -> str:
             escaped = f"\\u{ord(char):04x}"
         parts.append(escaped or char)
     body = "".join(parts)
-    if DATE_SHAPE.fullmatch(body):
-        # A quoted date-shaped string reads as a date; escaping its first digit keeps it a string.
+    if QUOTED_VALUE_SHAPE.fullmatch(body):
+        # A quoted string shaped like a date, date-time or time reads as one; escaping its
+        # first digit keeps it a string.
         body = f"\\u{ord(body[0]):04x}" + body[1:]
     return f'"{body}"'
 
@@ -65,6 +70,8 @@ def render_value(value: Value) -> str:
         return "true" if value.value else "false"
     if isinstance(value, Date):
         return value.value.isoformat()
+    if isinstance(value, (DateTime, Time)):
+        return value.isoformat()
     if isinstance(value, Nil):
         return "NIL"
     if isinstance(value, Failure):

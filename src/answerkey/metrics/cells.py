@@ -2,8 +2,10 @@
 
 A cell's key is hashable and equal for two cells exactly when ``MatchRule.key`` is: a
 number is its value (``int`` or ``Decimal``, so 5 and 5.0 share a key), a string its
-text after the rule's normaliser, a date its ``datetime.date``, nil ``None``, a boolean or
-a failure token a tagged tuple (so ``True`` is not the number 1). Every cell is read by
+text after the rule's normaliser, a date its ``datetime.date``, nil ``None``, a boolean, a
+failure token, a date-time or a time a tagged tuple (so ``True`` is not the number 1; a
+date-time's holds its ``moment``, so one instant written with two offsets is one key, with
+one printed form). Every cell is read by
 ``value_of`` (so NumPy and pandas values, and NaN as nil, mean here what they mean
 everywhere); a column of exactly ``str``, ``int``, ``float``, ``bool`` or ``None`` values is
 keyed straight away with C-level maps, to the same keys (a property test checks it): that
@@ -27,13 +29,14 @@ from operator import attrgetter, not_
 from typing import Any, TypeAlias, cast
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
-from answerkey.model import Boolean, Date, Failure, Nil, Number, String, rows_of, value_of
+from answerkey.model import Boolean, Date, DateTime, Failure, Nil, Number, String, Time, rows_of, value_of
 
 __all__ = ["KeyedTable", "keyed_table", "is_number", "closest_matches"]
 
-_BOOLEAN, _FAILURE = "boolean", "failure"
+_BOOLEAN, _FAILURE, _DATETIME, _TIME = "boolean", "failure", "datetime", "time"
 
-# A cell's key: int, Decimal, str, date, None, or a tagged tuple (booleans, failures).
+# A cell's key: int, Decimal, str, date, None, or a tagged tuple (booleans, failures,
+# date-times, times).
 Key: TypeAlias = Any
 
 
@@ -106,6 +109,8 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
         String: (lambda v: v.text) if exact else (lambda v: normalise(v.text)),
         Boolean: lambda v: (_BOOLEAN, v.value),
         Date: lambda v: v.value,
+        DateTime: lambda v: (_DATETIME, v.moment),
+        Time: lambda v: (_TIME, v.moment),
         Nil: lambda v: None,
         Failure: lambda v: (_FAILURE, v.kind.value),
         # Shortcuts giving the keys of value_of's values (floats go through it: NaN is nil).
@@ -127,7 +132,7 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
         keyed.rows = [tuple(map(key, row)) for row in rows]
         return keyed
 
-    value, text = attrgetter("value"), attrgetter("text")
+    value, text, moment = attrgetter("value"), attrgetter("text"), attrgetter("moment")
 
     def numbers(column: Sequence[Number]) -> list:
         values = list(map(value, column))
@@ -152,6 +157,8 @@ def keyed_table(table: object, rule: MatchRule) -> KeyedTable:
         String: (lambda column: map(text, column)) if exact else (lambda column: map(normalise, map(text, column))),
         Boolean: lambda column: zip(repeat(_BOOLEAN), map(value, column)),
         Date: lambda column: map(value, column),
+        DateTime: lambda column: zip(repeat(_DATETIME), map(moment, column)),
+        Time: lambda column: zip(repeat(_TIME), map(moment, column)),
         str: (lambda column: column) if exact else (lambda column: map(normalise, column)),
         int: ints,
         float: floats,

@@ -4,7 +4,7 @@ Six metrics compare a *target* table (the reference) with a *prediction* table; 
 a float in [0, 1], not rounded. A table is a ``Relation``, a list of rows (or ``df.values``,
 ``df.itertuples(index=False)``, a pandas DataFrame without its index) whose cells are typed
 values or anything ``answerkey.model.value_of`` reads: None, bool, int, float, Decimal, str,
-date, NumPy and pandas scalars; NaN, ``pd.NA`` and ``NaT`` are nil. Rows may differ in length,
+date, datetime, time, NumPy and pandas scalars; NaN, ``pd.NA`` and ``NaT`` are nil. Rows may differ in length,
 as in QATCH's ``[["wales", "scotland"], ["england"]]``.
 
 Semantics are QATCH 1.0's, except that two cells are equal when ``rule.match(target_cell,

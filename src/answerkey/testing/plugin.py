@@ -21,7 +21,7 @@ from typing import Any
 __all__ = ["MODEL_TYPES"]
 
 # The model types registered with a strategy of MODEL_STRATEGIES (a test checks the two agree).
-MODEL_TYPES = ("Relation", "Alternatives", "Boolean", "Number", "String", "Date", "Failure")
+MODEL_TYPES = ("Relation", "Alternatives", "Boolean", "Number", "String", "Date", "DateTime", "Time", "Failure")
 
 
 def _hypothesis_setup_hook() -> None:

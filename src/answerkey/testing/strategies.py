@@ -15,7 +15,8 @@ the renderer stands in for it):
 - ``sorted_relations()``: relations ordered by sort keys (``(ORDERED BY 2 ...)``) whose
   tuples tie;
 - ``cas_texts()`` / ``cas_spellings(answer)``: valid CAS text in all the spellings the dialect
-  allows (whitespace, comments, keyword case, bare or quoted strings, escapes, date forms);
+  allows (whitespace, comments, keyword case, bare or quoted strings, escapes, date forms,
+  date-time and time fractions with trailing zeros, UTC as ``Z``, ``+00:00`` or ``-00:00``);
 - ``invalid_cas_texts()``: near misses that must be rejected with a ``ParseError``;
 - ``equivalent_pairs()`` / ``inequivalent_pairs()``: (canonical, system) answers that must
   judge correct / incorrect with the default options;
@@ -36,7 +37,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from answerkey.comparator import DEFAULT_EPSILON as _JUDGE_EPSILON
-from answerkey.grammar import DATE_SHAPE, MONTHS
+from answerkey.grammar import MONTHS, QUOTED_VALUE_SHAPE
 from answerkey.grammar.render import render, render_value
 from answerkey.model import (
     NIL,
@@ -45,6 +46,7 @@ from answerkey.model import (
     Answer,
     Boolean,
     Date,
+    DateTime,
     Failure,
     FailureKind,
     Nil,
@@ -52,6 +54,7 @@ from answerkey.model import (
     Number,
     Relation,
     String,
+    Time,
     Value,
     type_name,
 )
@@ -68,6 +71,8 @@ __all__ = [
     "reals",
     "strings",
     "dates",
+    "datetimes",
+    "times",
     "cas_spellings",
     "cas_texts",
     "invalid_cas_texts",
@@ -82,7 +87,7 @@ __all__ = [
     "DECLARED_TERMINALS",
 ]
 
-VALUE_TYPES = ("boolean", "integer", "real", "string", "date")
+VALUE_TYPES = ("boolean", "integer", "real", "string", "date", "datetime", "time")
 # The comparator's default, as an exact decimal: the pairs are built for it.
 DEFAULT_EPSILON = Decimal(str(_JUDGE_EPSILON))
 
@@ -132,6 +137,37 @@ def dates() -> st.SearchStrategy[Date]:
     return st.dates(min_value=_dt.date(1000, 1, 1), max_value=_dt.date(2999, 12, 31)).map(Date)
 
 
+# UTC offsets in minutes, as CAS writes them (-23:59 to +23:59); None for a naive value.
+_OFFSETS = st.one_of(st.none(), st.just(0), st.integers(-(24 * 60 - 1), 24 * 60 - 1))
+_NANOSECONDS = st.one_of(st.just(0), st.integers(0, 999))
+
+
+def _zone(minutes: int | None) -> _dt.tzinfo | None:
+    return None if minutes is None else _dt.timezone(_dt.timedelta(minutes=minutes))
+
+
+@functools.cache
+def datetimes() -> st.SearchStrategy[DateTime]:
+    """Date-times of the years 1 to 9999, naive or with a UTC offset, to the nanosecond."""
+    return st.builds(
+        lambda moment, minutes, nanosecond: DateTime(moment.replace(tzinfo=_zone(minutes)), nanosecond),
+        st.datetimes(),
+        _OFFSETS,
+        _NANOSECONDS,
+    )
+
+
+@functools.cache
+def times() -> st.SearchStrategy[Time]:
+    """Times of day, naive or with a UTC offset, to the nanosecond."""
+    return st.builds(
+        lambda clock, minutes, nanosecond: Time(clock.replace(tzinfo=_zone(minutes)), nanosecond),
+        st.times(),
+        _OFFSETS,
+        _NANOSECONDS,
+    )
+
+
 @functools.cache
 def booleans() -> st.SearchStrategy[Boolean]:
     """true and false."""
@@ -156,6 +192,8 @@ _BY_TYPE: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "real": reals,
     "string": strings,
     "date": dates,
+    "datetime": datetimes,
+    "time": times,
 }
 
 
@@ -227,7 +265,7 @@ def relations(
 # The value types of sort-key columns in ``sorted_relations``: distinct values of these never
 # match under the default rule (distinct reals within epsilon would), nor do booleans, of
 # which there are too few for several groups.
-KEY_TYPES = ("integer", "string", "date")
+KEY_TYPES = ("integer", "string", "date", "datetime", "time")
 
 
 @st.composite
@@ -304,6 +342,8 @@ MODEL_STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "Number": numbers,
     "String": strings,
     "Date": dates,
+    "DateTime": datetimes,
+    "Time": times,
     "Failure": failures,
 }
 
@@ -399,8 +439,9 @@ def _spell_string(draw, text: str) -> str:
     if _SAFE_BARE.fullmatch(text) and text.lower() not in _KEYWORDS and draw(st.booleans()):
         return text
     body = "".join(_escape_char(draw, char) for char in text)
-    if DATE_SHAPE.fullmatch(body):
-        body = f"\\u{ord(body[0]):04x}" + body[1:]  # a quoted date shape would read as a date
+    if QUOTED_VALUE_SHAPE.fullmatch(body):
+        # A quoted date, date-time or time shape would read as one: escape its first digit.
+        body = f"\\u{ord(body[0]):04x}" + body[1:]
     return f'"{body}"'
 
 
@@ -416,15 +457,39 @@ def _spell_date(draw, date: _dt.date) -> str:
     return f'"{text}"' if draw(st.booleans()) else text
 
 
+def _spell_clock(draw, text: str) -> str:
+    """A time of day's CAS text (``10:30:00.5Z``) respelled: zeros added to its fraction (up
+    to nine digits), UTC as ``Z``, ``+00:00`` or ``-00:00``."""
+    zone = ""
+    if text.endswith("Z"):
+        text, zone = text[:-1], draw(st.sampled_from(["Z", "+00:00", "-00:00"]))
+    elif text[-6:-5] in ("+", "-"):
+        text, zone = text[:-6], text[-6:]
+    whole, _, fraction = text.partition(".")
+    fraction += "0" * draw(st.integers(0, 9 - len(fraction)))
+    return whole + ("." + fraction if fraction else "") + zone
+
+
+def _spell_moment(draw, value: DateTime | Time) -> str:
+    text = value.isoformat()
+    date = ""
+    if isinstance(value, DateTime):
+        date, text = text[:11], text[11:]
+    text = date + _spell_clock(draw, text)
+    return f'"{text}"' if draw(st.booleans()) else text
+
+
 def _spell_boolean(draw, value: Boolean) -> str:
     return _any_case(draw, draw(st.sampled_from(["true", "yes"] if value.value else ["false", "no"])))
 
 
 # Value type -> how to spell one value of it (valid spellings only).
-_SPELLERS = {
+_SPELLERS: dict[type, Callable[[Any, Any], str]] = {
     Number: _spell_number,
     String: lambda draw, value: _spell_string(draw, value.text),
     Date: lambda draw, value: _spell_date(draw, value.value),
+    DateTime: _spell_moment,
+    Time: _spell_moment,
     Boolean: _spell_boolean,
     Nil: lambda draw, value: _any_case(draw, "nil"),
     Failure: lambda draw, value: _any_case(draw, value.kind.value),
@@ -464,7 +529,7 @@ def _spell_relation(draw, relation: Relation) -> str:
 @st.composite
 def cas_spellings(draw, answer: Answer) -> str:
     """CAS texts that all parse to ``answer``: varied whitespace and comments, keyword case,
-    bare or quoted strings with optional escapes, number and date spellings.
+    bare or quoted strings with optional escapes, number, date, date-time and time spellings.
 
     >>> from hypothesis import given, settings
     >>> from answerkey import parse
@@ -577,6 +642,9 @@ def _mixed_types(draw) -> str:
                 ("1.5", "false"),
                 ("contingent-failure", "3"),
                 ("04-JUL-89", "12"),
+                ("1989-07-04T10:30:00", "1989-07-04"),
+                ("10:30:00", "1989-07-04T10:30:00Z"),
+                ('"10:30:00"', '"x"'),
             ]
         )
     )
@@ -599,6 +667,28 @@ def _bad_date(draw) -> str:
                 "2001-02-30",
                 "1999-00-10",
                 "29-FEB-1900",
+            ]
+        )
+    )
+    return draw(st.sampled_from([token, f'"{token}"', f"(({token}))", f'((1 "{token}"))']))
+
+
+def _bad_date_time(draw) -> str:
+    token = draw(
+        st.sampled_from(
+            [
+                "1989-13-04T10:30:00Z",
+                "1989-02-30T10:30:00",
+                "0000-01-01T00:00:00",
+                "1989-07-04T24:00:00",
+                "1989-07-04T10:60:00+02:00",
+                "1989-07-04T10:30:60Z",
+                "1989-07-04T10:30:00+24:00",
+                "1989-07-04T10:30:00.1234567891",
+                "24:00:01",
+                "23:59:60",
+                "10:30:00-02:60",
+                "10:30:00.0000000001Z",
             ]
         )
     )
@@ -704,6 +794,7 @@ _MUTATIONS = {
     "mixed arity": _mixed_arity,
     "mixed column types": _mixed_types,
     "bad date": _bad_date,
+    "bad date-time or time": _bad_date_time,
     "control character": _control_character,
     "misplaced keyword": _misplaced_keyword,
     "empty tuple": _empty_tuple,
@@ -719,7 +810,8 @@ _MUTATIONS = {
 @st.composite
 def invalid_cas_texts(draw, kinds: tuple[str, ...] | None = None) -> str:
     """Near-miss CAS texts that ``parse`` must reject with a ``ParseError``: dropped or extra
-    parentheses, broken strings, mixed arity or types, bad months and days, control
+    parentheses, broken strings, mixed arity or types, bad months and days, hours, seconds
+    and offsets, control
     characters, misplaced keywords, bad sort keys, bad escapes, oversized numbers, deep nesting.
 
     ``kinds`` restricts the mutations (names as in ``INVALID_KINDS``).
@@ -732,7 +824,7 @@ INVALID_KINDS = tuple(_MUTATIONS)
 __all__.append("INVALID_KINDS")
 
 
-_INTERESTING = "()\";\\ \n\t\r\x00\x1c\x7f\u00a0\ufeff0123456789.-+eE:abcORNILtrue{}[],'&*!|>-#"
+_INTERESTING = "()\";\\ \n\t\r\x00\x1c\x7f\u00a0\ufeff0123456789.-+eE:TZabcORNILtrue{}[],'&*!|>-#"
 
 
 @st.composite
@@ -762,8 +854,13 @@ def mutated_texts(draw, texts: st.SearchStrategy[str], alphabet: str = _INTEREST
 
 
 def _nudge(draw, value: Value, epsilon: Decimal) -> Value:
-    """A value the epsilon rule matches to ``value``: reals move by at most |c|*epsilon."""
-    if not isinstance(value, Number) or not epsilon:
+    """A value the epsilon rule matches to ``value``: reals move by at most |c|*epsilon; a
+    date-time or time with a UTC offset may be the same instant written with another."""
+    if not epsilon:
+        return value
+    if isinstance(value, (DateTime, Time)):
+        return _reoffset(draw, value)
+    if not isinstance(value, Number):
         return value
     if not value.is_real:
         if draw(st.integers(0, 9)) == 0:
@@ -775,6 +872,22 @@ def _nudge(draw, value: Value, epsilon: Decimal) -> Value:
         exact = Decimal(value.value)
         moved = exact + abs(exact) * epsilon * step / 1000
     return Number.of(moved)
+
+
+def _reoffset(draw, value: DateTime | Time) -> DateTime | Time:
+    """``value`` (if it has a UTC offset, one time in four) as the same instant at another offset."""
+    offset = value.value.utcoffset()
+    if offset is None or draw(st.integers(0, 3)):
+        return value
+    zone = _zone(draw(st.integers(-(24 * 60 - 1), 24 * 60 - 1)))
+    assert zone is not None
+    if isinstance(value, Time):
+        day = _dt.datetime.combine(_dt.date(2000, 1, 2), value.value)  # any day: times go round the clock
+        return Time(day.astimezone(zone).timetz(), value.nanosecond)
+    try:
+        return DateTime(value.value.astimezone(zone), value.nanosecond)
+    except OverflowError:  # near the years 1 and 9999 the instant has no reading at that offset
+        return value
 
 
 def _equivalent_relation(draw, canonical: Relation, epsilon: Decimal) -> Relation:
@@ -863,11 +976,12 @@ def equivalent_pairs(
     draw, max_cols: int = 3, max_rows: int = 5, kinds: tuple[str, ...] = EQUIVALENT_KINDS, nudge: bool = True
 ) -> tuple[Answer, Relation]:
     """(canonical, system) answers that ``judge`` must call correct: the system answer has
-    its rows and columns shuffled, duplicate rows and extra columns added and reals moved
-    within the default epsilon (rows keep their order for an ``ordered`` canonical answer,
-    and their tie groups' order for a ``sorted`` one, ordered by sort keys); scalars may come
-    back as one-value relations; a canonical ``(A OR B)`` is answered by one of its
-    alternatives. ``nudge=False`` keeps numbers as they are; ``kinds`` picks from
+    its rows and columns shuffled, duplicate rows and extra columns added, reals moved
+    within the default epsilon and date-times and times with offsets written at other
+    offsets (rows keep their order for an ``ordered`` canonical answer, and their tie
+    groups' order for a ``sorted`` one, ordered by sort keys); scalars may come back as
+    one-value relations; a canonical ``(A OR B)`` is answered by one of its alternatives.
+    ``nudge=False`` keeps numbers and offsets as they are; ``kinds`` picks from
     ``EQUIVALENT_KINDS``.
     """
     epsilon = DEFAULT_EPSILON if nudge else Decimal(0)
@@ -902,6 +1016,13 @@ def _fresh(column_type: str | None, taken: list[Value]) -> Value | None:
         while day in dates_taken:
             day -= _dt.timedelta(days=1)
         return Date(day)
+    if column_type in ("datetime", "time"):
+        # Naive ones with a nanosecond no taken value has: equal only to the same reading.
+        nanoseconds = {value.nanosecond for value in taken if isinstance(value, (DateTime, Time))}
+        fresh = next(n for n in range(1000) if n not in nanoseconds)
+        if column_type == "datetime":
+            return DateTime(_dt.datetime(9999, 12, 31, 23, 59, 59, 999999), fresh)
+        return Time(_dt.time(23, 59, 59, 999999), fresh)
     texts = {value.text for value in taken if isinstance(value, String)}
     return String(next(f"fresh-{n}" for n in range(len(texts) + 1) if f"fresh-{n}" not in texts))
 

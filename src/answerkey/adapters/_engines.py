@@ -1,0 +1,401 @@
+"""What every SQL engine shares: the ``Database`` an engine runs queries on, the conversion of
+the engine's Python values onto the model, and the pool of open connections.
+
+Public through ``answerkey.adapters.engines``; the engine modules import it from here, below
+the module that chooses among them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import math
+import os
+import re
+import stat
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Generic, TypeVar
+
+from answerkey.adapters.sql import SCALAR_BYTES, db_id_problem, inside_root
+from answerkey.model import NIL, Boolean, Date, Number, String, Value, value_of
+
+__all__ = [
+    "Database",
+    "NoDatabase",
+    "engine_value",
+    "value_bytes",
+    "engine_row",
+    "interval_text",
+    "Connections",
+    "MAX_IDLE_CONNECTIONS",
+    "file_databases",
+    "file_fingerprint",
+]
+
+
+@dataclass(frozen=True)
+class Database:
+    """One database an engine runs queries on (picklable: it is sent to worker processes).
+
+    ``engine`` is ``"sqlite"``, ``"duckdb"`` or ``"postgresql"``; ``db_id`` the benchmark's
+    name for it; ``name`` what messages and reports call it (the file name inside the
+    db_id's directory, or the PostgreSQL database name); ``location`` what connecting needs
+    (the real path of the file, or a connection URL that never holds a password: the engine
+    keeps that).
+
+    >>> Database("sqlite", "shop", "shop.sqlite", "/data/shop/shop.sqlite").label
+    "'shop'"
+    >>> Database("sqlite", "shop", "shop2.sqlite", "/data/shop/shop2.sqlite").label
+    "'shop' (shop2.sqlite)"
+    """
+
+    engine: str
+    db_id: str
+    name: str
+    location: str
+
+    @property
+    def label(self) -> str:
+        """How messages name the database: its db_id, and the file when a db_id has several."""
+        if self.name in (self.db_id, f"{self.db_id}.sqlite", f"{self.db_id}.duckdb"):
+            return repr(self.db_id)
+        return f"{self.db_id!r} ({self.name})"
+
+
+class NoDatabase(ValueError):
+    """A db_id that names no database of an engine; the message says why (malformed, absent,
+    outside the root) in the words a report shows."""
+
+
+def engine_value(obj: object) -> Value:
+    """The typed value of one value an engine's Python driver gives.
+
+    Integers, text, booleans, dates and NULL as ``model.value_of`` maps them; a float as a
+    real (NaN is nil, an infinity the string ``Inf`` or ``-Inf``, as the SQLite adapter
+    writes them); an exact ``Decimal`` as an exact real with the engine's digits (NaN nil,
+    infinities ``Inf``/``-Inf``); date-times and times through ``value_of`` (a time it does
+    not take is its ISO text); bytes as the ``X'..'`` literal; a duration as ISO 8601 text
+    (``interval_text``); a UUID as its text; anything else (lists, mappings) as JSON text.
+
+    >>> engine_value(Decimal("12.50")), engine_value(float("inf")), engine_value(b"\\x00\\xff")
+    (Number(value=Decimal('12.50'), is_real=True, text='12.50'), String(text='Inf'), String(text="X'00FF'"))
+    >>> engine_value(_dt.timedelta(days=1, hours=2)), engine_value([1, None, "a"])
+    (String(text='P1DT2H'), String(text='[1, null, "a"]'))
+    """
+    kind = type(obj)
+    if kind is str or kind is int or kind is bool or obj is None:
+        return value_of(obj)
+    converter = _CONVERTERS.get(kind)
+    if converter is not None:
+        return converter(obj)
+    for base, converter in _CONVERTERS.items():
+        if isinstance(obj, base):
+            return converter(obj)
+    return String(_json_text(obj))
+
+
+def _real(value: float) -> Value:
+    if math.isfinite(value):
+        text = repr(value)  # as Number.of writes it: a finite float's repr has a "." or an "e"
+        return Number(Decimal(text), True, text)
+    if math.isnan(value):
+        return NIL
+    return String("Inf" if value > 0 else "-Inf")
+
+
+def _exact(value: Decimal) -> Value:
+    if value.is_finite():
+        return value_of(value)
+    if value.is_nan():
+        return NIL
+    return String("-Inf" if value.is_signed() else "Inf")
+
+
+def _time(value: _dt.time) -> Value:
+    # Until the model has times, value_of refuses them: their ISO text meanwhile.
+    try:
+        return value_of(value)
+    except TypeError:
+        return String(value.isoformat())
+
+
+def interval_text(duration: _dt.timedelta) -> str:
+    """A duration as ISO 8601 text: days, then hours, minutes and seconds; a negative one
+    with a leading ``-``.
+
+    >>> interval_text(_dt.timedelta(days=1, hours=2, minutes=3, seconds=4.5))
+    'P1DT2H3M4.5S'
+    >>> interval_text(_dt.timedelta(0)), interval_text(-_dt.timedelta(seconds=1))
+    ('PT0S', '-PT1S')
+    """
+    sign = ""
+    if duration < _dt.timedelta(0):
+        sign, duration = "-", -duration
+    days = duration.days
+    minutes, seconds = divmod(duration.seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    text = f"{sign}P{days}D" if days else f"{sign}P"
+    clock = ""
+    if hours:
+        clock += f"{hours}H"
+    if minutes:
+        clock += f"{minutes}M"
+    if seconds or duration.microseconds:
+        fraction = f".{duration.microseconds:06d}".rstrip("0") if duration.microseconds else ""
+        clock += f"{seconds}{fraction}S"
+    if clock:
+        text += "T" + clock
+    elif not days:
+        text += "T0S"
+    return text
+
+
+def _json_default(obj: object) -> object:
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return f"X'{bytes(obj).hex().upper()}'"
+    if isinstance(obj, _dt.timedelta):
+        return interval_text(obj)
+    if isinstance(obj, (_dt.date, _dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, Decimal):
+        return float(obj) if obj.is_finite() else str(obj)
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=repr)
+    return str(obj)
+
+
+def _json_text(obj: object) -> str:
+    if isinstance(obj, dict):
+        # Keys that are not text (a DuckDB MAP of integers) are written as text.
+        obj = {
+            key if isinstance(key, str) else json.dumps(key, default=_json_default): item for key, item in obj.items()
+        }
+    return json.dumps(obj, ensure_ascii=False, default=_json_default)
+
+
+_CONVERTERS: dict[type, Callable[[Any], Value]] = {
+    float: _real,
+    Decimal: _exact,
+    # datetime before date: a datetime is a date too.
+    _dt.datetime: value_of,
+    _dt.date: lambda value: Date(value) if type(value) is _dt.date else value_of(value),
+    _dt.time: _time,
+    bytes: lambda value: String(f"X'{value.hex().upper()}'"),
+    bytearray: lambda value: String(f"X'{bytes(value).hex().upper()}'"),
+    memoryview: lambda value: String(f"X'{bytes(value).hex().upper()}'"),
+    _dt.timedelta: lambda value: String(interval_text(value)),
+    uuid.UUID: lambda value: String(str(value)),
+}
+
+
+def _integer(value: int) -> Value:
+    return Number(value, False, str(value))
+
+
+def _nil(value: None) -> Value:
+    return NIL
+
+
+# The exact types drivers give most, straight to their converters (engine_value for the rest).
+_EXACT: dict[type, Callable[[Any], Value]] = {
+    str: String,
+    int: _integer,
+    type(None): _nil,
+    bool: Boolean,
+    **_CONVERTERS,
+    _dt.date: Date,
+}
+
+
+def engine_row(raw: Sequence[object]) -> tuple[tuple[Value, ...], int]:
+    """One row of driver values as typed values (``engine_value`` of each), and what it counts
+    towards the byte limit (``value_bytes`` of each): the engines' inner loop.
+
+    >>> engine_row((1, "né", None))
+    ((Number(value=1, is_real=False, text='1'), String(text='né'), Nil()), 19)
+    """
+    converter = _EXACT.get
+    row = tuple([converter(type(value), engine_value)(value) for value in raw])
+    used = 0
+    for value in row:
+        if type(value) is String:
+            text = value.text
+            used += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        else:
+            used += SCALAR_BYTES
+    return row, used
+
+
+def value_bytes(value: Value) -> int:
+    """What a typed value counts towards a result's byte limit: a string its UTF-8 length,
+    anything else ``SCALAR_BYTES`` (as the SQLite adapter counts).
+
+    >>> value_bytes(String("né")), value_bytes(Number.of(1))
+    (3, 8)
+    """
+    if type(value) is String:
+        text = value.text
+        return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    return SCALAR_BYTES
+
+
+Connection = TypeVar("Connection")
+
+# Idle connections a process keeps, over all databases of an engine.
+MAX_IDLE_CONNECTIONS = 8
+
+
+class Connections(Generic[Connection]):
+    """Open connections of one process, by database location, kept for reuse.
+
+    A thread takes an idle connection (or opens one), runs its query and gives it back, or
+    discards it when it failed. At most ``max_idle`` idle connections are kept, the least
+    recently used closed first (a worker that goes through many databases does not hold a
+    session on each). After a fork, or after unpickling, the pool starts empty: connections
+    never cross processes.
+    """
+
+    def __init__(self, close: Callable[[Connection], object], max_idle: int = MAX_IDLE_CONNECTIONS) -> None:
+        self._close = close
+        self._max_idle = max_idle
+        self._idle: OrderedDict[str, list[Connection]] = OrderedDict()
+        self._count = 0
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def take(self, location: str, open_connection: Callable[[], Connection]) -> Connection:
+        """An idle connection to ``location``, or a new one from ``open_connection``."""
+        with self._lock:
+            if self._pid != os.getpid():  # forked: the parent's connections are the parent's
+                self._idle, self._count, self._pid = OrderedDict(), 0, os.getpid()
+            idle = self._idle.get(location)
+            if idle:
+                self._count -= 1
+                connection = idle.pop()
+                if not idle:
+                    del self._idle[location]
+                return connection
+        return open_connection()
+
+    def give_back(self, location: str, connection: Connection) -> None:
+        """Keep a connection taken with ``take`` for the next query (closing the least
+        recently used idle one when more than ``max_idle`` would be kept)."""
+        surplus: list[Connection] = []
+        with self._lock:
+            if self._pid != os.getpid():
+                surplus.append(connection)
+            else:
+                self._idle.setdefault(location, []).append(connection)
+                self._idle.move_to_end(location)
+                self._count += 1
+                while self._count > self._max_idle:
+                    oldest, connections = next(iter(self._idle.items()))
+                    surplus.append(connections.pop(0))
+                    self._count -= 1
+                    if not connections:
+                        del self._idle[oldest]
+        for extra in surplus:
+            self.discard(extra)
+
+    def idle(self, location: str) -> int:
+        """How many idle connections to ``location`` are kept."""
+        with self._lock:
+            return len(self._idle.get(location, ())) if self._pid == os.getpid() else 0
+
+    def discard(self, connection: Connection) -> None:
+        """Close a connection taken with ``take`` that must not be reused."""
+        # A connection that cannot close is gone all the same.
+        with contextlib.suppress(Exception):
+            self._close(connection)
+
+    def close(self) -> None:
+        """Close every idle connection of this process."""
+        with self._lock:
+            idle, self._idle, self._count = self._idle, OrderedDict(), 0
+            mine = self._pid == os.getpid()
+        if mine:
+            for connections in idle.values():
+                for connection in connections:
+                    self.discard(connection)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"close": self._close, "max_idle": self._max_idle}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["close"], state["max_idle"])  # type: ignore[misc]
+
+
+def file_databases(engine: str, root: str, db_id: str, suffix: str) -> tuple[Database, ...]:
+    """The database files of ``db_id`` under the directory ``root``: ``ROOT/<db_id>/<db_id>SUFFIX``
+    first, then the directory's other ``*SUFFIX`` files (test-suite-sql-eval's distilled suites)
+    in natural order (``x2`` before ``x10``); names starting with a dot are skipped. Each file's
+    real path (links resolved) must be a regular file inside the root's real path.
+    ``NoDatabase`` says why there is none."""
+    problem = db_id_problem(db_id)
+    if problem is not None:
+        raise NoDatabase(problem)
+    directory = os.path.join(root, db_id)
+    main = f"{db_id}{suffix}"
+    expected = os.path.join(directory, main)
+    try:
+        real_root = os.path.realpath(root, strict=True)
+        with os.scandir(directory) as entries:
+            others = [entry.name for entry in entries if entry.name.endswith(suffix) and entry.name[0] != "."]
+    except (FileNotFoundError, NotADirectoryError):
+        raise NoDatabase(f"no database {db_id!r} (expected {expected!r})") from None
+    except (OSError, ValueError) as error:
+        raise NoDatabase(f"cannot read the database {db_id!r}: {_why(error)} ({directory!r})") from None
+    if main not in others:
+        raise NoDatabase(f"no database {db_id!r} (expected {expected!r})")
+    others.remove(main)
+    found = []
+    for name in [main, *sorted(others, key=_natural)]:
+        path = os.path.join(directory, name)
+        database = Database(engine, db_id, name, path)
+        try:
+            real = os.path.realpath(path, strict=True)
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            raise NoDatabase(f"no database {database.label} (expected {path!r})") from None
+        except (OSError, ValueError) as error:
+            raise NoDatabase(f"cannot read the database {database.label}: {_why(error)} ({path!r})") from None
+        if not regular:
+            raise NoDatabase(f"the database {database.label} is not a regular file: {path!r}")
+        if not inside_root(real_root, real):
+            raise NoDatabase(f"the database {database.label} is outside the root: {path!r} leads to {real!r}")
+        found.append(Database(engine, db_id, name, real))
+    return tuple(found)
+
+
+def _natural(name: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _why(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error) or "unreadable"
+
+
+def file_fingerprint(path: str, companions: tuple[str, ...] = ()) -> str:
+    """What changes when the file at ``path`` changes: its size, modification time (ns) and
+    inode, and those of its companion files (``path + suffix``, a write-ahead log) that exist;
+    ``absent`` for a file that does not.
+
+    >>> file_fingerprint("/nowhere/at/all.sqlite")
+    'absent'
+    """
+    parts = []
+    for suffix in ("", *companions):
+        try:
+            status = os.stat(path + suffix)
+        except (OSError, ValueError):
+            if not suffix:
+                return "absent"
+            continue
+        parts.append(f"{suffix or 'file'}:{status.st_size}:{status.st_mtime_ns}:{status.st_ino}")
+    return "|".join(parts)

@@ -1,0 +1,245 @@
+"""SQL engines behind one interface: SQLite, DuckDB and PostgreSQL databases, read-only, into typed rows.
+
+``open_engine(location)`` opens the engine a location names: a directory of database files
+in the Spider/BIRD layout (``DIR/<db_id>/<db_id>.sqlite``, or ``.duckdb``), or a PostgreSQL
+URL (``postgresql://`` or ``postgres://``) whose server holds one database per db_id. An
+``Engine`` lists the databases of a db_id (``databases``), runs a query on one of them
+(``run``: a ``QueryResult``, never an exception for a bad query), and says what identifies
+the content of a database (``fingerprint``, for caches). Engines are picklable
+configurations; connections are opened when a query first needs one, one per database per
+process (more when threads run queries side by side), and kept for reuse until ``close``
+(at most ``MAX_IDLE_CONNECTIONS`` idle ones per engine and process, the least recently used
+closed first).
+
+What a query may do on every engine: read one statement's rows. Writing, changing the
+schema, attaching or exporting files, installing extensions and changing settings fail with
+the reason in ``QueryResult.error``, and leave every database as it was. The same limits
+bound every engine, with the same messages: time (``timeout`` seconds: "the query ran past
+the time limit of T s"), rows (``max_rows``: "the query returned more than N rows") and
+bytes of result (``max_result_bytes``, strings by their UTF-8 length, other values 8
+bytes: "the query's result is larger than the limit of N bytes ...").
+
+Values map onto the model by ``engine_value``: integers, exact decimals (exact reals with
+the engine's digits), floats (reals), booleans, text, dates, date-times and times (through
+``model.value_of``), NULL (nil), bytes (``X'..'``), and the rest as documented text.
+
+>>> import sqlite3, tempfile, pathlib
+>>> root = pathlib.Path(tempfile.mkdtemp())
+>>> (root / "shop").mkdir()
+>>> with sqlite3.connect(root / "shop" / "shop.sqlite") as db:
+...     _ = db.execute("CREATE TABLE item (name TEXT, price REAL)")
+...     _ = db.execute("INSERT INTO item VALUES ('pen', 1.5)")
+>>> db.close()
+>>> engine = open_engine(str(root))
+>>> engine.name, [database.name for database in engine.databases("shop")]
+('sqlite', ['shop.sqlite'])
+>>> engine.run(engine.databases("shop")[0], "SELECT name, price FROM item").rows
+((String(text='pen'), Number(value=Decimal('1.5'), is_real=True, text='1.5')),)
+>>> engine.databases("nowhere")
+Traceback (most recent call last):
+  ...
+answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../nowhere/nowhere.sqlite')
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Protocol, runtime_checkable
+
+from answerkey.adapters._engines import (
+    MAX_IDLE_CONNECTIONS,
+    Connections,
+    Database,
+    NoDatabase,
+    engine_row,
+    engine_value,
+    file_databases,
+    file_fingerprint,
+    interval_text,
+    value_bytes,
+)
+from answerkey.adapters.duckdb_engine import DuckDBEngine
+from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
+from answerkey.adapters.sql import QueryResult, limits_problem, run_file
+from answerkey.errors import did_you_mean
+from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
+
+__all__ = [
+    "Database",
+    "NoDatabase",
+    "Engine",
+    "SQLiteEngine",
+    "DuckDBEngine",
+    "PostgreSQLEngine",
+    "ENGINES",
+    "FILE_SUFFIXES",
+    "open_engine",
+    "engine_value",
+    "engine_row",
+    "value_bytes",
+    "interval_text",
+    "QueryResult",
+    "Connections",
+    "MAX_IDLE_CONNECTIONS",
+]
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What the SQL workflow needs of an engine. An engine is a picklable configuration
+    (sent to worker processes and Dask workers); connections are opened lazily, kept per
+    process for reuse, and closed by ``close``."""
+
+    name: str
+    location: str
+
+    def databases(self, db_id: str) -> tuple[Database, ...]:
+        """Every database of ``db_id``: one, or several (a test suite). ``NoDatabase`` says
+        why there is none (a malformed db_id, no such database, a file outside the root)."""
+        ...
+
+    def run(self, database: Database, query: str) -> QueryResult:
+        """Run ``query`` on ``database`` read-only within the engine's limits; never raises
+        for a bad query or an unreachable database: see ``QueryResult.error``."""
+        ...
+
+    def fingerprint(self, database: Database) -> str:
+        """Text that changes when the content of ``database`` changes (for caches of results)."""
+        ...
+
+    def close(self) -> None:
+        """Close this process's open connections (the engine stays usable: a later query opens one)."""
+        ...
+
+
+class SQLiteEngine:
+    """SQLite files in a Spider/BIRD-layout directory, run as ``answerkey.adapters.sql`` runs
+    them (read-only, immutable, an authorizer, helper processes, limits).
+
+    A db_id's databases are ``DIR/<db_id>/<db_id>.sqlite`` and the other ``*.sqlite`` files
+    beside it (test-suite-sql-eval's distilled suites), each a regular file inside the
+    directory (links resolved). The fingerprint of a file is its size, modification time and
+    inode (and those of a ``-wal`` or ``-journal`` file beside it).
+    """
+
+    name = "sqlite"
+    suffix = ".sqlite"
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        timeout: float = SQL_TIMEOUT,
+        max_rows: int = SQL_MAX_ROWS,
+        max_result_bytes: int = SQL_MAX_RESULT_BYTES,
+    ) -> None:
+        problem = limits_problem(timeout, max_rows, max_result_bytes)
+        if problem is not None:
+            raise ValueError(problem)
+        self.location = os.fspath(root)
+        self.timeout = timeout
+        self.max_rows = max_rows
+        self.max_result_bytes = max_result_bytes
+
+    def databases(self, db_id: str) -> tuple[Database, ...]:
+        """``DIR/<db_id>/<db_id>.sqlite``, then the other ``*.sqlite`` files beside it."""
+        return file_databases(self.name, self.location, db_id, self.suffix)
+
+    def run(self, database: Database, query: str) -> QueryResult:
+        """Run ``query`` on the SQLite file of ``database``."""
+        if database.engine != self.name:
+            return QueryResult(error=f"the database {database.label} is not a SQLite database")
+        return run_file(
+            database.location,
+            database.label,
+            query,
+            timeout=self.timeout,
+            max_rows=self.max_rows,
+            max_result_bytes=self.max_result_bytes,
+        )
+
+    def fingerprint(self, database: Database) -> str:
+        """Size, modification time and inode of the file (and of its ``-wal``/``-journal``)."""
+        return file_fingerprint(database.location, ("-wal", "-journal"))
+
+    def close(self) -> None:
+        """Nothing to close: each query opens the file in a helper process."""
+
+    def __repr__(self) -> str:
+        return (
+            f"SQLiteEngine({self.location!r}, timeout={self.timeout:g}, max_rows={self.max_rows}, "
+            f"max_result_bytes={self.max_result_bytes})"
+        )
+
+
+# The engines by name, and the file suffix that names an engine in a directory.
+ENGINES: dict[str, type[SQLiteEngine] | type[DuckDBEngine] | type[PostgreSQLEngine]] = {
+    "sqlite": SQLiteEngine,
+    "duckdb": DuckDBEngine,
+    "postgresql": PostgreSQLEngine,
+}
+FILE_SUFFIXES = {".sqlite": "sqlite", ".duckdb": "duckdb"}
+
+
+def open_engine(
+    location: str | os.PathLike[str],
+    *,
+    engine: str | None = None,
+    timeout: float = SQL_TIMEOUT,
+    max_rows: int = SQL_MAX_ROWS,
+    max_result_bytes: int = SQL_MAX_RESULT_BYTES,
+    memory_limit: int = DUCKDB_MEMORY_LIMIT,
+    threads: int = DUCKDB_THREADS,
+) -> Engine:
+    """The engine of ``location``: a PostgreSQL URL (``postgresql://`` or ``postgres://``), or
+    a directory of database files whose engine ``engine`` names or, when None, the suffix of
+    its database files tells (``ROOT/<db_id>/*.sqlite`` or ``*.duckdb``: the first db_id
+    directory, in name order, that holds one; SQLite when none does). ``memory_limit`` (bytes)
+    and ``threads`` bound DuckDB. ``ValueError`` for a location or option that cannot be used.
+
+    >>> open_engine("/nowhere/at/all")
+    Traceback (most recent call last):
+      ...
+    ValueError: no directory '/nowhere/at/all' (--db names a directory of databases or a postgresql:// URL)
+    >>> open_engine("/tmp", engine="sqlight")
+    Traceback (most recent call last):
+      ...
+    ValueError: unknown engine 'sqlight' (one of: sqlite, duckdb, postgresql) (did you mean 'sqlite'?)
+    """
+    if engine is not None and engine not in ENGINES:
+        hint = did_you_mean(engine, list(ENGINES))
+        raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)}){hint}")
+    text = os.fspath(location)
+    if is_postgresql_url(text):
+        if engine not in (None, "postgresql"):
+            raise ValueError(f"a PostgreSQL URL names a PostgreSQL server, not {engine} databases")
+        return PostgreSQLEngine(text, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
+    if not os.path.isdir(text):
+        raise ValueError(f"no directory {text!r} (--db names a directory of databases or a postgresql:// URL)")
+    if engine == "postgresql":
+        raise ValueError(f"the PostgreSQL engine needs a postgresql:// URL, not the directory {text!r}")
+    chosen = engine or _engine_of_directory(text)
+    if chosen == "duckdb":
+        return DuckDBEngine(
+            text,
+            timeout=timeout,
+            max_rows=max_rows,
+            max_result_bytes=max_result_bytes,
+            memory_limit=memory_limit,
+            threads=threads,
+        )
+    return SQLiteEngine(text, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
+
+
+def _engine_of_directory(root: str) -> str:
+    """The engine the first database file under ``root`` names by its suffix (SQLite if none)."""
+    try:
+        with os.scandir(root) as entries:
+            directories = sorted(entry.name for entry in entries if entry.is_dir() and entry.name[0] != ".")
+    except OSError:
+        return "sqlite"
+    for name in directories:
+        for suffix, chosen in FILE_SUFFIXES.items():
+            if os.path.isfile(os.path.join(root, name, f"{name}{suffix}")):
+                return chosen
+    return "sqlite"
