@@ -1,4 +1,5 @@
-"""README.md opens with the two commands CI runs: set up + judge, and the test command."""
+"""README.md opens with the two commands CI runs: set up + judge, and the test command; and
+every example in README.md and docs/*.md runs and prints what it shows."""
 
 import os
 import re
@@ -33,23 +34,31 @@ def test_ci_runs_exactly_the_readme_commands():
     assert any("-eq 5" in line for line in ci), "pytest's exit 5 (no tests) must fail CI"
 
 
-def test_readme_python_examples_run():
-    """Every `>>>` example in README.md runs and prints what the README shows."""
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_python_examples_run(document):
+    """Every `>>>` example in the document runs and prints what the document shows."""
     import doctest
 
     result = doctest.testfile(
-        str(ROOT / "README.md"),
+        str(document),
         module_relative=False,
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
     )
-    assert result.attempted > 0
     assert result.failed == 0
+    if document.name == "README.md":
+        assert result.attempted > 0
 
 
 def console_blocks() -> list[str]:
-    """The README's ```console blocks: `$ command` lines, each followed by its output."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return [part.split("```", 1)[0] for part in text.split("```console\n")[1:]]
+    """The ```console blocks of README.md and docs/*.md: `$ command` lines, each followed by its output."""
+    blocks = []
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        blocks += [part.split("```", 1)[0] for part in text.split("```console\n")[1:]]
+    return blocks
 
 
 def expected_pattern(lines: list[str]) -> "re.Pattern[str]":

@@ -36,6 +36,7 @@ __all__ = [
     "MAX_DB_ID_CHARS",
     "DUCKDB_MEMORY_LIMIT",
     "DUCKDB_THREADS",
+    "DASK_CONNECT_TIMEOUT",
     "FUZZ_TIMEOUT",
     "FUZZ_MAX_OUTPUT_BYTES",
     "WARNINGS_SHOWN",
@@ -75,6 +76,9 @@ MAX_DB_ID_CHARS = 128
 # runs: one thread, as --jobs runs queries side by side.
 DUCKDB_MEMORY_LIMIT = 1024 * 1024 * 1024
 DUCKDB_THREADS = 1
+# Seconds to reach a Dask scheduler (answerkey sql --cluster), and to wait for a worker when
+# the cluster has none.
+DASK_CONNECT_TIMEOUT = 10.0
 
 # Formatters under `answerkey fuzz roundtrip`.
 FUZZ_TIMEOUT = 10.0
@@ -136,6 +140,9 @@ LIMITS: dict[str, Limit] = {
         "stopped, scored 0, beyond",
     ),
     "duckdb_threads": Limit("DuckDB threads per query", DUCKDB_THREADS, "", "--threads", "at most"),
+    "dask_connect": Limit(
+        "reaching a Dask scheduler, or a worker on it", DASK_CONNECT_TIMEOUT, "seconds", behaviour="refused beyond"
+    ),
     "db_id_chars": Limit("a db_id", MAX_DB_ID_CHARS, "characters", behaviour="scored 0 beyond"),
     "fuzz_timeout": Limit("one call of a formatter", FUZZ_TIMEOUT, "seconds", "--timeout", "killed beyond"),
     "fuzz_output": Limit(

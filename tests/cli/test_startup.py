@@ -6,7 +6,7 @@ Timing lives in benchmarks/run.py; this pins the cause of a fast start: what get
 import subprocess
 import sys
 
-HEAVY = ("lark", "hypothesis", "openpyxl", "pandas", "pydantic", "yaml")
+HEAVY = ("lark", "hypothesis", "openpyxl", "pandas", "pydantic", "yaml", "duckdb", "psycopg", "dask", "distributed")
 
 PROBE = """
 import sys

@@ -236,6 +236,30 @@ SCHEMAS: dict[str, SchemaEntry] = {
         "document",
         "The report of answerkey steps aggregate (--json, --yaml).",
     ),
+    "sql-corpus": SchemaEntry(
+        "answerkey.execution.schema:SqlItemSchema",
+        "records",
+        "Gold SQL for answerkey sql (the answerkey layout): a YAML or JSON list of items, or JSON Lines.",
+    ),
+    "sql-predictions": SchemaEntry(
+        "answerkey.execution.schema:SqlPredictionRecord",
+        "records",
+        "Predicted SQL for answerkey sql (the answerkey layout): {id, sql} records in JSON Lines or a JSON/YAML "
+        "list (or a mapping id: SQL).",
+    ),
+    "sql-bird-gold": SchemaEntry(
+        "answerkey.execution.schema:BirdQuestion",
+        "records",
+        "BIRD's gold questions (dev.json) for answerkey sql --layout bird.",
+    ),
+    "sql-bird-predictions": SchemaEntry(
+        "answerkey.execution.schema:BirdPredictions",
+        "document",
+        "BIRD's predictions for answerkey sql --layout bird: position -> SQL<TAB>----- bird -----<TAB>db_id.",
+    ),
+    "sql-report": SchemaEntry(
+        "answerkey.execution.schema:SqlReport", "document", "The report of answerkey sql (--json, --yaml)."
+    ),
     "answers-report": SchemaEntry(
         "answerkey.answers.schema:AnswersReport", "document", "The report of answerkey answers (--json, --yaml)."
     ),

@@ -1,0 +1,292 @@
+"""``answerkey sql GOLD PREDICTIONS --db DIR|URL``: execution accuracy of predicted SQL."""
+
+from __future__ import annotations
+
+import click
+
+from answerkey import limits
+from answerkey.adapters.engines import ENGINES
+from answerkey.cli import Trouble
+from answerkey.cli.options import (
+    epsilon_option,
+    fail_under_option,
+    finish,
+    jobs_option,
+    metric_names,
+    quiet_option,
+    report_options,
+    start,
+    strings_option,
+    timeout_option,
+)
+from answerkey.errors import InputError, plural
+from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
+from answerkey.execution.load import LAYOUTS, load_inputs
+from answerkey.execution.run import (
+    DEFAULT_METRICS,
+    DEFAULT_VES_RUNS,
+    METRIC_NAMES,
+    SEMANTICS,
+    VES,
+    SqlOptions,
+    run_sql,
+)
+from answerkey.report import ReportPaths
+
+__all__ = ["sql"]
+
+# Where the batches run: this machine's processes, or a Dask cluster (answerkey[dask]).
+EXECUTORS = ("local", "dask")
+
+
+def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    # "all" leaves out the valid efficiency score: it times queries, so it is asked for by name.
+    if value.strip() == "all":
+        return DEFAULT_METRICS
+    return metric_names(value, METRIC_NAMES, none=True)
+
+
+def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor | None:
+    """The Dask executor --executor and --cluster ask for (None: this machine's processes)."""
+    if address is None and name != "dask":
+        return None
+    if name == "local":
+        raise click.UsageError("--cluster runs the work on a Dask cluster: it cannot be used with --executor local")
+    if address is not None and jobs != 1:
+        raise click.UsageError(
+            "--jobs sets the worker processes of the local Dask cluster --executor dask starts; "
+            "the cluster at --cluster has its own workers"
+        )
+    try:
+        require_dask()
+    except ClusterError as error:
+        raise Trouble(str(error)) from None
+    return DaskExecutor(address, workers=jobs)
+
+
+@click.command()
+@click.argument("gold", metavar="GOLD")
+@click.argument("predictions", metavar="PREDICTIONS")
+@click.option(
+    "--db",
+    "location",
+    required=True,
+    metavar="DIR|URL",
+    help="The databases: a directory DIR/<db_id>/<db_id>.sqlite (or .duckdb; other *.sqlite files beside it "
+    "make a test suite), or a postgresql:// URL of a server with one database per db_id.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(list(ENGINES)),
+    help="The databases' engine (default: postgresql for a URL, else by the files' suffix).",
+)
+@click.option(
+    "--layout",
+    type=click.Choice(LAYOUTS),
+    help="How GOLD and PREDICTIONS are written (default: detected from GOLD).",
+)
+@click.option(
+    "--semantics",
+    type=click.Choice(SEMANTICS),
+    default=SEMANTICS[0],
+    show_default=True,
+    help="The headline comparison rule (every item is decided under all of them): answerkey's comparator, "
+    "test-suite-sql-eval's, BIRD's, or Spider 2.0's.",
+)
+@click.option(
+    "--test-suite-keep-distinct",
+    is_flag=True,
+    help="Run the queries of the test-suite semantics with DISTINCT kept (test-suite-sql-eval's --keep_distinct); "
+    "by default, as its script does, DISTINCT is removed from both before they run.",
+)
+@report_options
+@epsilon_option
+@strings_option
+@click.option(
+    "--metrics",
+    default="all",
+    show_default=True,
+    metavar="NAMES",
+    callback=_metrics,
+    help=f"Metrics to compute, comma-separated from: {', '.join(METRIC_NAMES)}; all (every one but {VES}), or none.",
+)
+@click.option(
+    "--ves-runs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_VES_RUNS,
+    show_default=True,
+    metavar="RUNS",
+    help=f"Time the queries of a correct prediction this many times for {VES}.",
+)
+@timeout_option(limits.SQL_TIMEOUT, "Stop a query after SECONDS: it fails.")
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=1),
+    default=limits.SQL_MAX_ROWS,
+    show_default=True,
+    metavar="ROWS",
+    help="A query returning more rows fails.",
+)
+@click.option(
+    "--max-result-bytes",
+    type=click.IntRange(min=1),
+    default=limits.SQL_MAX_RESULT_BYTES,
+    show_default=True,
+    metavar="BYTES",
+    help="A query whose result holds more bytes fails.",
+)
+@click.option(
+    "--memory-limit",
+    type=click.IntRange(min=1),
+    default=limits.DUCKDB_MEMORY_LIMIT,
+    show_default=True,
+    metavar="BYTES",
+    help="DuckDB only: a query needing more memory fails.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=limits.DUCKDB_THREADS,
+    show_default=True,
+    metavar="N",
+    help="DuckDB only: threads per query.",
+)
+@click.option(
+    "--cache",
+    metavar="DIR",
+    help="Keep gold results in DIR: each gold query runs once per database content (created if missing).",
+)
+@click.option(
+    "--executor",
+    "executor_name",
+    type=click.Choice(EXECUTORS),
+    help="Where the work runs: local (this machine, --jobs processes) or dask (a Dask cluster: the one at "
+    "--cluster, else one of --jobs worker processes started here; needs answerkey[dask]). "
+    "Default: local, dask with --cluster.",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; implies --executor dask). "
+    "Every worker needs answerkey[dask] at this version and the databases at the same absolute path "
+    "(a shared filesystem) or the --db URL.",
+)
+@fail_under_option
+@jobs_option
+@quiet_option
+def sql(
+    gold: str,
+    predictions: str,
+    location: str,
+    engine: str | None,
+    layout: str | None,
+    semantics: str,
+    test_suite_keep_distinct: bool,
+    reports: ReportPaths,
+    epsilon: float,
+    strings: str,
+    metrics: tuple[str, ...],
+    ves_runs: int,
+    timeout: float,
+    max_rows: int,
+    max_result_bytes: int,
+    memory_limit: int,
+    threads: int,
+    cache: str | None,
+    executor_name: str | None,
+    cluster: str | None,
+    fail_under: float | None,
+    jobs: int,
+    quiet: bool,
+) -> None:
+    """Execution accuracy of PREDICTIONS (SQL) against GOLD SQL, run on the --db databases.
+
+    \b
+    Layouts (--layout, detected from GOLD):
+      spider     GOLD: SQL<TAB>db_id per line; PREDICTIONS: one SQL per line
+                 (blank lines separate sessions, as test-suite-sql-eval reads them)
+      bird       GOLD: BIRD's dev.json; PREDICTIONS: {"0": "SQL\\t----- bird -----\\tdb_id", ...}
+      answerkey  GOLD: JSONL/YAML items {id, db_id, sql, difficulty, tags, order_by, ...};
+                 PREDICTIONS: JSONL {id, sql}   (answerkey schema sql-corpus, sql-predictions)
+
+    Every query runs read-only within --timeout, --max-rows and --max-result-bytes; a
+    predicted query can never change a database. Each item is decided under every
+    semantics: answerkey (the comparator: set of rows, extra columns allowed, reals within
+    --epsilon, ordered by the gold's ORDER BY columns), test-suite (bag of rows, columns
+    may be permuted, order when the gold has ORDER BY), bird (set of rows, column order
+    significant) and spider2 (each gold column found among the predicted ones). --semantics
+    names the headline one; where they disagree, the report says which rule decided what.
+
+    When DIR/<db_id>/ holds several *.sqlite files (test-suite-sql-eval's distilled suites)
+    an item is correct only if it is correct on every one; the report names the database
+    where it failed. A gold query that fails is an error of the test (left out of the
+    figures); a predicted query that fails, or a missing one, is incorrect.
+
+    Metrics (on the first database): QATCH's cell and tuple metrics (tuple_order only where
+    the gold is ordered), BIRD mini-dev's soft_f1, and when named valid_efficiency_score
+    (BIRD's VES, --ves-runs timed rounds). Figures per difficulty and per tag. Every report
+    carries a signature of the options that change verdicts.
+
+    \b
+    Examples:
+      answerkey sql examples/sql/spider/gold.sql examples/sql/spider/pred.sql --db examples/sql/spider/database
+      answerkey sql examples/sql/bird/dev.json examples/sql/bird/predict_dev.json \\
+        --db examples/sql/bird/dev_databases --semantics bird
+      answerkey sql dev_gold.sql pred.txt --db database/ --semantics test-suite --cache ~/.cache/ak -j 4
+      answerkey sql corpus.jsonl predictions.jsonl --db postgresql://eval@db.example/ --json report.json
+      answerkey sql dev.json predict_dev.json --db dev_databases --metrics execution_accuracy,valid_efficiency_score
+      answerkey sql dev_gold.sql pred.txt --db /shared/spider/database --cluster tcp://scheduler:8786
+
+    Exit status: 0 evaluated, 1 headline accuracy under --fail-under, 2 trouble: bad input
+    (every problem listed as FILE:LINE:COL: message, nothing run), or some item is an
+    error of the test: its gold query failed or it has no database (listed as FILE:LINE:
+    item ID: why, after the reports are written).
+    """
+    if gold == "-" and predictions == "-":
+        raise Trouble("only one of GOLD and PREDICTIONS can be read from standard input")
+    executor = _executor(executor_name, cluster, jobs)
+    start(reports, {"GOLD": gold, "PREDICTIONS": predictions})
+    options = SqlOptions(
+        location,
+        engine=engine,
+        semantics=semantics,
+        test_suite_keep_distinct=test_suite_keep_distinct,
+        epsilon=epsilon,
+        strings=strings,
+        metrics=metrics,
+        timeout=timeout,
+        max_rows=max_rows,
+        max_result_bytes=max_result_bytes,
+        ves_runs=ves_runs,
+        cache=cache,
+        memory_limit=memory_limit,
+        threads=threads,
+    )
+    try:
+        options.open_engine().close()
+    except ValueError as error:
+        raise Trouble(str(error)) from None
+    inputs = load_inputs(gold, predictions, layout=layout)
+    try:
+        run = run_sql(inputs, options, jobs=jobs, executor=executor, quiet=quiet)
+    except (ValueError, ClusterError) as error:
+        raise Trouble(str(error)) from None
+    finish(run, reports, quiet=quiet)
+    if cache is not None and not quiet:
+        click.echo(
+            f"gold cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",
+            err=True,
+        )
+    failed = run.failed
+    for result in failed:
+        item = result.item
+        click.echo(
+            str(InputError(f"item {item.id}: {result.outcome.reason}", source=item.source, line=item.line)), err=True
+        )
+    if failed:
+        raise Trouble(f"{plural(len(failed), 'item')} could not be evaluated (errors of the test, listed above)")
+    accuracy = run.summary.accuracy
+    if fail_under is not None and (accuracy is None or accuracy < fail_under):
+        shown = "undefined (nothing evaluated)" if accuracy is None else f"{accuracy:.4f}"
+        click.echo(f"accuracy {shown} is under --fail-under {fail_under:g}", err=True)
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,199 @@
+"""Gold results on disk: each gold query runs once per database content (``--cache DIR``).
+
+An entry is keyed by what decides a result: the engine, the database (its location, name and
+``Engine.fingerprint``, which changes with its content), the SQL text and the limits a query
+ran under. So a database that changes gets new entries (the old ones are never read again),
+and a run with other limits never reads a result that those limits would have refused. Only
+results that ran to completion are stored: a failure (a time-out above all) is run again.
+
+Entries are JSON text, never pickle: the columns and the rows, each value in its canonical
+CAS spelling (``answerkey.grammar.render.render_value``: ``12.50``, ``"pen"``, ``NIL``,
+``1989-07-04``), read back exactly (numbers keep their digits and kind, strings their text).
+Each is written atomically (``answerkey.files.write_output``) at ``DIR/<2 hex>/<sha256>.json``,
+so processes and machines sharing the directory may write at once. An entry that cannot be
+read back (truncated, edited, written by another version) is ignored with a warning and run
+again, and a cache that cannot be written is a warning too: a cache never changes a verdict.
+
+>>> import tempfile
+>>> from answerkey.model import Number, String, NIL
+>>> cache = GoldCache(tempfile.mkdtemp())
+>>> key = CacheKey("sqlite", "/data/shop/shop.sqlite", "shop.sqlite", "file:8192:1:2", "SELECT 1", 30.0, 10, 100)
+>>> cache.get(key)
+(None, None)
+>>> cache.put(key, QueryResult(rows=((Number.of(1), String("pen"), NIL),), columns=("1", "name", "x")))
+>>> cache.get(key)[0].rows
+((Number(value=1, is_real=False, text='1'), String(text='pen'), Nil()),)
+>>> cache.hits, cache.misses, cache.stored
+(1, 1, 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+
+from answerkey.adapters.sql import QueryResult
+from answerkey.errors import InputError, ParseError, RunWarning
+from answerkey.files import write_output
+from answerkey.grammar import parse
+from answerkey.grammar.render import render_value
+from answerkey.model import NIL, Boolean, Number, Relation, String, Value
+
+__all__ = ["CACHE_FORMAT", "CacheKey", "GoldCache", "encode_value", "decode_value"]
+
+# The format of an entry; an entry of another format is ignored (and rewritten).
+CACHE_FORMAT = 1
+_NUMBER_START = frozenset("+-.0123456789")
+_DATE_LIKE = re.compile(r"\d{4}-")
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """What decides a gold result: the engine, the database (``location``, ``name`` and its
+    content's ``fingerprint``), the SQL text and the limits it ran under."""
+
+    engine: str
+    location: str
+    name: str
+    fingerprint: str
+    sql: str
+    timeout: float
+    max_rows: int
+    max_result_bytes: int
+
+    @property
+    def digest(self) -> str:
+        """The SHA-256 of the key's fields, in hexadecimal: the entry's file name."""
+        text = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def encode_value(value: Value) -> str:
+    """A value's canonical CAS spelling (``TypeError`` for one CAS cannot write).
+
+    >>> encode_value(Number.parse("12.50")), encode_value(String("2024-01-01")), encode_value(NIL)
+    ('12.50', '"\\\\u0032024-01-01"', 'NIL')
+    """
+    return render_value(value)
+
+
+def decode_value(text: str) -> Value:
+    """The value ``encode_value`` spelled as ``text``; ``ValueError`` if it spells none.
+
+    >>> decode_value("12.50"), decode_value('"say \\\\"hi\\\\""'), decode_value("true")
+    (Number(value=Decimal('12.50'), is_real=True, text='12.50'), String(text='say "hi"'), Boolean(value=True))
+    >>> decode_value("1989-07-04")
+    Date(value=datetime.date(1989, 7, 4))
+    """
+    if not isinstance(text, str) or not text:
+        raise ValueError("not a value")
+    first = text[0]
+    # The usual values are read directly; anything else (dates, times) by the CAS grammar.
+    if first == '"':
+        decoded = json.loads(text)
+        if not isinstance(decoded, str):
+            raise ValueError(f"not a string: {text!r}")
+        return String(decoded)
+    if text == "NIL":
+        return NIL
+    if text in ("true", "false"):
+        return Boolean(text == "true")
+    if first in _NUMBER_START and not _DATE_LIKE.match(text):
+        try:
+            return Number.parse(text)
+        except ValueError:
+            pass  # a time of day, say: the grammar reads it
+    try:
+        answer = parse(text)
+    except (ParseError, InputError) as error:
+        raise ValueError(f"not a value: {text!r}") from error
+    if not isinstance(answer, Relation) or not answer.scalar:
+        raise ValueError(f"not one value: {text!r}")
+    value = answer.rows[0][0]
+    if isinstance(value, String):
+        raise ValueError(f"not a quoted string: {text!r}")  # CAS reads bare words as strings; entries quote them
+    return value
+
+
+class GoldCache:
+    """Gold results under ``directory`` (created when missing), with counts of this process's
+    ``hits``, ``misses`` and entries ``stored``."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = os.fspath(directory)
+        self.hits = 0
+        self.misses = 0
+        self.stored = 0
+
+    def path(self, key: CacheKey) -> str:
+        """Where the entry of ``key`` lives."""
+        digest = key.digest
+        return os.path.join(self.directory, digest[:2], f"{digest}.json")
+
+    def get(self, key: CacheKey) -> tuple[QueryResult | None, RunWarning | None]:
+        """The stored result of ``key`` (None: not stored), and a warning when its entry could
+        not be read back (it is then run again, and rewritten)."""
+        path = self.path(key)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            self.misses += 1
+            return None, None
+        except (OSError, UnicodeDecodeError) as error:
+            self.misses += 1
+            return None, _unreadable(path, str(getattr(error, "strerror", None) or error))
+        try:
+            result = _decode_entry(text, key)
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
+            self.misses += 1
+            return None, _unreadable(path, str(error) or type(error).__name__)
+        self.hits += 1
+        return result, None
+
+    def put(self, key: CacheKey, result: QueryResult) -> RunWarning | None:
+        """Store the result of ``key`` if it ran to completion; a warning if it cannot be written."""
+        if result.error is not None:
+            return None
+        try:
+            rows = [[encode_value(value) for value in row] for row in result.rows]
+        except TypeError:
+            return None  # a value CAS cannot write: not cached, run each time
+        entry = {
+            "format": CACHE_FORMAT,
+            "key": asdict(key),
+            "columns": list(result.columns),
+            "rows": rows,
+        }
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        path = self.path(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_output(path, text.encode("utf-8", "surrogatepass"))
+        except (OSError, InputError) as error:
+            message = error.message if isinstance(error, InputError) else (error.strerror or str(error))
+            return RunWarning(f"the gold cache cannot store a result: {message}", "cache")
+        self.stored += 1
+        return None
+
+
+def _unreadable(path: str, why: str) -> RunWarning:
+    return RunWarning(f"the gold cache entry {path} cannot be read back ({why}); the gold query ran again", "cache")
+
+
+def _decode_entry(text: str, key: CacheKey) -> QueryResult:
+    entry = json.loads(text)
+    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
+        raise ValueError(f"not an entry of format {CACHE_FORMAT}")
+    if entry.get("key") != json.loads(json.dumps(asdict(key))):
+        raise ValueError("the entry is for another query or database")
+    columns = entry["columns"]
+    rows = entry["rows"]
+    if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
+        raise ValueError("the columns are not a list of names")
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise ValueError("the rows are not a list of lists")
+    return QueryResult(rows=tuple(tuple(map(decode_value, row)) for row in rows), columns=tuple(columns))

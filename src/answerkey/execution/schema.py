@@ -1,0 +1,240 @@
+"""The file formats of ``answerkey sql``, as pydantic models: answerkey's own SQL corpus and
+predictions, BIRD's gold and predictions, and the report (``answerkey schema sql-corpus``,
+``sql-predictions``, ``sql-bird-gold``, ``sql-bird-predictions``, ``sql-report``).
+
+Spider's files are text (one ``SQL<TAB>db_id`` gold line, one predicted SQL line per
+question): ``answerkey.execution.load`` reads them line by line, with no schema.
+
+>>> item = SqlItemSchema.model_validate({"id": 7, "db_id": "concert_singer", "sql": "SELECT 1", "order_by": [1]})
+>>> item.id, item.db_id, item.order_by, item.tags
+('7', 'concert_singer', (1,), [])
+>>> SqlItemSchema.model_validate({"id": 1, "db_id": "../etc", "sql": "SELECT 1"})
+Traceback (most recent call last):
+...
+pydantic_core._pydantic_core.ValidationError: 1 validation error for SqlItem
+db_id
+  Value error, not a database name: '../etc' ...
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, WithJsonSchema
+
+from answerkey.adapters.sql import db_id_problem
+from answerkey.errors import kind_of
+from answerkey.files import read_id
+
+__all__ = [
+    "VERDICTS",
+    "SqlItemSchema",
+    "SqlPredictionRecord",
+    "BirdQuestion",
+    "BirdPredictions",
+    "GroupFigures",
+    "SqlSummary",
+    "SqlItemReport",
+    "SqlReport",
+    "ValidationError",
+    "read_columns",
+    "read_db_id",
+]
+
+# An item's verdict under the headline semantics; "error" when its gold query failed.
+VERDICTS = ("correct", "incorrect", "error")
+
+
+def read_db_id(value: Any) -> Any:
+    """A db_id as text (an integer as its digits), checked to name a database: a name,
+    never a path (``answerkey.adapters.sql.db_id_problem``). ``ValueError`` worded for the user.
+
+    >>> read_db_id("concert_singer"), read_db_id(7)
+    ('concert_singer', '7')
+    >>> read_db_id("a/b")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a database name: 'a/b'
+    """
+    text = read_id(value, "a db_id")
+    if text is None:
+        return text
+    problem = db_id_problem(text)
+    if problem is not None:
+        raise ValueError(problem)
+    return text
+
+
+def read_columns(value: Any, *, first: int = 1, what: str = "column numbers") -> Any:
+    """A list of distinct column numbers from ``first`` (1 for ``order_by``, 0 for Spider
+    2.0's ``condition_cols``), as a tuple; null stays null. ``ValueError`` worded for the user.
+
+    >>> read_columns([2, 1]), read_columns(None), read_columns([0], first=0)
+    ((2, 1), None, (0,))
+    >>> read_columns([0])
+    Traceback (most recent call last):
+    ...
+    ValueError: column 0: columns are numbered from 1
+    """
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise ValueError(f"should be a list of {what} (from {first}), not {kind_of(value)}")
+    for key in value:
+        if not isinstance(key, int) or isinstance(key, bool):
+            raise ValueError(f"a column number is an integer from {first}, not {kind_of(key)}")
+        if key < first:
+            raise ValueError(f"column {key}: columns are numbered from {first}")
+    repeated = next((key for index, key in enumerate(value) if key in value[:index]), None)
+    if repeated is not None:
+        raise ValueError(f"column {repeated} is listed twice")
+    return tuple(value)
+
+
+def _sort_keys(value: Any) -> Any:
+    if value == []:
+        raise ValueError("should list at least one column number (from 1)")
+    return read_columns(value)
+
+
+def _condition_columns(value: Any) -> Any:
+    return read_columns(value, first=0, what="column indexes")
+
+
+_TEXT_OR_INTEGER = WithJsonSchema({"type": ["string", "integer"], "minLength": 1})
+ItemId = Annotated[str, BeforeValidator(read_id), Field(min_length=1), _TEXT_OR_INTEGER]
+DbId = Annotated[str, BeforeValidator(read_db_id), Field(min_length=1), _TEXT_OR_INTEGER]
+SortKeys = Annotated[
+    tuple[int, ...] | None,
+    BeforeValidator(_sort_keys),
+    WithJsonSchema({"type": ["array", "null"], "items": {"type": "integer", "minimum": 1}, "minItems": 1}),
+]
+ConditionColumns = Annotated[
+    tuple[int, ...] | None,
+    BeforeValidator(_condition_columns),
+    WithJsonSchema({"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}}),
+]
+Sql = Annotated[str, Field(min_length=1)]
+
+
+class SqlItemSchema(BaseModel):
+    """One item of answerkey's SQL corpus: a question, its database and its gold SQL (one line
+    of a JSON Lines corpus, or one element of a YAML or JSON list)."""
+
+    # Titled as the item it describes: loading gives an ``answerkey.execution.load.SqlItem``.
+    model_config = ConfigDict(extra="forbid", title="SqlItem")
+
+    id: ItemId = Field(description="Unique item id.")
+    db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite (or .duckdb), or a PostgreSQL database.")
+    sql: Sql = Field(description="The gold SQL query.")
+    question: str = Field("", description="The question, as asked.")
+    difficulty: str | None = Field(None, description="A difficulty level, for per-difficulty figures.")
+    tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
+    order_by: SortKeys = Field(
+        None,
+        description="Sort-key columns of the gold result, numbered from 1: the result is ordered by them "
+        "(ties in any order), in place of what the gold's ORDER BY resolves to.",
+    )
+    condition_cols: ConditionColumns = Field(
+        None,
+        description="Spider 2.0: the gold columns a prediction must give, as indexes from 0 (all columns when unset).",
+    )
+    ignore_order: bool | None = Field(
+        None,
+        description="Spider 2.0: compare each column's values ignoring their order (unset: false, as Spider 2.0).",
+    )
+
+
+class SqlPredictionRecord(BaseModel):
+    """One predicted query: one line of a JSON Lines predictions file, or one element of a
+    JSON or YAML list (a mapping id: SQL is read too). ``sql`` null means the system gave
+    none. Other keys (latency, the model's text) are allowed and ignored."""
+
+    model_config = ConfigDict(extra="allow", title="SqlPrediction")
+
+    id: ItemId = Field(description="The corpus item id this predicts.")
+    sql: str | None = Field(description="The predicted SQL; null when the system gave none.")
+
+
+class BirdQuestion(BaseModel):
+    """One question of a BIRD ``dev.json`` (or mini-dev) file: its database and gold SQL.
+    Other keys (evidence, ...) are allowed and ignored."""
+
+    model_config = ConfigDict(extra="allow", title="BirdQuestion")
+
+    question_id: ItemId | None = Field(None, description="BIRD's question id.")
+    db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite.")
+    SQL: Sql = Field(description="The gold SQL query.")
+    question: str = Field("", description="The question, as asked.")
+    difficulty: str | None = Field(None, description="simple, moderate or challenging.")
+
+
+class BirdPredictions(RootModel[dict[str, str | None]]):
+    """BIRD's predictions file: a JSON object keyed by each question's position in the gold
+    file, from 0, whose values are ``SQL<TAB>----- bird -----<TAB>db_id`` (or plain SQL;
+    null when the system gave none)."""
+
+    model_config = ConfigDict(
+        title="BirdPredictions",
+        json_schema_extra={"propertyNames": {"pattern": "^(0|[1-9][0-9]*)$"}},
+    )
+
+
+_STRICT = ConfigDict(extra="forbid")
+Figure = float | None
+
+
+class GroupFigures(BaseModel):
+    """Counts and figures of a group of items (all of them, a difficulty, a tag)."""
+
+    model_config = _STRICT
+    items: int = Field(ge=0)
+    evaluated: int = Field(ge=0, description="Items whose gold ran (the others are errors, left out of figures).")
+    correct: int = Field(ge=0, description="Correct under the headline semantics.")
+    incorrect: int = Field(ge=0)
+    errors: int = Field(ge=0, description="Items whose gold query failed (errors of the test).")
+    accuracy: Figure = Field(description="Execution accuracy under the headline semantics: correct / evaluated.")
+    accuracy_by_semantics: dict[str, Figure] = Field(description="Execution accuracy under each semantics.")
+    metrics: dict[str, Figure] = Field(description="Mean of each metric over the evaluated items where it applies.")
+
+
+class SqlSummary(GroupFigures):
+    """The whole run, then per difficulty and per tag."""
+
+    semantics: str = Field(description="The headline semantics.")
+    disagreements: int = Field(ge=0, description="Items whose verdicts differ between semantics.")
+    by_difficulty: dict[str, GroupFigures]
+    by_tag: dict[str, GroupFigures]
+
+
+class SqlItemReport(BaseModel):
+    """One item's verdict."""
+
+    model_config = _STRICT
+    id: str
+    db_id: str
+    verdict: Literal["correct", "incorrect", "error"]
+    reason: str
+    database: str | None = Field(
+        description="The database on which the item failed (its gold, or the prediction under the headline "
+        "semantics); null when it did not fail on one."
+    )
+    databases: int = Field(ge=0, description="Databases of the db_id the item ran on (a test suite has several).")
+    verdicts: dict[str, Literal["correct", "incorrect"]] = Field(
+        description="The verdict under every semantics (empty for an error)."
+    )
+    disagreement: str | None = Field(description="Which rule decided what, when the semantics disagree.")
+    difficulty: str | None
+    tags: list[str]
+    metrics: dict[str, Figure] = Field(description="Metric values; null where a metric does not apply.")
+
+
+class SqlReport(BaseModel):
+    """The report of ``answerkey sql`` (``--json`` / ``--yaml``)."""
+
+    model_config = _STRICT
+    signature: str = Field(description="Options that change verdicts, and the version.")
+    layout: Literal["spider", "bird", "answerkey"]
+    summary: SqlSummary
+    items: list[SqlItemReport] = Field(description="Every item, in input order.")
+    warnings: list[str]
