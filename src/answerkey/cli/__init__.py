@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "qatch": ("answerkey.cli.qatch:qatch", "QATCH's graded table metrics over a tests file (QA or SQL)."),
     "sdmx": ("answerkey.cli.sdmx:sdmx", "Term precision and recall of SDMX data queries."),
     "steps": ("answerkey.cli.steps:steps", "Score an agent's steps against reference steps (graphrag-eval)."),
-    "sql": ("answerkey.cli.sql:sql", "Execution accuracy of predicted SQL on SQLite, DuckDB or PostgreSQL (Spider, BIRD)."),
+    "sql": ("answerkey.cli.sql:sql", "Execution accuracy of predicted SQL on SQLite, DuckDB or PostgreSQL."),
     "answers": ("answerkey.cli.answers:answers", "Answer correctness by claims over a TSV, judged by an LLM."),
     "fuzz": ("answerkey.cli.fuzz:fuzz", "Fuzz answer formatters, and answerkey's own parsers."),
     "schema": ("answerkey.cli.schema:schema", "Print the JSON Schema of an input or report format."),
