@@ -18,7 +18,8 @@ Figures (inputs are built here, seeded):
 In-process times are CPU seconds of this process, best of N (steadier than wall time on a
 shared machine); command runs are wall seconds, best of N. Ratios compare figures measured in
 this same run. ``--others`` also runs the feature benchmarks (bench_qatch, bench_sdmx,
-bench_steps) and prints their tables.
+bench_steps, bench_sql) and prints their tables (bench_sql, about three minutes, writes its
+figures to benchmarks/latest-sql.json).
 """
 
 from __future__ import annotations
@@ -422,7 +423,9 @@ def main() -> None:
         "--json", default=str(HERE / "latest.json"), help="write the figures here (default: %(default)s)"
     )
     parser.add_argument("--quick", action="store_true", help="small inputs: a smoke test, not the targets")
-    parser.add_argument("--others", action="store_true", help="also run bench_qatch, bench_sdmx and bench_steps")
+    parser.add_argument(
+        "--others", action="store_true", help="also run bench_qatch, bench_sdmx, bench_steps and bench_sql"
+    )
     arguments = parser.parse_args()
     before = machine()
     command = answerkey_command()
@@ -461,8 +464,9 @@ def main() -> None:
     }
     Path(arguments.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     if arguments.others:
-        for name in ("bench_qatch.py", "bench_sdmx.py", "bench_steps.py"):
-            subprocess.run([sys.executable, str(HERE / name)], check=False)
+        for name in ("bench_qatch.py", "bench_sdmx.py", "bench_steps.py", "bench_sql.py"):
+            quick = ["--quick"] if arguments.quick and name == "bench_sql.py" else []
+            subprocess.run([sys.executable, str(HERE / name), *quick], check=False)
 
 
 if __name__ == "__main__":
