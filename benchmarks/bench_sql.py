@@ -301,7 +301,7 @@ def bench_suite(quick: bool, command: list[str]) -> list[Figure]:
             second,
             "s",
             first,
-            f"first run, filling the empty cache with {entries:,} gold results (s)",
+            f"first run, filling the empty cache with {entries:,} results (s)",
             f">= {GOAL_CACHE:g}x faster",
             cache_speedup >= GOAL_CACHE,
         ),

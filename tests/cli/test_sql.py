@@ -189,13 +189,18 @@ def test_reports_and_jobs(run_cli, examples, tmp_path):
 
 
 def test_cache_counts_on_standard_error(run_cli, examples, tmp_path):
-    """--cache: the first run runs every gold query, the second reads them; same report."""
+    """--cache: the first run runs every gold and predicted query, the second reads them all but
+    the two predictions that failed (never stored); the same report as without the cache."""
     cache = tmp_path / "cache"
     first = run_cli(*spider(examples, "--cache", cache, "--json", tmp_path / "1.json"))
-    assert first.stderr == "gold cache: 0 results read, 25 queries run\n"
+    assert first.stderr == "cache: 0 results read, 50 queries run\n"
     second = run_cli(*spider(examples, "--cache", cache, "--json", tmp_path / "2.json"))
-    assert second.stderr == "gold cache: 25 results read, 0 queries run\n"
-    assert (tmp_path / "1.json").read_text(encoding="utf-8") == (tmp_path / "2.json").read_text(encoding="utf-8")
+    assert second.stderr == "cache: 48 results read, 2 queries run\n"
+    assert run_cli(*spider(examples, "--json", tmp_path / "3.json")).stderr == ""
+    report = (tmp_path / "1.json").read_text(encoding="utf-8")
+    assert (
+        report == (tmp_path / "2.json").read_text(encoding="utf-8") == (tmp_path / "3.json").read_text(encoding="utf-8")
+    )
     assert run_cli(*spider(examples, "--cache", cache, "-q")).stderr == ""
 
 

@@ -1,16 +1,19 @@
-"""The gold cache's text form: every value reads back exactly (kind, value and spelling), and
-entries that cannot be read back are refused, never trusted."""
+"""The result cache's text form: every value reads back exactly (kind, value and spelling),
+entries that cannot be read back are refused, never trusted, and entries are written whole."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 
 from answerkey.adapters.sql import QueryResult
-from answerkey.execution.cache import CacheKey, GoldCache, decode_value, encode_value
+from answerkey.execution import cache as cache_module
+from answerkey.execution.cache import CacheKey, ResultCache, decode_value, encode_value, write_entry
 from answerkey.model import NIL, Boolean, Date, Number, String, value_of
 from answerkey.strategies import values
 
@@ -56,7 +59,7 @@ def test_text_that_spells_no_value_is_refused(text):
 
 def test_entries_are_json_text_keyed_by_everything_that_decides_a_result(tmp_path):
     """An entry is JSON at DIR/<2 hex>/<sha256>.json holding its key; another key never reads it."""
-    cache = GoldCache(tmp_path)
+    cache = ResultCache(tmp_path)
     result = QueryResult(rows=((Number.parse("1.50"), String("pen")),), columns=("price", "name"))
     assert cache.put(KEY, result) is None
     path = tmp_path / KEY.digest[:2] / f"{KEY.digest}.json"
@@ -77,14 +80,14 @@ def test_entries_are_json_text_keyed_by_everything_that_decides_a_result(tmp_pat
         "rows": [["1.50", '"pen"']],
     }
     assert cache.get(KEY) == (result, None)
-    other = CacheKey(*[*vars(KEY).values()][:3], "file:8192:9:2", "SELECT 1", 30.0, 10, 100)
+    other = replace(KEY, fingerprint="file:8192:9:2")
     assert cache.get(other) == (None, None)
     assert (cache.hits, cache.misses, cache.stored) == (1, 1, 1)
 
 
 def test_failed_results_are_not_stored(tmp_path):
     """A failed query is never stored."""
-    cache = GoldCache(tmp_path)
+    cache = ResultCache(tmp_path)
     assert cache.put(KEY, QueryResult(error="the query ran past the time limit of 1 s")) is None
     assert cache.stored == 0 and list(tmp_path.iterdir()) == []
 
@@ -100,21 +103,21 @@ def test_failed_results_are_not_stored(tmp_path):
 )
 def test_an_unreadable_entry_is_a_warning_and_a_miss(tmp_path, text, why):
     """A corrupt, foreign or mismatched entry is ignored with a warning naming it and why."""
-    cache = GoldCache(tmp_path)
+    cache = ResultCache(tmp_path)
     path = tmp_path / KEY.digest[:2] / f"{KEY.digest}.json"
     path.parent.mkdir()
     path.write_text(text, encoding="utf-8")
     result, warning = cache.get(KEY)
-    assert result is None
+    assert result is None and warning is not None
     assert (warning.kind, str(warning)) == (
         "cache",
-        f"the gold cache entry {path} cannot be read back ({why}); the gold query ran again",
+        f"the cache entry {path} cannot be read back ({why}); the query ran again",
     )
 
 
 def test_a_tampered_row_is_refused(tmp_path):
     """Rows that are not lists of value spellings make the entry unreadable."""
-    cache = GoldCache(tmp_path)
+    cache = ResultCache(tmp_path)
     cache.put(KEY, QueryResult(rows=((Number.of(1),),), columns=("n",)))
     path = tmp_path / KEY.digest[:2] / f"{KEY.digest}.json"
     entry = json.loads(path.read_text(encoding="utf-8"))
@@ -128,6 +131,51 @@ def test_an_unwritable_cache_is_a_warning(tmp_path):
     """A cache directory that cannot be written loses the entry, not the run."""
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
-    warning = GoldCache(blocker).put(KEY, QueryResult(rows=((Number.of(1),),), columns=("n",)))
-    assert warning.kind == "cache"
-    assert str(warning).startswith("the gold cache cannot store a result: ")
+    warning = ResultCache(blocker).put(KEY, QueryResult(rows=((Number.of(1),),), columns=("n",)))
+    assert warning is not None and warning.kind == "cache"
+    assert str(warning) == "the cache cannot store a result: Not a directory"
+    assert blocker.read_text(encoding="utf-8") == ""
+
+
+def test_entries_are_written_without_a_flush_to_disk(tmp_path, monkeypatch):
+    """Storing entries calls no fsync (an entry lost in a crash is only recomputed) and leaves no temporary file."""
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    cache = ResultCache(tmp_path)
+    for n in range(3):
+        key = replace(KEY, sql=f"SELECT {n}")
+        assert cache.put(key, QueryResult(rows=((Number.of(n),),), columns=("n",))) is None
+    assert synced == []
+    assert cache.stored == 3
+    digests = [replace(KEY, sql=f"SELECT {n}").digest for n in range(3)]
+    files = sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*") if path.is_file())
+    assert files == sorted(f"{digest[:2]}/{digest}.json" for digest in digests)
+
+
+def test_an_entry_is_replaced_whole(tmp_path):
+    """Writing over an entry replaces it in one step: the new text, and nothing else in the directory."""
+    path = tmp_path / "ab" / "abc.json"
+    write_entry(str(path), b"old")
+    write_entry(str(path), b"new")
+    assert path.read_bytes() == b"new"
+    assert [entry.name for entry in path.parent.iterdir()] == ["abc.json"]
+
+
+def test_a_failed_write_leaves_neither_entry_nor_temporary(tmp_path, monkeypatch):
+    """When the rename fails, the temporary is removed, an existing entry is untouched and the put is a warning."""
+    cache = ResultCache(tmp_path)
+    result = QueryResult(rows=((Number.of(1),),), columns=("n",))
+    cache.put(KEY, result)
+    path = tmp_path / KEY.digest[:2] / f"{KEY.digest}.json"
+    before = path.read_bytes()
+
+    def refuse(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cache_module.os, "replace", refuse)
+    warning = cache.put(KEY, QueryResult(rows=((Number.of(2),),), columns=("n",)))
+    assert warning is not None
+    assert (warning.kind, str(warning)) == ("cache", "the cache cannot store a result: No space left on device")
+    assert path.read_bytes() == before
+    assert [entry.name for entry in path.parent.iterdir()] == [path.name]
+    assert cache.stored == 1

@@ -1,5 +1,6 @@
 """Running gold and predicted SQL: verdicts under every semantics, test-suite accuracy, errors,
-metrics, the gold cache, and the executor seam (same document whatever runs the batches)."""
+metrics, one execution per query, the result cache, and the executor seam (same document
+whatever runs the batches)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from answerkey.execution.cache import GoldCache
+from answerkey.execution.cache import ResultCache
 from answerkey.execution.load import SqlInputs, SqlItem, load_inputs
 from answerkey.execution.run import (
     Batch,
@@ -311,7 +312,7 @@ def test_bad_locations_and_options_are_refused(databases, tmp_path):
         SqlOptions("x", timeout=0)
 
 
-# ---------------------------------------------------------------- the gold cache
+# ---------------------------------------------------------------- the result cache
 
 CACHED = [
     SqlItem("a", "shop", "SELECT name FROM item WHERE price < 2", "SELECT name FROM item WHERE price < 2"),
@@ -319,15 +320,46 @@ CACHED = [
 ]
 
 
-def test_the_cache_serves_gold_results_on_a_second_run(databases, tmp_path):
-    """First run: every gold runs and is stored; second run: every gold is read; same document."""
+def test_the_cache_serves_every_result_on_a_second_run(databases, tmp_path, ran):
+    """First run: each distinct query runs once per database and is stored (a prediction written
+    as its gold shares the gold's); second run: every result is read, nothing runs; same document."""
     cache = tmp_path / "cache"
     first = run(databases, CACHED, cache=str(cache))
-    assert (first.cache_hits, first.cache_misses) == (0, 4)
-    assert len(list(cache.glob("*/*.json"))) == 4
+    assert (first.cache_hits, first.cache_misses) == (0, 6)
+    assert len(list(cache.glob("*/*.json"))) == 6
+    assert len(ran) == 6
+    ran.clear()
     second = run(databases, CACHED, cache=str(cache))
-    assert (second.cache_hits, second.cache_misses) == (4, 0)
+    assert (second.cache_hits, second.cache_misses) == (6, 0)
+    assert ran == []
     assert second.document() == first.document() == run(databases, CACHED).document()
+
+
+def test_a_failed_prediction_runs_again(databases, tmp_path, ran):
+    """A predicted query that failed is not stored: it alone runs on the next run, with the same verdict."""
+    chosen = [SqlItem("fails", "other", "SELECT n FROM t", "SELECT m FROM t"), *CACHED]
+    cache = str(tmp_path / "cache")
+    first = run(databases, chosen, cache=cache)
+    ran.clear()
+    second = run(databases, chosen, cache=cache)
+    assert ran == [("other.sqlite", "SELECT m FROM t")]
+    assert (second.cache_hits, second.cache_misses) == (7, 1)
+    assert second.document() == first.document()
+    assert outcomes(second)["fails"].reason == "the predicted query failed: no such column: m"
+
+
+def test_valid_efficiency_score_runs_are_never_read_from_the_cache(databases, tmp_path, ran):
+    """VES times real executions: on a second cached run only its timed runs execute (prediction, then gold, per round)."""
+    chosen = [SqlItem("right", "other", "SELECT n FROM t", "SELECT n FROM t")]
+    cache = str(tmp_path / "cache")
+    options = {"metrics": ("execution_accuracy", "valid_efficiency_score"), "ves_runs": 2, "cache": cache}
+    run(databases, chosen, **options)
+    assert ran == [("other.sqlite", "SELECT n FROM t")] * 5  # once judged, then 2 rounds of 2 timed runs
+    ran.clear()
+    second = run(databases, chosen, **options)
+    assert ran == [("other.sqlite", "SELECT n FROM t")] * 4
+    assert (second.cache_hits, second.cache_misses) == (1, 0)
+    assert outcomes(second)["right"].metrics["valid_efficiency_score"] > 0
 
 
 def test_the_cache_is_invalidated_when_a_database_changes(databases, tmp_path):
@@ -338,7 +370,7 @@ def test_the_cache_is_invalidated_when_a_database_changes(databases, tmp_path):
         db.execute("INSERT INTO item VALUES ('nib', 0.5, 1)")
     db.close()
     again = run(databases, CACHED, cache=cache)
-    assert (again.cache_hits, again.cache_misses) == (2, 2)
+    assert (again.cache_hits, again.cache_misses) == (3, 3)  # a's gold, b's gold and prediction on shop2
     assert [(r.verdict, r.outcome.database) for r in again.results] == [
         ("correct", None),
         ("incorrect", "shop2.sqlite"),
@@ -358,8 +390,8 @@ def test_a_corrupt_cache_entry_is_ignored_with_a_warning(databases, tmp_path):
     second = run(databases, [SqlItem("b", "other", "SELECT n FROM t", "SELECT n FROM t")], cache=str(cache))
     assert (second.cache_hits, second.cache_misses) == (0, 1)
     assert [w.kind for w in second.warnings] == ["cache"]
-    assert str(second.warnings[0]).startswith(f"item b: the gold cache entry {entry} cannot be read back (")
-    assert str(second.warnings[0]).endswith("); the gold query ran again")
+    assert str(second.warnings[0]).startswith(f"item b: the cache entry {entry} cannot be read back (")
+    assert str(second.warnings[0]).endswith("); the query ran again")
     assert second.document()["items"] == first.document()["items"]
     third = run(databases, [SqlItem("b", "other", "SELECT n FROM t", "SELECT n FROM t")], cache=str(cache))
     assert (third.cache_hits, third.warnings) == (1, [])
@@ -374,11 +406,11 @@ def test_an_unwritable_cache_directory_is_refused(databases, tmp_path):
 
 
 def test_a_failed_gold_is_not_cached(databases, tmp_path):
-    """Only results that ran to completion are stored."""
+    """Only results that ran to completion are stored (a failed gold: nothing at all)."""
     cache = tmp_path / "cache"
     run(databases, [SqlItem("x", "other", "SELECT nope FROM t", "SELECT 1")], cache=str(cache))
     assert list(cache.glob("*/*.json")) == []
-    assert GoldCache(cache).stored == 0
+    assert ResultCache(cache).stored == 0
     assert os.path.isdir(cache)
 
 
@@ -400,7 +432,7 @@ ENGINE_VERDICTS = [
 
 def test_duckdb_end_to_end(tmp_path):
     """A directory of DuckDB files: the same verdicts as SQLite, a DROP refused with the file
-    byte-identical, and gold results served from the cache on a second run."""
+    byte-identical, and results served from the cache on a second run."""
     path = tmp_path / "databases" / "shop" / "shop.duckdb"
     path.parent.mkdir(parents=True)
     with duckdb.connect(str(path)) as db:
@@ -416,7 +448,9 @@ def test_duckdb_end_to_end(tmp_path):
     assert outcomes(result)["gold-fails"].reason.startswith("the gold query failed on 'shop': ")
     assert path.read_bytes() == before
     again = run(tmp_path / "databases", ENGINE_ITEMS, cache=cache)
-    assert (again.cache_hits, again.cache_misses) == (3, 1)  # the failed gold is run again
+    # Read: right's gold, prediction and prediction without DISTINCT (test-suite), ordered's
+    # two, drop's gold; run again: the refused DROP and the failed gold.
+    assert (again.cache_hits, again.cache_misses) == (6, 2)
     assert again.document() == result.document()
 
 
@@ -545,9 +579,10 @@ def test_a_prediction_that_fails_as_written_can_run_as_the_official_script_rewri
     assert found["spaced"].metrics == ZEROS
 
 
-def test_no_extra_query_when_nothing_is_rewritten(databases, ran):
-    """Queries test-suite-sql-eval runs as written run once, on each database of the suite; a
-    prediction it rewrites runs once more there, rewritten (the gold's result is reused)."""
+def test_each_query_runs_once_per_database(databases, ran):
+    """Queries test-suite-sql-eval runs as written run once, on each database of the suite (a
+    prediction written as its gold not at all: the gold's result is reused); a prediction it
+    rewrites runs once more there, rewritten (the gold's result is reused)."""
     chosen = [
         SqlItem("same", "shop", "SELECT name FROM item WHERE qty > 3", "SELECT name FROM item WHERE qty > 3"),
         SqlItem("wrong", "other", "SELECT n FROM t", "SELECT n + 1 FROM t"),
@@ -556,8 +591,6 @@ def test_no_extra_query_when_nothing_is_rewritten(databases, ran):
     run(databases, chosen)
     assert ran == [
         ("shop.sqlite", "SELECT name FROM item WHERE qty > 3"),
-        ("shop.sqlite", "SELECT name FROM item WHERE qty > 3"),
-        ("shop2.sqlite", "SELECT name FROM item WHERE qty > 3"),
         ("shop2.sqlite", "SELECT name FROM item WHERE qty > 3"),
         ("other.sqlite", "SELECT n FROM t"),
         ("other.sqlite", "SELECT n + 1 FROM t"),
@@ -576,13 +609,44 @@ def test_no_extra_query_when_nothing_is_rewritten(databases, ran):
     ]
 
 
-def test_a_rewritten_gold_is_served_by_the_gold_cache(databases, tmp_path):
-    """A gold query that test-suite-sql-eval rewrites is cached as written and as rewritten, on each database."""
+def test_a_prediction_the_script_rewrites_into_its_gold_is_not_run_again(shop, ran):
+    """'> =' closed up gives the gold's text: the rewritten prediction reuses the gold's result."""
+    chosen = [
+        SqlItem("spaced", "shop", "SELECT name FROM item WHERE qty >= 5", "SELECT name FROM item WHERE qty > = 5")
+    ]
+    found = outcomes(run(shop, chosen))
+    assert ran == [
+        ("shop.sqlite", "SELECT name FROM item WHERE qty >= 5"),
+        ("shop.sqlite", "SELECT name FROM item WHERE qty > = 5"),
+    ]
+    assert found["spaced"].verdicts == {**NONE, "test-suite": True}
+
+
+def test_a_prediction_written_as_its_gold_runs_once_with_or_without_the_cache(databases, tmp_path, ran):
+    """The gold's result is the prediction's: one execution per database, the same verdicts and document."""
+    chosen = [SqlItem("same", "shop", "SELECT name FROM item WHERE qty > 3", "SELECT name FROM item WHERE qty > 3")]
+    plain = run(databases, chosen)
+    cached = run(databases, chosen, cache=str(tmp_path / "cache"))
+    assert (
+        ran
+        == [
+            ("shop.sqlite", "SELECT name FROM item WHERE qty > 3"),
+            ("shop2.sqlite", "SELECT name FROM item WHERE qty > 3"),
+        ]
+        * 2
+    )
+    assert (cached.cache_hits, cached.cache_misses) == (0, 2)
+    assert plain.document() == cached.document()
+    assert outcomes(plain)["same"].verdicts == ALL
+
+
+def test_a_rewritten_gold_is_served_by_the_cache(databases, tmp_path):
+    """The gold as written and as test-suite-sql-eval rewrites it, and the prediction, are cached on each database."""
     chosen = [SqlItem("gold", "shop", "SELECT DISTINCT name FROM item", "SELECT name FROM item")]
     cache = str(tmp_path / "cache")
     first = run(databases, chosen, cache=cache)
     second = run(databases, chosen, cache=cache)
-    assert (first.cache_hits, first.cache_misses, second.cache_hits, second.cache_misses) == (0, 4, 4, 0)
+    assert (first.cache_hits, first.cache_misses, second.cache_hits, second.cache_misses) == (0, 6, 6, 0)
     # The gold's DISTINCT removed, it is the prediction: the same bag of rows.
     assert outcomes(first)["gold"].verdicts == {"answerkey": True, "test-suite": True, "bird": True, "spider2": False}
     assert second.document() == first.document()

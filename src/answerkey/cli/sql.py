@@ -154,7 +154,7 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
 @click.option(
     "--cache",
     metavar="DIR",
-    help="Keep gold results in DIR: each gold query runs once per database content (created if missing).",
+    help="Keep query results (gold and predicted) in DIR: each query runs once per database content.",
 )
 @click.option(
     "--executor",
@@ -274,7 +274,7 @@ def sql(
     finish(run, reports, quiet=quiet)
     if cache is not None and not quiet:
         click.echo(
-            f"gold cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",
+            f"cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",
             err=True,
         )
     failed = run.failed

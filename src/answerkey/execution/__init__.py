@@ -2,7 +2,7 @@
 
 The workflow (``answerkey sql``): ``schema`` (the file formats), ``load`` (Spider, BIRD and
 answerkey layouts), ``semantics`` (the comparison rules: answerkey's and the benchmarks'),
-``run`` (per-database batches mapped by an executor: an ``SqlRun``), ``cache`` (gold results
+``run`` (per-database batches mapped by an executor: an ``SqlRun``), ``cache`` (query results
 on disk) and ``report`` (its JSON, YAML, workbook and summary table):
 ``run_sql(load_inputs(GOLD, PREDICTIONS), SqlOptions(DIR_OR_URL))``.
 """

@@ -1,22 +1,27 @@
-"""Gold results on disk: each gold query runs once per database content (``--cache DIR``).
+"""Query results on disk: each query runs once per database content (``--cache DIR``).
 
-An entry is keyed by what decides a result: the engine, the database (its location, name and
+A result depends only on the engine, the database, the SQL text and the limits it ran under,
+whoever wrote the query: gold and predicted results share one cache and one key scheme. An
+entry is keyed by what decides a result: the engine, the database (its location, name and
 ``Engine.fingerprint``, which changes with its content), the SQL text and the limits a query
 ran under. So a database that changes gets new entries (the old ones are never read again),
 and a run with other limits never reads a result that those limits would have refused. Only
-results that ran to completion are stored: a failure (a time-out above all) is run again.
+results that ran to completion are stored: a failure (a time-out above all) is run again. A
+query whose result the database does not decide (``random()``, ``now()``, ``LIMIT`` without
+``ORDER BY``) is cached like any other: later runs read the result of the run that stored it.
 
 Entries are JSON text, never pickle: the columns and the rows, each value in its canonical
 CAS spelling (``answerkey.grammar.render.render_value``: ``12.50``, ``"pen"``, ``NIL``,
 ``1989-07-04``), read back exactly (numbers keep their digits and kind, strings their text).
-Each is written atomically (``answerkey.files.write_output``) at ``DIR/<2 hex>/<sha256>.json``,
-so processes and machines sharing the directory may write at once. An entry that cannot be
-read back (truncated, edited, written by another version) is ignored with a warning and run
-again, and a cache that cannot be written is a warning too: a cache never changes a verdict.
+Each is written atomically at ``DIR/<2 hex>/<sha256>.json`` (a temporary file beside it,
+renamed over it), so processes and machines sharing the directory may write at once and a
+reader never sees half an entry. An entry that cannot be read back (truncated, edited,
+written by another version) is ignored with a warning and run again, and a cache that cannot
+be written is a warning too: a cache never changes a verdict.
 
 >>> import tempfile
 >>> from answerkey.model import Number, String, NIL
->>> cache = GoldCache(tempfile.mkdtemp())
+>>> cache = ResultCache(tempfile.mkdtemp())
 >>> key = CacheKey("sqlite", "/data/shop/shop.sqlite", "shop.sqlite", "file:8192:1:2", "SELECT 1", 30.0, 10, 100)
 >>> cache.get(key)
 (None, None)
@@ -29,30 +34,33 @@ again, and a cache that cannot be written is a warning too: a cache never change
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import secrets
 from dataclasses import asdict, dataclass
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
-from answerkey.files import write_output
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.model import NIL, Boolean, Number, Relation, String, Value
 
-__all__ = ["CACHE_FORMAT", "CacheKey", "GoldCache", "encode_value", "decode_value"]
+__all__ = ["CACHE_FORMAT", "CacheKey", "ResultCache", "encode_value", "decode_value", "write_entry"]
 
 # The format of an entry; an entry of another format is ignored (and rewritten).
 CACHE_FORMAT = 1
 _NUMBER_START = frozenset("+-.0123456789")
 _DATE_LIKE = re.compile(r"\d{4}-")
+# Temporary files start with a dot and end so: never an entry's name, never read.
+_TEMPORARY_SUFFIX = ".tmp"
 
 
 @dataclass(frozen=True)
 class CacheKey:
-    """What decides a gold result: the engine, the database (``location``, ``name`` and its
+    """What decides a query's result: the engine, the database (``location``, ``name`` and its
     content's ``fingerprint``), the SQL text and the limits it ran under."""
 
     engine: str
@@ -118,9 +126,45 @@ def decode_value(text: str) -> Value:
     return value
 
 
-class GoldCache:
-    """Gold results under ``directory`` (created when missing), with counts of this process's
-    ``hits``, ``misses`` and entries ``stored``."""
+def write_entry(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, creating its directory when missing: into a
+    temporary file of a unique name beside it (``.<name>.<pid>-<random hex>.tmp``, unique
+    across the machines sharing a directory), renamed over ``path``; the temporary is removed
+    when anything fails, and the ``OSError`` raised. A reader sees the old entry, the new one
+    or none, never part of one.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ab", "abc.json")
+    >>> write_entry(path, b"{}"); open(path).read(), os.listdir(os.path.dirname(path))
+    ('{}', ['abc.json'])
+    """
+    # No fsync, unlike answerkey.files.write_output (whose outputs are the user's reports): a
+    # flush to the disk costs a millisecond or more per entry, most of what filling a cache
+    # cost. Without it, a process killed mid-write still leaves no partial entry (the rename
+    # is atomic); only a crash of the machine may leave an entry empty or cut short, which
+    # get() refuses (it must parse, be of this format and hold its own key) and runs again:
+    # an entry lost is only recomputed.
+    directory, name = os.path.split(path)
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{_TEMPORARY_SUFFIX}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(temporary, flags, 0o666)  # 0o666 less the umask, as for any new file
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
+        descriptor = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+class ResultCache:
+    """Query results under ``directory`` (created when missing), with counts of this
+    process's ``hits``, ``misses`` and entries ``stored``."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = os.fspath(directory)
@@ -169,19 +213,16 @@ class GoldCache:
             "rows": rows,
         }
         text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        path = self.path(key)
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            write_output(path, text.encode("utf-8", "surrogatepass"))
-        except (OSError, InputError) as error:
-            message = error.message if isinstance(error, InputError) else (error.strerror or str(error))
-            return RunWarning(f"the gold cache cannot store a result: {message}", "cache")
+            write_entry(self.path(key), text.encode("utf-8", "surrogatepass"))
+        except OSError as error:
+            return RunWarning(f"the cache cannot store a result: {error.strerror or error}", "cache")
         self.stored += 1
         return None
 
 
 def _unreadable(path: str, why: str) -> RunWarning:
-    return RunWarning(f"the gold cache entry {path} cannot be read back ({why}); the gold query ran again", "cache")
+    return RunWarning(f"the cache entry {path} cannot be read back ({why}); the query ran again", "cache")
 
 
 def _decode_entry(text: str, key: CacheKey) -> QueryResult:

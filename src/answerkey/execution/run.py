@@ -25,8 +25,8 @@ fails, or a missing prediction, makes the item incorrect under every semantics.
 **test-suite** decides on the queries test-suite-sql-eval runs: its script rewrites both
 first (``semantics.test_suite_sql``: by default DISTINCT removed, unless
 ``SqlOptions.test_suite_keep_distinct``). Where that changes the gold or the prediction, the
-rewritten pair runs on the same database with the same limits (the rewritten gold through
-the gold cache) and decides test-suite, its reason saying so; elsewhere the results already
+rewritten pair runs on the same database with the same limits (through the cache, as any
+query) and decides test-suite, its reason saying so; elsewhere the results already
 fetched decide it, with no other query. A prediction that fails as written may so be correct
 under test-suite. A gold that fails only as rewritten (``IS DISTINCT FROM``) stops the
 official script: an error of the test under the test-suite headline, otherwise incorrect
@@ -37,8 +37,14 @@ where the gold is ordered: an ``ORDER BY`` or ``order_by``), BIRD mini-dev's sof
 when asked BIRD's valid efficiency score (a correct prediction timed against the gold,
 ``ves_runs`` rounds). Means are over the evaluated items where a metric applies.
 
-**Gold cache** (``SqlOptions.cache``): gold results are read from and stored in an
-``answerkey.execution.cache.GoldCache``, once per database content and SQL text.
+**One execution per query.** Within an item, on each database, a query whose SQL text is one
+already run for the item (a prediction written exactly as its gold, a rewritten query equal
+to another) reuses that result: it never runs twice, cache or not. VES's timed runs are the
+exception: they time real executions.
+
+**Cache** (``SqlOptions.cache``): gold and predicted results are read from and stored in an
+``answerkey.execution.cache.ResultCache``, once per engine, database content, SQL text and
+limits (what decides a result); failed queries are not stored, and VES never reads it.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ from answerkey.adapters.sql import limits_problem
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning, plural
 from answerkey.execution import report
-from answerkey.execution.cache import CacheKey, GoldCache
+from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.semantics import (
     SEMANTICS,
@@ -120,7 +126,7 @@ class SqlOptions:
     ``location`` names the databases (a directory, or a ``postgresql://`` URL) and
     ``engine`` their engine (None: from the location). ``semantics`` is the headline one;
     ``epsilon``, ``strings`` and the limits change verdicts and are in the signature with
-    it (``ves_runs`` too when VES is computed). ``cache`` is a gold cache directory.
+    it (``ves_runs`` too when VES is computed). ``cache`` is a cache directory of query results.
     ``memory_limit`` (bytes) and ``threads`` bound each DuckDB query (other engines ignore
     them; not in the signature: a query past the memory limit fails with its reason).
     ``test_suite_keep_distinct`` keeps DISTINCT in the queries the test-suite semantics
@@ -249,8 +255,8 @@ class ItemOutcome:
     failed (its gold, or the prediction under the headline semantics), ``databases`` how
     many databases the db_id has. ``metrics`` maps each metric to its value (None where it
     does not apply). ``warnings`` are the problems met on the way (an unreadable cache entry,
-    a failed VES run); ``cache_hits`` and ``cache_misses`` count gold results read from the
-    cache and run.
+    a failed VES run); ``cache_hits`` and ``cache_misses`` count results read from the
+    cache and queries run through it (gold and predicted; a reused result is neither).
     """
 
     index: int
@@ -319,7 +325,7 @@ class _Evaluator:
     """Evaluates the items of one batch on the databases of its db_id."""
 
     def __init__(
-        self, engine: Engine, databases: tuple[Database, ...], options: SqlOptions, cache: GoldCache | None
+        self, engine: Engine, databases: tuple[Database, ...], options: SqlOptions, cache: ResultCache | None
     ) -> None:
         self.engine = engine
         self.databases = databases
@@ -328,8 +334,18 @@ class _Evaluator:
         self.cache = cache
         self.fingerprints: dict[Database, str] = {}
 
-    def gold(self, database: Database, sql: str, notes: list[RunWarning]) -> QueryResult:
-        """The gold result on ``database``: from the cache, or run (and stored)."""
+    def query(
+        self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
+    ) -> QueryResult:
+        """The result of ``sql`` on ``database``: the one in ``known`` (the item's queries
+        already run there, by SQL text, to which it is added), else from the cache, else run
+        (and stored)."""
+        result = known.get(sql)
+        if result is None:
+            result = known[sql] = self._cached(database, sql, notes)
+        return result
+
+    def _cached(self, database: Database, sql: str, notes: list[RunWarning]) -> QueryResult:
         if self.cache is None:
             return self.engine.run(database, sql)
         fingerprint = self.fingerprints.get(database)
@@ -377,14 +393,15 @@ class _Evaluator:
         metrics: dict[str, float | None] | None = None
         suite = _SuiteQueries.of(item, options.test_suite_keep_distinct)
         for number, database in enumerate(self.databases):
-            gold = self.gold(database, item.gold, notes)
+            known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
+            gold = self.query(database, item.gold, notes, known)
             if gold.error is not None:
                 return self._error(item, f"the gold query failed on {database.label}: {gold.error}", database, notes)
             if item.predicted is None:
                 for name in SEMANTICS:
                     correct[name] = False
                 break
-            predicted = self.engine.run(database, item.predicted)
+            predicted = self.query(database, item.predicted, notes, known)
             if predicted.error is not None:
                 why = f"the predicted query failed: {predicted.error}"
                 decisions = {name: Decision(name, False, why) for name in SEMANTICS}
@@ -406,7 +423,7 @@ class _Evaluator:
                 if number == 0:
                     metrics = self._metrics(names, ordered, gold, predicted)
             if suite is not None and correct["test-suite"]:
-                suited = self._test_suite(item, suite, database, gold, predicted, notes)
+                suited = self._test_suite(item, suite, database, notes, known)
                 if isinstance(suited, ItemOutcome):
                     return suited
                 decisions = _explained({**decisions, "test-suite": suited})
@@ -464,16 +481,17 @@ class _Evaluator:
         item: BatchItem,
         suite: _SuiteQueries,
         database: Database,
-        gold: QueryResult,
-        predicted: QueryResult,
         notes: list[RunWarning],
+        known: dict[str, QueryResult],
     ) -> Decision | ItemOutcome:
         """The test-suite decision on ``database`` from the queries as test-suite-sql-eval
-        runs them: each one it rewrites runs here (a rewritten gold through the cache, as any
-        gold), the others' results are ``gold`` and ``predicted``. When the rewritten gold
-        fails (the script stops there), the item is an error of the test under the test-suite
-        headline; under another, it is incorrect under test-suite, with a warning."""
-        suite_gold = self.gold(database, suite.gold, notes) if suite.gold_changes else gold
+        runs them: ``known`` holds the item's results there by SQL text (the gold and the
+        prediction as written), and a query it rewrites into another text runs (through the
+        cache, as any query). When the rewritten gold fails (the script stops there), the item
+        is an error of the test under the test-suite headline; under another, it is incorrect
+        under test-suite, with a warning."""
+        # A query the script leaves as written is the one already run: its text finds its result.
+        suite_gold = self.query(database, suite.gold if suite.gold_changes else item.gold, notes, known)
         if suite_gold.error is not None:
             why = (
                 f"the gold query as test-suite-sql-eval runs it ({_listed(suite.gold_changes)}) failed on "
@@ -483,7 +501,8 @@ class _Evaluator:
                 return self._error(item, why, database, notes)
             notes.append(RunWarning(f"{why}; the item is incorrect under test-suite", "test-suite-gold"))
             return Decision("test-suite", False, why)
-        suite_predicted = self.engine.run(database, suite.predicted) if suite.predicted_changes else predicted
+        written = suite.predicted if suite.predicted_changes or item.predicted is None else item.predicted
+        suite_predicted = self.query(database, written, notes, known)
         decision = decide("test-suite", suite_gold, suite_predicted, gold_sql=suite.gold)
         return replace(decision, reason=f"{decision.reason} ({suite.how})")
 
@@ -511,7 +530,8 @@ class _Evaluator:
         return f"on {self.databases[number].label}: {text}"
 
     def _ves(self, item: BatchItem, correct: bool, notes: list[RunWarning]) -> float:
-        """BIRD's VES of a correct prediction, timed on the first database; 0 for a wrong one."""
+        """BIRD's VES of a correct prediction, timed on the first database; 0 for a wrong one.
+        Its runs are real executions, never read from the cache or reused: they are timed."""
         if not correct or item.predicted is None:
             return 0.0
         timed = time_runs(item.gold, item.predicted, partial(self.engine.run, self.databases[0]), self.options.ves_runs)
@@ -541,7 +561,7 @@ def run_batch(batch: Batch, options: SqlOptions) -> list[ItemOutcome]:
                 ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(options.metrics))
                 for item in batch.items
             ]
-        cache = GoldCache(options.cache) if options.cache is not None else None
+        cache = ResultCache(options.cache) if options.cache is not None else None
         evaluator = _Evaluator(engine, databases, options, cache)
         return [evaluator.item(item) for item in batch.items]
     finally:
@@ -641,7 +661,8 @@ class GroupSummary:
 @dataclass
 class SqlRun:
     """Everything a run computed (an ``answerkey.report.Result``): the items in input order
-    with their outcomes, the summaries, the warnings, and how the gold cache served."""
+    with their outcomes, the summaries, the warnings, and how the cache served (``cache_hits``
+    results read, ``cache_misses`` queries run through it)."""
 
     signature: Signature
     options: SqlOptions
