@@ -55,8 +55,11 @@ class _Writer:
         self.book = openpyxl.Workbook(write_only=True)
         self.new_cell = WriteOnlyCell
         self.new_fill = PatternFill
-        self.header_font = Font(bold=True)
+        # Named as the body font: a nameless bold font shows in a serif face in LibreOffice.
+        self.header_font = Font(name="Calibri", size=11, bold=True)
         self.wrap = Alignment(wrap_text=True, vertical="top")
+        # Every cell at the top, so a row's short values line up with its wrapped text.
+        self.top = Alignment(vertical="top")
         self.quiet = quiet
         self.label = label
         self.carriage_returns = False
@@ -77,8 +80,7 @@ class _Writer:
                 self.carriage_returns = True
             cell = self.new_cell(sheet, value=text)
             cell.data_type = "s"  # after the value: openpyxl has just guessed "f" for "=..."
-        if wrap:
-            cell.alignment = self.wrap
+        cell.alignment = self.wrap if wrap else self.top
         if colour is not None:
             fill = self.fills.get(colour)
             if fill is None:
@@ -91,7 +93,8 @@ class _Writer:
 
         sheet = self.book.create_sheet(spec.name)
         for index, column in enumerate(spec.columns, start=1):
-            sheet.column_dimensions[get_column_letter(index)].width = column.width
+            # Never narrower than its header, which would be cut.
+            sheet.column_dimensions[get_column_letter(index)].width = max(column.width, len(column.header) + 2)
         sheet.freeze_panes = "A2"
         header = []
         for column in spec.columns:
