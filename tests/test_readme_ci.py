@@ -1,6 +1,8 @@
-"""README.md opens with the two commands CI runs: set up + judge, and the test command; and
-every example in README.md and docs/*.md runs and prints what it shows."""
+"""README.md opens with the two commands CI runs: set up + judge, and the test command; it stays
+short; and every example in README.md, CHANGELOG.md and the docs pages runs and prints what it
+shows."""
 
+import doctest
 import os
 import re
 import subprocess
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+README_MAX_BYTES = 8192
 
 
 def readme_commands() -> list[str]:
@@ -20,6 +23,8 @@ def readme_commands() -> list[str]:
 
 def test_readme_starts_with_setup_and_test_commands():
     """The first code block holds exactly two commands: setup + main job, then the tests."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text.index("```sh\n") == text.index("```"), "the two commands must be the README's first code block"
     setup, tests = readme_commands()
     assert "pip install" in setup and "answerkey judge" in setup
     assert "pytest" in tests
@@ -34,14 +39,24 @@ def test_ci_runs_exactly_the_readme_commands():
     assert any("-eq 5" in line for line in ci), "pytest's exit 5 (no tests) must fail CI"
 
 
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+def test_readme_is_at_most_8_kb():
+    """The README (also the package's long description) stays within 8 KB; the rest is in docs/."""
+    size = len((ROOT / "README.md").read_text(encoding="utf-8").encode())
+    assert size <= README_MAX_BYTES, f"README.md is {size} bytes; move text into docs/"
 
 
-@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
-def test_python_examples_run(document):
-    """Every `>>>` example in the document runs and prints what the document shows."""
-    import doctest
+DOCUMENTS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
+
+def document_id(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=document_id)
+def test_python_examples_run(document, monkeypatch):
+    """Every `>>>` example in the document runs (from the repository's root, as the documents'
+    paths assume) and prints what the document shows."""
+    monkeypatch.chdir(ROOT)
     result = doctest.testfile(
         str(document),
         module_relative=False,
@@ -52,12 +67,34 @@ def test_python_examples_run(document):
         assert result.attempted > 0
 
 
-def console_blocks() -> list[str]:
-    """The ```console blocks of README.md and docs/*.md: `$ command` lines, each followed by its output."""
+def code_blocks(text: str) -> list[tuple[str, str]]:
+    """The fenced code blocks of a Markdown text, as (language, body), indented ones included."""
+    blocks = []
+    for match in re.finditer(r"^( *)```(\S*)[^\n]*\n(.*?)^\1```", text, re.MULTILINE | re.DOTALL):
+        indent = len(match.group(1))
+        body = "".join(line[indent:] for line in match.group(3).splitlines(keepends=True))
+        blocks.append((match.group(2), body))
+    return blocks
+
+
+def test_python_blocks_are_doctests():
+    """A ```python block either is a doctest (run above) or shows no output: nothing unexecuted
+    claims what it prints."""
+    for document in DOCUMENTS:
+        for language, body in code_blocks(document.read_text(encoding="utf-8")):
+            if language in ("python", "py", "pycon") and ">>>" not in body:
+                assert not re.search(r"^#\s*(\{|\[|\(|\d|[A-Za-z_]+\s*=)", body, re.MULTILINE), (
+                    f"{document_id(document)}: a python block shows output in comments without running it:\n{body}"
+                )
+
+
+def console_blocks() -> list[tuple[str, str]]:
+    """The ```console blocks of README.md, CHANGELOG.md and docs/**/*.md: `$ command` lines,
+    each followed by its output, with the document each comes from."""
     blocks = []
     for document in DOCUMENTS:
         text = document.read_text(encoding="utf-8")
-        blocks += [part.split("```", 1)[0] for part in text.split("```console\n")[1:]]
+        blocks += [(document_id(document), body) for language, body in code_blocks(text) if language == "console"]
     return blocks
 
 
@@ -72,10 +109,13 @@ def expected_pattern(lines: list[str]) -> "re.Pattern[str]":
     return re.compile("".join(parts))
 
 
-@pytest.mark.parametrize("block", console_blocks(), ids=lambda block: block.split("\n", 1)[0][2:60])
-def test_readme_console_examples_print_what_they_show(block, tmp_path):
-    """Each `$ command` in the README, run in a scratch directory beside the examples, prints
-    what the README shows under it (stdout and stderr, in order)."""
+@pytest.mark.parametrize(
+    "document, block", console_blocks(), ids=[f"{name}:{block[2:50]}" for name, block in console_blocks()]
+)
+def test_console_examples_print_what_they_show(document, block, tmp_path):
+    """Each `$ command` of a console block, run in a scratch directory beside the examples with
+    answerkey on the PATH (an activated virtual environment), prints what the document shows
+    under it (stdout and stderr, in order)."""
     for name in ("examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
     environment = {
@@ -88,16 +128,16 @@ def test_readme_console_examples_print_what_they_show(block, tmp_path):
         if line.startswith("$ "):
             commands.append((line[2:], []))
         else:
+            assert commands, f"{document}: a console block must start with a `$ command` line"
             commands[-1][1].append(line)
     for command, expected in commands:
         result = subprocess.run(
             ["bash", "-c", command],
             cwd=tmp_path,
             env=environment,
-            capture_output=False,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
             timeout=300,
         )
-        assert expected_pattern(expected).fullmatch(result.stdout), f"$ {command}\n{result.stdout}"
+        assert expected_pattern(expected).fullmatch(result.stdout), f"{document}: $ {command}\n{result.stdout}"

@@ -48,11 +48,10 @@ def test_example_summary_on_stdout():
     assert result.stderr == f"warning: {ANSWERS}:24: answer for id 'q99', which is not in the corpus\n"
 
 
-def test_readme_shows_the_real_output():
-    """The README's score section shows what the command prints (version aside)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section: score -->", 1)[1].split("<!-- section:", 1)[0]
-    shown = section.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
+def test_docs_show_the_real_output():
+    """The docs' Scoring a corpus page shows what the command prints (version aside)."""
+    page = (ROOT / "docs" / "score.md").read_text(encoding="utf-8")
+    shown = page.split("```console\n", 1)[1].split("```", 1)[0].splitlines()
     command, printed = shown[0], shown[1:]
     assert command == "$ answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl"
     result = CliRunner().invoke(
