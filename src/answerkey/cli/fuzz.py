@@ -67,7 +67,8 @@ def fuzz() -> None:
       answerkey fuzz roundtrip --cmd "python my_formatter.py" -n 200
       answerkey fuzz self -n 1000
 
-    Every run is deterministic for its --seed (with the same Hypothesis version) and writes
+    Every run is deterministic for its --seed (with the same Hypothesis version and the same
+    answerkey installation: Hypothesis also draws on constants in the installed source) and writes
     nothing into .hypothesis/.
     """
 

@@ -91,7 +91,9 @@ def steps() -> None:
     "then the actual step's) or the actual step's (then the reference's). Without either k the whole list counts.",
 )
 @click.option(
-    "--answers", is_flag=True, help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see docs/answers.md)."
+    "--answers",
+    is_flag=True,
+    help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see docs/answers.md).",
 )
 @quiet_option
 def evaluate(

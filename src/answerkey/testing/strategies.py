@@ -125,10 +125,20 @@ def reals() -> st.SearchStrategy[Number]:
     return st.one_of(plain, scientific)
 
 
+# Characters a formatter must escape in CAS, or that it may mishandle: random Unicode holds a
+# double quote in only one relation of a few hundred, too rarely for `fuzz roundtrip -n 200` to
+# find a quoting bug, so half of the strings are made of these alone.
+_ESCAPED_CHARACTERS = '"\\\n\t\r\x00\x1f\x7f\u2028 a0-'
+
+
 @functools.cache
 def strings() -> st.SearchStrategy[String]:
-    """Strings of any printable or control characters (never lone surrogates)."""
-    return st.text(st.characters(codec="utf-8"), max_size=20).map(String)
+    """Strings of any printable or control characters (never lone surrogates), half of them made
+    of characters that need escaping (double quotes, backslashes, control characters)."""
+    return st.one_of(
+        st.text(st.characters(codec="utf-8"), max_size=20),
+        st.text(st.sampled_from(_ESCAPED_CHARACTERS), max_size=20),
+    ).map(String)
 
 
 @functools.cache
