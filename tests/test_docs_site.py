@@ -26,6 +26,7 @@ OTHER_TOOLS_OPTIONS = {
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py
     "--others",  # benchmarks/run.py
+    "--only",  # benchmarks/bench_sql.py
     "--strict",  # mkdocs build (also answerkey check's)
     "--site-dir",  # mkdocs build
 }
