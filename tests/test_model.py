@@ -5,6 +5,8 @@ import pickle
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from answerkey.model import NIL, Boolean, Date, DateTime, Number, Relation, String, Time, type_name, value_of
 
@@ -37,6 +39,46 @@ def test_numbers_keep_kind_and_text():
     assert Number.of(0.1).text == "0.1"
     with pytest.raises(ValueError):
         Number.parse("nan")
+
+
+@given(st.lists(st.integers(-(10**30), 10**30), max_size=20))
+def test_numbers_of_ints_in_bulk_are_number_of_each(values):
+    """Number.of_ints builds what Number.of builds for each int: value, kind, text, hash; the
+    numbers are frozen as any."""
+    numbers = Number.of_ints(values)
+    expected = [Number.of(value) for value in values]
+    assert [repr(number) for number in numbers] == [repr(number) for number in expected]
+    assert list(map(hash, numbers)) == list(map(hash, expected))
+    for number in numbers:
+        with pytest.raises(AttributeError):
+            number.text = "x"
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=20))
+def test_numbers_of_floats_in_bulk_are_number_of_each(values):
+    """Number.of_floats builds what Number.of builds for each finite float (the shortest text
+    that reads back as it, -0.0 included); their hashes and equality are Number.of's."""
+    numbers = Number.of_floats(values)
+    expected = [Number.of(value) for value in values]
+    assert [repr(number) for number in numbers] == [repr(number) for number in expected]
+    assert numbers == expected and list(map(hash, numbers)) == list(map(hash, expected))
+
+
+def test_numbers_of_floats_refuse_what_number_of_refuses():
+    """An infinity or a NaN among the floats is refused with Number.of's message."""
+    for value, shown in ((float("inf"), "'inf'"), (float("-inf"), "'-inf'"), (float("nan"), "'nan'")):
+        with pytest.raises(ValueError, match=f"^not a finite number: {shown}$"):
+            Number.of_floats([1.5, value])
+        with pytest.raises(ValueError, match=f"^not a finite number: {shown}$"):
+            Number.of(value)
+
+
+@given(st.lists(st.text(max_size=5), max_size=20))
+def test_strings_of_texts_in_bulk_are_string_of_each(texts):
+    """String.of_texts builds String(text) for each text."""
+    strings = String.of_texts(texts)
+    assert strings == [String(text) for text in texts] and all(type(string) is String for string in strings)
+    assert list(map(hash, strings)) == [hash(String(text)) for text in texts]
 
 
 def test_value_of_maps_python_values():

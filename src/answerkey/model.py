@@ -14,12 +14,14 @@ True
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from enum import Enum
-from itertools import groupby
+from itertools import groupby, repeat
 from typing import Any, cast
 
 __all__ = [
@@ -46,6 +48,19 @@ __all__ = [
     "value_of",
     "type_name",
 ]
+
+
+def _built(cls: type, count: int, **fields: Iterable[Any]) -> list[Any]:
+    """``count`` instances of the frozen slotted dataclass ``cls``, each slot set from its
+    iterable in ``fields`` (every slot must be given). A frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__`` in Python, about 0.7 us a value; here each slot
+    is set through its descriptor in a C-level loop, for the millions of values a large SQL
+    result has. No checks run: the values must be what the constructor would have stored."""
+    instances: list[Any] = list(map(object.__new__, repeat(cls, count)))
+    for name, values in fields.items():
+        # deque(maxlen=0) runs the map to its end in C (each descriptor call returns None).
+        deque(map(getattr(cls, name).__set__, instances, values), maxlen=0)
+    return instances
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +128,32 @@ class Number:
             return cls(value, True, text if any(c in text for c in ".eE") else text + ".")
         raise TypeError(f"not a number: {value!r}")
 
+    @classmethod
+    def of_ints(cls, values: Sequence[int]) -> list[Number]:
+        """``Number.of(v)`` for each ``int`` of ``values`` (plain ints, not bools), built in
+        bulk: the adapters' path for a column of a large result, several times faster.
+
+        >>> Number.of_ints([7, -20]) == [Number.of(7), Number.of(-20)]
+        True
+        """
+        return _built(cls, len(values), value=values, is_real=repeat(False), text=map(str, values), _hash=repeat(None))
+
+    @classmethod
+    def of_floats(cls, values: Sequence[float]) -> list[Number]:
+        """``Number.of(v)`` for each finite float of ``values`` (reals printed by ``repr``),
+        built in bulk as ``of_ints``; ``ValueError`` if one is not finite.
+
+        >>> [number.text for number in Number.of_floats([2.5, 1e16, -0.0])]
+        ['2.5', '1e+16', '-0.0']
+        >>> Number.of_floats([2.5, 0.1]) == [Number.of(2.5), Number.of(0.1)]
+        True
+        """
+        # A finite float's repr is the shortest text that reads back as it, with a "." or an "e".
+        texts = list(map(float.__repr__, values))
+        if not all(map(math.isfinite, values)):
+            raise ValueError(f"not a finite number: {next(t for t in texts if not math.isfinite(float(t)))!r}")
+        return _built(cls, len(texts), value=map(Decimal, texts), is_real=repeat(True), text=texts, _hash=repeat(None))
+
 
 @dataclass(frozen=True, slots=True)
 class String:
@@ -122,6 +163,15 @@ class String:
 
     def __hash__(self) -> int:
         return hash(self.text)  # str caches its own hash; equality still checks the type
+
+    @classmethod
+    def of_texts(cls, texts: Sequence[str]) -> list[String]:
+        """``String(text)`` for each of ``texts``, built in bulk as ``Number.of_ints``.
+
+        >>> String.of_texts(["a", "b"])
+        [String(text='a'), String(text='b')]
+        """
+        return _built(cls, len(texts), text=texts)
 
 
 @dataclass(frozen=True, slots=True)

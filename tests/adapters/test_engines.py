@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pytest
 
+from answerkey.adapters._engines import engine_row, engine_rows
 from answerkey.adapters.engines import (
     Connections,
     Database,
@@ -393,6 +394,49 @@ def test_engine_value_passes_date_times_and_times_to_the_model():
 def test_interval_text_is_iso_8601(duration, text):
     """A duration prints as ISO 8601 (days, then hours, minutes, seconds; a leading minus when negative)."""
     assert interval_text(duration) == text
+
+
+# Columns of a batch: of one type with NULLs (each converted in bulk or shared), with values
+# that leave the bulk path (NaN, infinities), of mixed types, of types converted one by one.
+BATCH_COLUMNS = [
+    [1, None, 2**70, -3, 1, 0],
+    [1.5, -0.0, 0.0, None, 1e16, 0.1],
+    [1.5, float("nan"), float("inf"), float("-inf"), None, 2.0],
+    ["abc", "né€", None, "", "abc", "x" * 40],
+    [dt.date(2020, 2, 29), None, dt.date(2020, 2, 29), dt.date(1999, 1, 1), None, dt.date(1, 1, 1)],
+    [True, False, None, True, True, False],
+    [Decimal("1.0"), Decimal("1.00"), Decimal("NaN"), None, Decimal("15"), Decimal("-Infinity")],
+    [1, "one", 1.0, None, b"\x00", True],
+    [dt.datetime(2020, 1, 1, 10, 30), None, dt.timedelta(days=1), uuid.UUID(int=7), [1, "a"], dt.time(10, 30)],
+]
+
+
+def test_engine_rows_of_a_batch_are_engine_row_of_each_row():
+    """A batch converted column by column gives, row by row, engine_row's typed values (kinds
+    and texts: -0.0 and 0.0, 1.0 and 1.00 stay apart) and byte counts; equal dates are one
+    shared value; batches of a few rows and of empty rows too."""
+    batch = list(zip(*BATCH_COLUMNS)) * 3
+    converted = list(engine_rows(batch))
+    expected = [engine_row(raw) for raw in batch]
+    assert repr(converted) == repr(expected)
+    assert converted[0][0][4] is converted[8][0][4]
+    for columns in ([column[:1] for column in BATCH_COLUMNS], [BATCH_COLUMNS[0] * 2], [BATCH_COLUMNS[3] * 2]):
+        rows = list(zip(*columns))
+        assert repr(list(engine_rows(rows))) == repr([engine_row(raw) for raw in rows])
+    assert list(engine_rows([])) == [] and list(engine_rows([()] * 9)) == [((), 0)] * 9
+
+
+def test_engine_rows_raise_where_engine_row_would():
+    """A batch holding a value with no typed reading (a date-time whose UTC time falls before
+    the year 1) gives the rows before it, then raises as engine_row does on that row."""
+    odd = dt.timezone(dt.timedelta(seconds=30))
+    batch = [(1, dt.datetime(2020, 1, 1)), (2, dt.datetime(1, 1, 1, tzinfo=odd))] + [(3, None)] * 8
+    rows = iter(engine_rows(batch))
+    assert next(rows) == engine_row(batch[0])
+    with pytest.raises(ValueError, match="outside the years 1 to 9999"):
+        next(rows)
+    with pytest.raises(ValueError, match="outside the years 1 to 9999"):
+        engine_row(batch[1])
 
 
 def test_value_bytes_counts_strings_by_utf8_and_other_values_as_eight():

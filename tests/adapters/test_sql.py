@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from answerkey.adapters import sql
 from answerkey.adapters.sql import Databases, QueryResult, run_query, sql_value, stop_query_processes
 from answerkey.limits import MAX_DB_ID_CHARS
 from answerkey.model import NIL, Number, Relation, String
@@ -565,3 +566,72 @@ def test_the_alarm_thread_lets_worker_pools_fork(spider):
 
 def _parent(_: int) -> int:
     return os.getppid()
+
+
+def _large_database(path, rows):
+    """A table of ``rows`` rows whose columns repeat their values or not, mix types, hold
+    NULLs, zeros of both signs, an infinity and blobs: what the conversion treats apart."""
+    _database(path, "CREATE TABLE t (id INTEGER, q INTEGER, r REAL, c TEXT, m, b BLOB, z REAL)")
+    with sqlite3.connect(path) as connection:
+        connection.executemany(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                (
+                    i,
+                    None if i % 7 == 0 else i % 10,
+                    (-0.0 if i % 2 else 0.0) if i % 1000 == 3 else (float("inf") if i == 15_000 else i / 8),
+                    f"category {i % 5}",
+                    i if i % 3 else f"text {i}",
+                    bytes([i % 256]) if i % 4 == 0 else None,
+                    (-0.0, 0.0, 2.5, None)[i % 4],
+                )
+                for i in range(rows)
+            ),
+        )
+    connection.close()
+    return path
+
+
+def test_a_result_of_many_chunks_is_typed_as_sql_value_types_each_value(tmp_path):
+    """A result the helper sends in several chunks gives, value for value and text for text,
+    what sql_value gives for each value sqlite3 reads (a column of one type is converted in
+    bulk); equal values of a column whose values repeat are one shared object."""
+    path = _large_database(tmp_path / "big" / "big.sqlite", 25_003)
+    result = Databases(tmp_path).run("big", "SELECT * FROM t ORDER BY id")
+    connection = sqlite3.connect(path)
+    expected = tuple(tuple(map(sql_value, row)) for row in connection.execute("SELECT * FROM t ORDER BY id"))
+    connection.close()
+    assert result.ok and len(result.rows) == 25_003
+    assert repr(result.rows) == repr(expected)  # a Number's repr shows its text: -0.0 stays -0.0
+    assert result.rows[1][1] is result.rows[11][1] and result.rows[2][3] is result.rows[20_002][3]
+
+
+def test_the_row_limit_holds_across_chunks(tmp_path):
+    """The row limit counts the rows of every chunk sent: at the limit a result is whole,
+    one row past it (in a later chunk) it is the error."""
+    _large_database(tmp_path / "big" / "big.sqlite", 25_003)
+    assert len(Databases(tmp_path, max_rows=25_003).run("big", "SELECT id FROM t").rows) == 25_003
+    for limit in (25_002, 12_345, 10_000):
+        assert Databases(tmp_path, max_rows=limit).run("big", "SELECT id FROM t").error == (
+            f"the query returned more than {limit} rows"
+        )
+
+
+def test_the_time_this_process_takes_over_chunks_is_not_the_querys(tmp_path, monkeypatch):
+    """Time this process spends converting chunks, while the helper waits to send the next,
+    counts neither towards the query's time limit nor in its seconds: a quick query whose
+    six chunks take half a second each here is not stopped at a 1 s limit."""
+    _large_database(tmp_path / "big" / "big.sqlite", 50_001)
+    add_chunk = sql._TypedRows.add_chunk
+    taken = []
+
+    def slow_add_chunk(self, chunk):
+        time.sleep(0.5)
+        taken.append(chunk[0])
+        add_chunk(self, chunk)
+
+    monkeypatch.setattr(sql._TypedRows, "add_chunk", slow_add_chunk)
+    result = Databases(tmp_path, timeout=1).run("big", "SELECT id FROM t")
+    assert result.error is None and len(result.rows) == 50_001
+    assert taken == [10_000] * 5 + [1]
+    assert result.seconds is not None and result.seconds < 1

@@ -121,6 +121,56 @@ def test_direct_and_general_searches_agree_with_the_oracle(pair, rule):
             assert works(mapping, canonical, system, rule), name
 
 
+@given(answer_pairs(), RULES)
+@example(
+    (Relation([[Number.of(1)], [Number.of(3)]]), Relation([[Number.of(1)], [Number.of(2)], [Number.of(3)]])),
+    MatchRule(),
+)  # one candidate left by the bounds, and not compatible: no mapping
+@example(
+    (
+        Relation([[Number.of(1), String("a")], [Number.of(2), String("b")]]),
+        Relation([[String("b"), Number.of(1)], [String("a"), Number.of(2)]]),
+    ),
+    MatchRule(),
+)  # one candidate per column, compatible, but the tuples differ: no mapping
+@example(
+    (
+        Relation([[Number.of(1), String("a")], [Number.of(2), String("b")]], ordered=True),
+        Relation([[String("a"), Number.of(1)], [String("b"), Number.of(2)]]),
+    ),
+    MatchRule(),
+)  # in order
+def test_candidates_left_by_the_cheap_test_give_the_proven_options_mapping(pair, rule):
+    """Options the cheap test alone leaves (one system column per canonical column, not
+    proven to cover each other) give the same mapping, or none, as options proven column by
+    column (``_compatible`` for every pair, as the direct search did before the cheap test)."""
+    canonical, system = pair
+    cheap = _DirectSides(canonical.rows, system.rows, rule, canonical.ordered)
+    proven = _DirectSides(canonical.rows, system.rows, rule, canonical.ordered)
+    options = [[j for j in range(system.arity) if proven._compatible(i, j)] for i in range(canonical.arity)]
+    assert cheap.find(cheap.options(10**9, cheap=True)) == proven.find(options)
+    assert proven.options(10**9, cheap=False) == options and not proven.unproven
+
+
+def test_columns_told_apart_by_their_bounds_need_no_set_of_keys_per_column():
+    """Columns of a large answer (here 1,500 rows of 4 columns) whose smallest and largest
+    values tell them apart leave one candidate each: the direct search checks that one
+    mapping's projection and builds no set of keys per column; a changed tuple makes it fail.
+    A small answer is searched as before, with a set of keys per column."""
+    canonical = [(Number.of(i), Number.of(i % 7), String(f"n{i:04d}"), Number.parse(f"{i / 4}")) for i in range(1500)]
+    system = [(row[3], row[2], row[0], row[1]) for row in reversed(canonical)]
+    direct = _DirectSides(canonical, system, MatchRule(), False)
+    options = direct.options(64)
+    assert direct.unproven and options == [[2], [3], [1], [0]]
+    assert direct.find(options) == (2, 3, 1, 0)
+    assert direct._key_sets == ([None] * 4, [None] * 4)
+    swapped = [*system[:-2], system[-1][:2] + system[-2][2:], system[-2][:2] + system[-1][2:]]
+    assert find_mapping(canonical, swapped, MatchRule()) is None
+    small = _DirectSides(canonical[:100], system[-100:], MatchRule(), False)
+    assert small.find(small.options(64)) == (2, 3, 1, 0) and not small.unproven
+    assert all(small._key_sets[0]) and all(small._key_sets[1])
+
+
 def test_answers_with_few_columns_are_searched_directly(monkeypatch):
     """A corpus-like answer (3 of 4 columns, reals) never reaches the general search; one of
     9 x 9 columns (81 pairs) and one of four 0/1 columns (256 mappings) do."""

@@ -678,6 +678,29 @@ def test_answerkey_refuses_a_gold_it_cannot_hold():
     assert decide("bird", mixed, mixed, gold_sql="SELECT n FROM t") == Decision("bird", True, "same set of rows")
 
 
+def test_answerkey_refuses_results_as_the_relation_model_does():
+    """Results the model cannot hold are refused with Relation's own words, however they are
+    checked: rows of different widths, a value that is not a CAS value, sort keys past the
+    last column; a result of 0-width rows; and a column of one type with nils is held."""
+    ragged = QueryResult(rows=((Number.of(1),), (Number.of(1), Number.of(2))), columns=("n",))
+    with pytest.raises(ValueError, match=r"^the gold result cannot be compared: tuple 2 has 2 values; expected 1$"):
+        decide("answerkey", ragged, ragged, gold_sql="SELECT n FROM t")
+    foreign = QueryResult(rows=((Number.of(1),), (3,)), columns=("n",))
+    with pytest.raises(ValueError, match=r"^the gold result cannot be compared: not a CAS value: 3$"):
+        decide("answerkey", foreign, foreign, gold_sql="SELECT n FROM t")
+    staff = result(STAFF, "name", "salary")
+    with pytest.raises(
+        ValueError,
+        match=r"^the gold result cannot be compared: sort key 2 is not a column index of a relation of 2 columns$",
+    ):
+        decide("answerkey", staff, staff, gold_sql=BY_SALARY, order_by=[2])
+    empty = QueryResult(rows=((), ()), columns=())
+    with pytest.raises(ValueError, match=r"^the gold result cannot be compared: tuple 1 has 0 values; expected 0$"):
+        decide("answerkey", empty, empty, gold_sql="SELECT")
+    with_nils = result([(1,), (None,), (2,)], "n")
+    assert decide("answerkey", with_nils, result([(2,), (1,), (None,)], "n"), gold_sql="SELECT n FROM t").correct
+
+
 def test_spider2_condition_columns_are_checked():
     """Condition columns outside the gold result raise ValueError naming the column."""
     gold = result([(1, "x")], "id", "name")

@@ -29,7 +29,10 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   second past it this process kills it, and the next query starts another. A helper ends
   when this process ends (its requests pipe closes; if it is running a query then, at the
   latest half a second past that query's deadline) and ignores Ctrl-C, which is this
-  process's to handle.
+  process's to handle. A helper sends the rows on as it reads them, in chunks, which this
+  process types while the helper reads on; time the helper spends waiting for this
+  process to take a chunk is not the query's: it moves the deadline and is not counted in
+  ``QueryResult.seconds``.
 - **rows** (``max_rows``, default ``SQL_MAX_ROWS``; ``--max-rows``): reading stops at the
   first row past the limit ("the query returned more than N rows").
 - **bytes** (``max_result_bytes``, default ``SQL_MAX_RESULT_BYTES``;
@@ -98,12 +101,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 from answerkey.errors import kind_of
+from answerkey.gc_pause import gc_paused
 from answerkey.limits import (
     MAX_DB_ID_CHARS,
     MAX_QUERY_CHARS,
@@ -525,6 +530,17 @@ _Request = tuple[str, str, float, int, int]  # real path, query, timeout, max_ro
 _Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, float | None]
 # What reading a query gives: columns, raw rows, error.
 _Read = tuple[tuple[str, ...], list[tuple[object, ...]], str | None]
+# Where rows go as they are read (a helper sends them on, in chunks of _CHUNK_ROWS).
+_Sink = Callable[[list[tuple[object, ...]]], object]
+# A chunk of rows as a helper sends it: the number of rows, and their columns.
+_Chunk = tuple[int, list[tuple[object, ...]]]
+
+# A helper sends the rows it reads in chunks of this many, each in a message of its own (a
+# 2-tuple), before its reply (a 4-tuple, without rows): this process converts one chunk
+# while the helper reads the next, and neither holds the whole result as raw rows. Columns,
+# not rows: this process types a column at a time, and the helper, which waits for it,
+# turns the rows round.
+_CHUNK_ROWS = 10_000
 
 
 def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, max_result_bytes: int) -> QueryResult:
@@ -533,27 +549,113 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
     if problem is not None:
         return QueryResult(error=problem)
     request: _Request = (real, query, float(timeout), max_rows, max_result_bytes)
+    typed = _TypedRows()
     try:
-        reply = _STATE.processes.run(request)
-        if reply is None:
-            reply = _execute(request, isolated=False)
-        columns, rows, error, seconds = reply
-        if error is not None:
-            return QueryResult(error=error)
-        # sql_value inlined: SQLite gives no other types.
-        convert = _CONVERTERS
-        typed = tuple(tuple([convert[type(value)](value) for value in row]) for row in rows)
+        # A large result makes millions of typed values and rows, none of them garbage: the
+        # cyclic collector would walk all made so far again and again (most of the time of a
+        # 1,000,000-row result). Reference counting still frees the raw rows of each chunk.
+        with gc_paused():
+            reply = _STATE.processes.run(request, typed.add_chunk)
+            if reply is None:
+                reply = _execute(request, isolated=False)
+            columns, rows, error, seconds = reply
+            if error is not None:
+                return QueryResult(error=error)
+            typed.add(rows)
+            return QueryResult(typed.rows(), tuple(columns), seconds=seconds)
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")
-    return QueryResult(typed, tuple(columns), seconds=seconds)
 
 
-def _execute(request: _Request, *, isolated: bool) -> _Reply:
+# Bulk conversions of a column holding values of one type (and NULLs).
+_BULK: dict[type, Callable[[Any], Sequence[Value]]] = {
+    int: Number.of_ints,
+    float: Number.of_floats,
+    str: String.of_texts,
+}
+
+
+class _TypedRows:
+    """SQLite's rows as typed values (``sql_value`` of each), converted as they arrive,
+    ``_CHUNK_ROWS`` rows at a time, column by column.
+
+    A column whose values (NULLs aside) have one type is converted in bulk (``Number.of_ints``
+    and the like, several times faster than one value at a time), and its values are shared:
+    each distinct value is made once, for every row that holds it (a category, a date, a
+    quantity: faster again, and much smaller). A column whose chunks, after its first, bring
+    mostly values not seen before is not shared any more: its values do not repeat. Other
+    columns (SQLite lets a column mix types) are converted one value at a time.
+
+    >>> rows = _TypedRows()
+    >>> rows.add([(1, "a"), (2, None)])
+    >>> rows.rows()
+    ((Number(value=1, is_real=False, text='1'), String(text='a')), (Number(value=2, is_real=False, text='2'), Nil()))
+    """
+
+    def __init__(self) -> None:
+        self._rows: list[tuple[Value, ...]] = []
+        # By column and bulk conversion: the values made so far by raw value (None once the
+        # column's values are seen not to repeat). By conversion, that is by type, as 1 and
+        # 1.0 are one key but two values.
+        self._shared: dict[tuple[int, Callable[[Any], Sequence[Value]]], dict[object, Value] | None] = {}
+
+    def add(self, rows: list[tuple[object, ...]]) -> None:
+        """Convert the next rows (all of one width, as a query gives them)."""
+        for start in range(0, len(rows), _CHUNK_ROWS):
+            chunk = rows[start : start + _CHUNK_ROWS]
+            self.add_chunk(_chunk(chunk))
+
+    def add_chunk(self, chunk: _Chunk) -> None:
+        """Convert the next rows, given as a helper sends them (``_chunk``)."""
+        count, columns = chunk
+        if columns:
+            self._rows.extend(zip(*[self._column(i, values) for i, values in enumerate(columns)]))
+        else:
+            self._rows.extend(() for _ in range(count))
+
+    def rows(self) -> tuple[tuple[Value, ...], ...]:
+        """The rows converted so far."""
+        return tuple(self._rows)
+
+    def _column(self, index: int, values: tuple[object, ...]) -> Sequence[Value]:
+        kinds = set(map(type, values))
+        kinds.discard(type(None))
+        if len(kinds) == 1:
+            kind = kinds.pop()
+            bulk = _BULK.get(kind)
+            if bulk is not None:
+                try:
+                    return self._bulk(index, bulk, values)
+                except ValueError:
+                    pass  # an infinity among the reals: it becomes a string, one value at a time
+        convert = _CONVERTERS
+        return [convert[type(value)](value) for value in values]
+
+    def _bulk(self, index: int, bulk: Callable[[Any], Sequence[Value]], values: tuple[object, ...]) -> Sequence[Value]:
+        made = self._shared.setdefault((index, bulk), {None: NIL})
+        # 0.0 and -0.0 are one key, but two texts: a chunk holding a zero is not shared.
+        if made is not None and not (bulk is Number.of_floats and 0.0 in values):
+            new = list(dict.fromkeys(values).keys() - made.keys())
+            if len(made) == 1 or len(new) * 2 <= len(values):
+                if new:
+                    made.update(zip(new, bulk(new)))
+                return list(map(made.__getitem__, values))
+            self._shared[index, bulk] = None
+        if None not in values:
+            return bulk(values)
+        present = iter(bulk([value for value in values if value is not None]))
+        return [NIL if value is None else next(present) for value in values]
+
+
+def _execute(request: _Request, *, isolated: bool, send: _Sink | None = None) -> _Reply:
     """Run a request in this process: the raw rows (as SQLite gives them) or the error.
 
     ``isolated`` when this process is a helper: SQLite's heap is then capped (a cap is
     process-wide) and the process ends itself if the query is still running just past its
-    deadline.
+    deadline. ``send``, when given, takes the rows as they are read, in chunks of
+    ``_CHUNK_ROWS`` (the reply then holds the last ones); the time it takes (waiting for
+    the process that asked to take a chunk) is not the query's: it moves the deadline and
+    is not counted in the seconds.
     """
     path, query, timeout, max_rows, max_result_bytes = request
     try:
@@ -566,22 +668,58 @@ def _execute(request: _Request, *, isolated: bool) -> _Reply:
         expired.set()
         connection.interrupt()
 
-    alarms = []
-    if math.isfinite(timeout):
-        deadline = time.monotonic() + timeout
-        alarms.append(_STATE.alarms.arm(deadline, expire))
-        if isolated:
-            alarms.append(_STATE.alarms.arm(deadline + _END_GRACE, _end_past_deadline))
+    clock = _QueryClock(timeout, expire, isolated)
     try:
-        started = time.perf_counter()
-        columns, rows, problem = _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout)
-        seconds = time.perf_counter() - started
-        return columns, rows, problem, (None if problem is not None else seconds)
+        sink = None if send is None else partial(clock.outside, send)
+        columns, rows, problem = _read(connection, query, max_rows, max_result_bytes, isolated, expired, timeout, sink)
+        return columns, rows, problem, (None if problem is not None else clock.seconds())
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
-        for alarm in alarms:
-            _STATE.alarms.disarm(alarm)
+        clock.stop()
         connection.close()
+
+
+class _QueryClock:
+    """The time limit of one query, and the time it took: at its deadline ``expire`` runs
+    (it interrupts SQLite) and, in a helper (``isolated``), the process ends itself half a
+    second later. Time spent ``outside`` the query (sending rows on) stops the clock."""
+
+    def __init__(self, timeout: float, expire: Callable[[], object], isolated: bool) -> None:
+        self._expire = expire
+        self._isolated = isolated
+        self._started = time.perf_counter()
+        self._outside = 0.0
+        self._alarms: list[int] = []
+        self._deadline = time.monotonic() + timeout if math.isfinite(timeout) else math.inf
+        self._arm()
+
+    def _arm(self) -> None:
+        if math.isfinite(self._deadline):
+            self._alarms = [_STATE.alarms.arm(self._deadline, self._expire)]
+            if self._isolated:
+                self._alarms.append(_STATE.alarms.arm(self._deadline + _END_GRACE, _end_past_deadline))
+
+    def stop(self) -> None:
+        """Disarm the alarms (once this returns, they never go off)."""
+        for alarm in self._alarms:
+            _STATE.alarms.disarm(alarm)
+        self._alarms = []
+
+    def outside(self, action: Callable[[Any], object], argument: Any) -> None:
+        """``action(argument)`` with the clock stopped: the deadline moves by the time it takes."""
+        self.stop()
+        began = time.monotonic()
+        try:
+            action(argument)
+        finally:
+            spent = time.monotonic() - began
+            self._outside += spent
+            self._deadline += spent
+            self._arm()
+
+    def seconds(self) -> float:
+        """The seconds the query has taken, time outside it not counted."""
+        return time.perf_counter() - self._started - self._outside
 
 
 def _end_past_deadline() -> None:
@@ -622,15 +760,21 @@ def _read(
     isolated: bool,
     expired: threading.Event,
     timeout: float,
+    send: _Sink | None = None,
 ) -> _Read:
     rows: list[tuple[object, ...]] = []
     used = 0
+    sent = 0  # rows given to send
     try:
         cursor = connection.execute(query)
         # One row at a time (the cursor steps in C, as fast as fetchmany): the limit is
         # overshot by one row at most, and SQLite's heap cap bounds a row.
         for row in cursor:
-            if len(rows) == max_rows:
+            if len(rows) == _CHUNK_ROWS and send is not None:
+                send(rows)
+                sent += len(rows)
+                rows = []
+            if sent + len(rows) == max_rows:
                 return (), [], f"the query returned more than {max_rows} rows"
             for value in row:
                 kind = type(value)
@@ -752,29 +896,32 @@ class _QueryProcess:
         with contextlib.suppress(OSError):
             self.process.kill()
 
-    def ask(self, request: bytes, wait: float) -> bytes | None:
-        """The reply to ``request``, or None if the process ended (or was killed ``wait``
-        seconds after the request) before replying. ``BrokenPipeError`` if it had ended before."""
+    def ask(self, request: bytes, wait: float, receive: Callable[[_Chunk], object]) -> _Reply | None:
+        """The reply to ``request``, its chunks of rows given to ``receive`` as they come;
+        None if the process ended (or was killed after waiting ``wait`` seconds in all for
+        its messages: the time ``receive`` takes is not counted) before replying.
+        ``BrokenPipeError`` if it had ended before."""
         try:
             _send(self.requests, request)
         except (OSError, ValueError) as error:
             raise BrokenPipeError("the query process has ended") from error
-        alarm = _STATE.alarms.arm(time.monotonic() + wait, self.kill) if math.isfinite(wait) else None
-        try:
-            header = self.replies.read(8)
-        except (OSError, ValueError):
-            header = b""
-        finally:
-            if alarm is not None:
-                _STATE.alarms.disarm(alarm)
-        if len(header) < 8:
-            return None
-        (size,) = struct.unpack("<Q", header)
-        try:
-            body = self.replies.read(size)
-        except (OSError, ValueError):
-            return None
-        return body if len(body) == size else None
+        while True:
+            began = time.monotonic()
+            alarm = _STATE.alarms.arm(began + wait, self.kill) if math.isfinite(wait) else None
+            try:
+                body = _receive(self.replies)
+            except (OSError, ValueError):
+                body = None
+            finally:
+                if alarm is not None:
+                    _STATE.alarms.disarm(alarm)
+            wait -= time.monotonic() - began
+            if body is None:
+                return None
+            message = marshal.loads(body)
+            if len(message) == 4:
+                return message
+            receive(message)
 
     def end(self) -> int:
         """Wait for the process to end (it ends when its requests pipe closes): its exit status."""
@@ -796,15 +943,23 @@ class _QueryProcesses:
         self._lock = threading.Lock()
         self._unavailable = bool(getattr(sys, "frozen", False)) or not sys.executable
 
-    def run(self, request: _Request) -> _Reply | None:
-        """The reply of a helper to ``request``, or None if no helper can run."""
+    def run(self, request: _Request, receive: Callable[[_Chunk], object]) -> _Reply | None:
+        """The reply of a helper to ``request`` (without rows: its chunks of rows are given
+        to ``receive`` as they come), or None if no helper can run."""
         timeout = request[2]
+        received = 0
+
+        def counted(chunk: _Chunk) -> None:
+            nonlocal received
+            received += 1
+            receive(chunk)
+
         for _attempt in range(2):
             process = self._take()
             if process is None:
                 return None
             try:
-                reply = process.ask(marshal.dumps(request), timeout + _KILL_GRACE)
+                reply = process.ask(marshal.dumps(request), timeout + _KILL_GRACE, counted)
             except BrokenPipeError:
                 process.end()  # it had ended while idle (killed from outside): start another
                 continue
@@ -816,14 +971,14 @@ class _QueryProcesses:
                 status = process.end()
                 if process.killed or status == _EXIT_TIMEOUT:
                     return (), [], _past_time_limit(timeout), None
-                if _attempt == 0 and status == -signal.SIGKILL:
+                if _attempt == 0 and status == -signal.SIGKILL and not received:
                     # Killed from outside while idle, before it saw the request: the pipe took
                     # the request all the same, so no BrokenPipeError said so. Start another.
                     continue
                 how = f"signal {-status}" if status < 0 else f"exit status {status}"
                 return (), [], f"the process running the query ended unexpectedly ({how})", None
             self._give_back(process)
-            columns, rows, error, seconds = marshal.loads(reply)
+            columns, rows, error, seconds = reply
             return columns, rows, error, seconds
         return None
 
@@ -889,10 +1044,21 @@ def serve_queries() -> None:
         _send(replies, b"")
         while (request := _receive(requests)) is not None:
             path, query, timeout, max_rows, max_result_bytes = marshal.loads(request)
-            reply = _execute((path, query, timeout, max_rows, max_result_bytes), isolated=True)
-            _send(replies, marshal.dumps(reply))
+            columns, rows, error, seconds = _execute(
+                (path, query, timeout, max_rows, max_result_bytes),
+                isolated=True,
+                send=lambda rows: _send(replies, marshal.dumps(_chunk(rows))),
+            )
+            if error is None and rows:
+                _send(replies, marshal.dumps(_chunk(rows)))
+            _send(replies, marshal.dumps((columns, [], error, seconds)))
     except BrokenPipeError:
         pass  # the process that started this one has ended
+
+
+def _chunk(rows: list[tuple[object, ...]]) -> _Chunk:
+    """Rows as a helper sends them: their number, and their columns."""
+    return len(rows), list(zip(*rows))
 
 
 def stop_query_processes() -> None:
