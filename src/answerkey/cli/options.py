@@ -25,7 +25,7 @@ from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
-from answerkey.limits import WARNINGS_SHOWN
+from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT, WARNINGS_SHOWN
 from answerkey.report import ReportPaths, Result, write_reports
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "report_options",
     "metrics_option",
     "timeout_option",
+    "query_limit_options",
     "fail_under_option",
     "start",
     "show_warnings",
@@ -132,6 +133,32 @@ def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], 
     return click.option(
         "--timeout", type=FiniteFloat(0, open=True), default=default, show_default=True, metavar="SECONDS", help=help
     )
+
+
+def query_limit_options(timeout_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--timeout``, ``--max-rows`` and ``--max-result-bytes``: the bounds of one SQL query
+    (``answerkey.limits``), the same for every command that runs SQL."""
+
+    def add(function: Callable[..., Any]) -> Callable[..., Any]:
+        function = click.option(
+            "--max-result-bytes",
+            type=click.IntRange(min=1),
+            default=SQL_MAX_RESULT_BYTES,
+            show_default=True,
+            metavar="BYTES",
+            help="A query whose result holds more bytes fails.",
+        )(function)
+        function = click.option(
+            "--max-rows",
+            type=click.IntRange(min=1),
+            default=SQL_MAX_ROWS,
+            show_default=True,
+            metavar="ROWS",
+            help="A query returning more rows fails.",
+        )(function)
+        return timeout_option(SQL_TIMEOUT, timeout_help)(function)
+
+    return add
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:

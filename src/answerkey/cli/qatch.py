@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import click
 
-from answerkey import limits
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     epsilon_option,
     finish,
     jobs_option,
     metric_names,
+    query_limit_options,
     quiet_option,
     report_options,
     start,
     strings_option,
-    timeout_option,
 )
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
@@ -89,23 +88,7 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     metavar="RUNS",
     help=f"Time each query of a correct prediction this many times for {VES}.",
 )
-@timeout_option(limits.SQL_TIMEOUT, "Stop a query after SECONDS: it fails (a prediction scores 0).")
-@click.option(
-    "--max-rows",
-    type=click.IntRange(min=1),
-    default=limits.SQL_MAX_ROWS,
-    show_default=True,
-    metavar="ROWS",
-    help="A query returning more rows fails.",
-)
-@click.option(
-    "--max-result-bytes",
-    type=click.IntRange(min=1),
-    default=limits.SQL_MAX_RESULT_BYTES,
-    show_default=True,
-    metavar="BYTES",
-    help="A query whose result holds more bytes fails.",
-)
+@query_limit_options("Stop a query after SECONDS: it fails (a prediction scores 0).")
 @jobs_option
 @quiet_option
 def qatch(

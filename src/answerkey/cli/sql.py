@@ -13,11 +13,11 @@ from answerkey.cli.options import (
     finish,
     jobs_option,
     metric_names,
+    query_limit_options,
     quiet_option,
     report_options,
     start,
     strings_option,
-    timeout_option,
 )
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
@@ -118,23 +118,7 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     metavar="RUNS",
     help=f"Time the queries of a correct prediction this many times for {VES}.",
 )
-@timeout_option(limits.SQL_TIMEOUT, "Stop a query after SECONDS: it fails.")
-@click.option(
-    "--max-rows",
-    type=click.IntRange(min=1),
-    default=limits.SQL_MAX_ROWS,
-    show_default=True,
-    metavar="ROWS",
-    help="A query returning more rows fails.",
-)
-@click.option(
-    "--max-result-bytes",
-    type=click.IntRange(min=1),
-    default=limits.SQL_MAX_RESULT_BYTES,
-    show_default=True,
-    metavar="BYTES",
-    help="A query whose result holds more bytes fails.",
-)
+@query_limit_options("Stop a query after SECONDS: it fails.")
 @click.option(
     "--memory-limit",
     type=click.IntRange(min=1),
