@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import signal
 import sqlite3
 import subprocess
@@ -618,20 +619,79 @@ def test_the_row_limit_holds_across_chunks(tmp_path):
 
 
 def test_the_time_this_process_takes_over_chunks_is_not_the_querys(tmp_path, monkeypatch):
-    """Time this process spends converting chunks, while the helper waits to send the next,
+    """Time this process spends taking chunks in, while the helper waits to send the next,
     counts neither towards the query's time limit nor in its seconds: a quick query whose
     six chunks take half a second each here is not stopped at a 1 s limit."""
     _large_database(tmp_path / "big" / "big.sqlite", 50_001)
-    add_chunk = sql._TypedRows.add_chunk
+    ask = sql._QueryProcess.ask
     taken = []
 
-    def slow_add_chunk(self, chunk):
-        time.sleep(0.5)
-        taken.append(chunk[0])
-        add_chunk(self, chunk)
+    def slow_ask(self, request, wait, receive):
+        def slow_receive(chunk):
+            time.sleep(0.5)
+            taken.append(chunk[1])
+            receive(chunk)
 
-    monkeypatch.setattr(sql._TypedRows, "add_chunk", slow_add_chunk)
+        return ask(self, request, wait, slow_receive)
+
+    monkeypatch.setattr(sql._QueryProcess, "ask", slow_ask)
     result = Databases(tmp_path, timeout=1).run("big", "SELECT id FROM t")
     assert result.error is None and len(result.rows) == 50_001
     assert taken == [10_000] * 5 + [1]
     assert result.seconds is not None and result.seconds < 1
+
+
+def test_a_result_keeps_the_driver_values_until_its_rows_are_asked_for(tmp_path):
+    """The values as SQLite gave them, by column; the typed rows made from them on first use
+    (then the driver values are dropped); equality, hashing, pickling and repr are those of
+    the typed rows."""
+    _database(
+        tmp_path / "v" / "v.sqlite",
+        "CREATE TABLE t (n, r, s); INSERT INTO t VALUES (1, 2.5, 'a'), (NULL, -0.0, X'01');",
+    )
+    result = Databases(tmp_path).run("v", "SELECT n, r, s FROM t")
+    assert result.driver_columns == ([1, None], [2.5, -0.0], ["a", b"\x01"])
+    assert result.row_count == 2 and result.seconds is not None
+    same = QueryResult(
+        rows=tuple(tuple(map(sql_value, row)) for row in [(1, 2.5, "a"), (None, -0.0, b"\x01")]),
+        columns=("n", "r", "s"),
+    )
+    assert result == same and hash(result) == hash(same)
+    assert result.driver_columns is None  # comparing made the typed rows
+    assert result.rows[1] == (NIL, Number.of(-0.0), String("X'01'"))
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert repr(result).startswith("QueryResult(rows=((Number(value=1, is_real=False, text='1'), ")
+    with pytest.raises(AttributeError, match="a QueryResult is immutable"):
+        result.error = "no"  # type: ignore[misc]
+
+
+def test_text_that_is_not_utf8_after_sent_chunks_is_read_again_whole(tmp_path):
+    """SQLite's driver decodes text strictly first; text that is not UTF-8 after chunks have
+    been sent has the query read again from the start: every row once, decoded with
+    replacement characters, in the helper and where queries run in this process."""
+    path = tmp_path / "mixed" / "mixed.sqlite"
+    _database(path, "CREATE TABLE t (id INTEGER, x TEXT)")
+    with sqlite3.connect(path) as connection:
+        connection.executemany("INSERT INTO t VALUES (?, ?)", ((i, f"row {i}") for i in range(25_000)))
+        connection.execute("UPDATE t SET x = CAST(X'FF62' AS TEXT) WHERE id = 24000")
+    connection.close()
+    for run in (Databases(tmp_path).run, _in_this_process(Databases(tmp_path).run)):
+        result = run("mixed", "SELECT id, x FROM t ORDER BY id")
+        assert result.error is None and result.row_count == 25_000
+        assert result.driver_columns[0] == list(range(25_000))
+        assert result.driver_columns[1][24_000] == "\ufffdb" and result.driver_columns[1][23_999] == "row 23999"
+
+
+def _in_this_process(run):
+    """``run``, with no helper process to run queries in."""
+
+    def without_helpers(*arguments):
+        processes = sql._STATE.processes
+        unavailable, idle = processes._unavailable, processes._idle
+        processes._unavailable, processes._idle = True, []
+        try:
+            return run(*arguments)
+        finally:
+            processes._unavailable, processes._idle = unavailable, idle
+
+    return without_helpers

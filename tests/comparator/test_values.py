@@ -88,3 +88,82 @@ def test_a_boolean_key_never_equals_a_number_key():
     rule = MatchRule()
     assert rule.key(Boolean(True)) != rule.key(Number(1, False, "1"))
     assert len({rule.key(Boolean(True)), rule.key(Number(1, False, "1")), rule.key(String("1"))}) == 3
+
+
+# ------------------------------------------------------------------ keyed columns of plain values
+
+PLAIN_FLOATS = st.floats(min_value=-(2.0**53) + 1, max_value=2.0**53 - 1, allow_nan=False)
+# 2**60 is a float; its repr rounds it to 1152921504606847000, the model's value of it.
+BIG = [2**60, 2.0**60, 1152921504606847000, 2.0**53, 2**53]
+PLAIN_SMALL = st.one_of(st.integers(-3, 3), st.sampled_from([-0.0, 0.0, 0.5, 1.0, 2.0, 3.0, -1.0]))
+
+
+def _typed(value):
+    """The model's value of a plain value, as the SQLite adapter makes it."""
+    from answerkey.adapters.sql import sql_value
+
+    return sql_value(value)
+
+
+def _plain_columns():
+    """One column's values: numbers (ints, floats, both), text or neither, with NULLs."""
+    kind = st.sampled_from(["ints", "floats", "numbers", "text"])
+
+    def column(name):
+        values = {
+            "ints": st.one_of(st.integers(-(2**60), 2**60), st.integers(-3, 3)),
+            "floats": st.one_of(PLAIN_FLOATS, PLAIN_SMALL.filter(lambda x: isinstance(x, float))),
+            "numbers": st.one_of(PLAIN_SMALL, st.integers(2**53 - 3, 2**53 + 3), PLAIN_FLOATS, st.sampled_from(BIG)),
+            "text": st.text(alphabet="aAb ", max_size=3),
+        }[name]
+        return st.lists(st.one_of(values, st.none()), min_size=1, max_size=12)
+
+    return kind.flatmap(column)
+
+
+@given(_plain_columns(), _plain_columns(), st.sampled_from(sorted(STRING_MODES)))
+def test_keyed_plain_is_keyed_of_the_typed_values(first, second, strings):
+    """A column of plain values keyed as it is gives the types, reals and key equalities
+    (within a column and across two) and key order of the typed values it stands for."""
+    rule = MatchRule(strings=strings)
+    plain = [rule.keyed_plain(first), rule.keyed_plain(second)]
+    typed = [rule.keyed([_typed(v) for v in first]), rule.keyed([_typed(v) for v in second])]
+    for mine, theirs, column in zip(plain, typed, (first, second)):
+        if mine is None:  # refused only for a float printed rounded
+            assert any(isinstance(v, float) and abs(v) >= 2.0**53 for v in column)
+            return
+        assert (mine.kinds, mine.reals) == (theirs.kinds, theirs.reals)
+    keys = [k for column in plain for k in column.keys]
+    typed_keys = [k for column in typed for k in column.keys]
+    for i, a in enumerate(keys):
+        for j, b in enumerate(keys):
+            assert (a == b) == (typed_keys[i] == typed_keys[j]), (a, b, typed_keys[i], typed_keys[j])
+            numbers = (int, float)
+            if type(a) in numbers and type(b) in numbers:
+                assert (a < b) == (typed_keys[i] < typed_keys[j])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [True, 1],  # a boolean is no number of SQLite's
+        [b"\x00"],  # a blob is text (X'00') in the model
+        [1.0, float("inf")],
+        [float("nan")],
+        [2.0**53],  # prints rounded beyond
+        [-(2.0**60), 1.5],
+        [1, "1"],  # a column mixing types: Relation refuses it
+        [1.5, None, "x"],
+        [object()],
+    ],
+)
+def test_keyed_plain_refuses_what_it_cannot_key_as_the_model(values):
+    assert MatchRule().keyed_plain(values) is None
+
+
+def test_keyed_plain_keeps_the_values_as_keys_and_folds_text():
+    """Exact strings key as themselves (the same list, not a copy); other modes normalise text only."""
+    values = ["a", None, "b"]
+    assert MatchRule().keyed_plain(values).keys is values
+    assert MatchRule(strings="fold").keyed_plain([" A ", None]).keys == ["a", None]
+    assert MatchRule().keyed_plain([1, None, 2.5]).kinds == {Number, type(NIL)}

@@ -1175,3 +1175,106 @@ def test_test_suite_sql_leaves_an_overlong_text_to_the_engine():
     sql = "SELECT DISTINCT a FROM t -- " + "x" * MAX_QUERY_CHARS
     assert suite_sql(sql) == sql
     assert suite_sql(sql[:MAX_QUERY_CHARS]) == sql[:MAX_QUERY_CHARS].replace("DISTINCT", "", 1)
+
+
+# ------------------------------------------------------------------ decided from driver values
+
+
+def _plain_and_typed(rows, width):
+    """The same result twice: as the SQLite adapter reads it (its values by column, typed when
+    asked for) and as typed rows."""
+    from answerkey.adapters.sql import sql_value
+
+    columns = tuple(f"c{i}" for i in range(width))
+    plain = QueryResult.of_driver_columns(tuple(list(column) for column in zip(*rows)) or ((),) * width, columns)
+    typed = QueryResult(rows=tuple(tuple(map(sql_value, row)) for row in rows), columns=columns)
+    return plain, typed
+
+
+PLAIN_CELLS = st.one_of(
+    st.integers(-3, 3), st.sampled_from([0.5, 1.0, 2.25, -0.0, 1e300, 2.0**60]), st.sampled_from(["a", "b"]), st.none()
+)
+
+
+@st.composite
+def gold_and_prediction(draw):
+    """A gold table (one type per column, NULLs anywhere) and a prediction made from it:
+    columns permuted, rows shuffled, some duplicated, an extra column, or values changed,
+    a real moved within or past the tolerance."""
+    width = draw(st.integers(1, 4))
+    kinds = draw(st.lists(st.sampled_from(["int", "real", "text"]), min_size=width, max_size=width))
+    cell = {
+        "int": st.one_of(st.integers(-3, 3), st.none()),
+        "real": st.one_of(st.sampled_from([0.5, 1.0, 2.25, -0.0, 1e300, 2.0**60, 1e-3]), st.none()),
+        "text": st.one_of(st.sampled_from(["a", "b", "c"]), st.none()),
+    }
+    gold = draw(st.lists(st.tuples(*[cell[k] for k in kinds]), min_size=1, max_size=8))
+    order = draw(st.permutations(range(width)))
+    predicted = [tuple(row[j] for j in order) for row in draw(st.permutations(gold))]
+    change = draw(st.sampled_from(["none", "duplicate", "extra", "value", "nudge", "drop"]))
+    if change == "duplicate":
+        predicted.append(draw(st.sampled_from(predicted)))
+    elif change == "extra":
+        predicted = [row + (draw(cell["int"]),) for row in predicted]
+    elif change in ("value", "nudge"):
+        row = draw(st.integers(0, len(predicted) - 1))
+        column = draw(st.integers(0, width - 1))
+        value = predicted[row][column]
+        if change == "nudge" and isinstance(value, float):
+            value = value * draw(st.sampled_from([1.00001, 1.001]))
+        elif kinds[order[column]] == "text":
+            value = draw(cell["text"])
+        else:
+            value = draw(cell[kinds[order[column]]])
+        predicted[row] = predicted[row][:column] + (value,) + predicted[row][column + 1 :]
+    elif change == "drop" and len(predicted) > 1:
+        predicted.pop()
+    return gold, predicted
+
+
+@given(gold_and_prediction(), st.sampled_from(["SELECT * FROM t", "SELECT * FROM t ORDER BY 1"]))
+def test_driver_values_decide_as_typed_rows(pair, gold_sql):
+    """The answerkey decision on results read from SQLite (judged from their driver values
+    where that can decide) is the decision on the same results as typed rows: verdict,
+    reason and mapping."""
+    gold, predicted = pair
+    plain_gold, typed_gold = _plain_and_typed(gold, len(gold[0]))
+    plain_predicted, typed_predicted = _plain_and_typed(predicted, len(predicted[0]))
+    mine = decide("answerkey", plain_gold, plain_predicted, gold_sql=gold_sql)
+    theirs = decide("answerkey", typed_gold, typed_predicted, gold_sql=gold_sql)
+    assert (mine.correct, mine.reason) == (theirs.correct, theirs.reason)
+    assert mine.verdict.mapping == theirs.verdict.mapping
+    assert mine.verdict.explain() == theirs.verdict.explain()
+
+
+def test_a_correct_prediction_is_decided_without_typed_values():
+    """Rows permuted, columns reversed: decided from the driver values, no typed value made;
+    the verdict has nothing to explain and is that of the typed rows."""
+    rows = [(i, i / 4, f"name {i % 7}", None if i % 5 else "x") for i in range(500)]
+    gold, typed_gold = _plain_and_typed(rows, 4)
+    predicted, typed_predicted = _plain_and_typed([row[::-1] for row in reversed(rows)], 4)
+    decision = decide("answerkey", gold, predicted, gold_sql="SELECT a, b, c, d FROM t")
+    assert gold.driver_columns is not None and predicted.driver_columns is not None  # never typed
+    assert (decision.correct, decision.reason, decision.verdict.mapping) == (
+        True,
+        "the tuples match as sets",
+        (3, 2, 1, 0),
+    )
+    assert decision.verdict.explain() == (
+        "correct: the tuples match as sets\nmapping: canonical column 1 -> system column 4, canonical column 2 -> "
+        "system column 3, canonical column 3 -> system column 2, canonical column 4 -> system column 1"
+    )
+    assert decision == decide("answerkey", typed_gold, typed_predicted, gold_sql="SELECT a, b, c, d FROM t")
+
+
+def test_reals_within_the_tolerance_are_decided_from_typed_values():
+    """Keys that differ only within the tolerance leave the decision to the typed rows,
+    made then; a wrong prediction is judged (and explained) from typed rows."""
+    gold, _ = _plain_and_typed([(1, 100.0), (2, 200.0)], 2)
+    close, _ = _plain_and_typed([(2, 200.001), (1, 100.0)], 2)
+    decision = decide("answerkey", gold, close, gold_sql="SELECT * FROM t")
+    assert decision.correct and decision.verdict.mapping == (0, 1)
+    assert close.driver_columns is None  # its typed rows were made
+    wrong, _ = _plain_and_typed([(2, 250.0), (1, 100.0)], 2)
+    decision = decide("answerkey", gold, wrong, gold_sql="SELECT * FROM t")
+    assert not decision.correct and "(2 200.0)" in decision.verdict.explain()

@@ -26,13 +26,13 @@ from typing import Any
 
 from answerkey.comparator.search import closest_mapping, find_mapping
 from answerkey.comparator.sortkeys import KeyOrder, OutOfOrder, describe_sort_keys
-from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, MatchRule, format_epsilon, format_figure
+from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, KeyedColumn, MatchRule, format_epsilon, format_figure
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.model import Alternatives, Answer, NoAnswer, Number, Relation, Value
 from answerkey.signature import Signature
 
-__all__ = ["judge", "Verdict", "Explanation", "SCALAR_RULES", "judge_signature"]
+__all__ = ["judge", "judge_keyed", "Verdict", "Explanation", "SCALAR_RULES", "judge_signature"]
 
 # How a canonical scalar is matched: "atis" (ATIS v2, the default) accepts only a scalar or a
 # one-value relation; "h89" (the 1989 reading) treats it as a one-column relation, extra
@@ -339,8 +339,35 @@ def _judge_relation(canonical: Relation, system: Relation, rule: MatchRule, scal
     if mapping is None:
         what = "in order" if canonical.ordered else "as a set"
         return verdict(False, f"no mapping of canonical columns onto system columns gives the canonical tuples {what}")
-    how = "in order" if canonical.ordered else "as sets"
-    return verdict(True, f"the tuples match {how}", mapping)
+    return verdict(True, _IN_ORDER if canonical.ordered else _AS_SETS, mapping)
+
+
+_IN_ORDER = "the tuples match in order"
+_AS_SETS = "the tuples match as sets"
+
+
+def judge_keyed(
+    canonical: Sequence[Row],
+    system: Sequence[Row],
+    keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]],
+    rule: MatchRule,
+) -> Verdict | None:
+    """``judge``'s verdict on two relations of ``canonical`` and ``system`` rows (neither
+    empty, no order, no sort keys) when it is *correct*, found from their keyed columns
+    (``find_mapping``'s ``keyed``), so rows made on demand may never be made; None when it
+    is incorrect (judge the relations then: an incorrect verdict explains itself from them).
+    The verdict holds no answers: a correct one has nothing to explain.
+
+    >>> rule = MatchRule()
+    >>> canonical, system = [(Number.of(1),), (Number.of(2),)], [(Number.of(2),), (Number.of(1),)]
+    >>> keyed = ([rule.keyed([Number.of(1), Number.of(2)])], [rule.keyed_plain([2, 1])])
+    >>> judge_keyed(canonical, system, keyed, rule)
+    Verdict(correct=True, reason='the tuples match as sets', mapping=(0,), alternative=None)
+    """
+    mapping = find_mapping(canonical, system, rule, keyed=keyed)
+    if mapping is None:
+        return None
+    return Verdict(True, _AS_SETS, mapping, None, None, None, rule)
 
 
 def _judge_sorted(canonical: Relation, system: Relation, rule: MatchRule, keys: tuple[int, ...], verdict) -> Verdict:

@@ -95,7 +95,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
-from answerkey.comparator.values import MatchRule, tolerance_window, within_epsilon
+from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window, within_epsilon
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Date, Number, String, Value
 
@@ -164,7 +164,7 @@ def _getter(columns: Sequence[int]):
 
 
 def _coded(
-    rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None, keys: list[list] | None = None
+    rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None, keys: list[Sequence] | None = None
 ) -> list[tuple[int, ...]]:
     """The distinct rows with each value's match key (replaced by ``recode[key]`` where it has
     one) replaced by its number in ``ids`` (shared by both sides), column by column with
@@ -173,7 +173,7 @@ def _coded(
     return list(dict.fromkeys(zip(*[coded(_recoded_keys(column, recode), ids) for column in columns_keys])))
 
 
-def _recoded_keys(keys: list, recode: dict | None) -> list:
+def _recoded_keys(keys: Sequence, recode: dict | None) -> Sequence:
     return list(map(recode.get, keys, keys)) if recode else keys
 
 
@@ -299,7 +299,7 @@ class _KeyedSides:
         system: Sequence[Row],
         rule: MatchRule,
         recode: dict | None = None,
-        keys: tuple[list[list], list[list]] | None = None,
+        keys: tuple[list[Sequence], list[Sequence]] | None = None,
     ) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
         # recode: system keys standing for the canonical key of the number they match (see
@@ -778,23 +778,32 @@ class _DirectSides:
     only when keys differ.
     """
 
-    def __init__(self, canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule, ordered: bool) -> None:
+    def __init__(
+        self,
+        canonical: Sequence[Row],
+        system: Sequence[Row],
+        rule: MatchRule,
+        ordered: bool,
+        keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]] | None = None,
+    ) -> None:
         self.rule = rule
         self.ordered = ordered
         self.rows = (canonical, system)
-        self.widths = (len(canonical[0]), len(system[0]))
-        self.types: tuple[list[frozenset], list[frozenset]] = ([], [])
-        self.tolerant: tuple[list[bool], list[bool]] = ([], [])
-        self.keys: tuple[list[list], list[list]] = ([], [])
-        tolerant = rule.tolerant
-        for side, rows in enumerate(self.rows):
+        if keyed is None:
             # One column at a time, dropped once keyed: a large answer's values are not held
             # twice more (_column makes one again where a rare case needs it).
-            for column in zip(*rows):
-                kinds = frozenset(map(type, column))
-                self.types[side].append(kinds)
-                self.tolerant[side].append(tolerant and Number in kinds and column_has_reals(column, kinds))
-                self.keys[side].append(rule.keys(column, kinds))
+            keyed = (
+                [rule.keyed(column) for column in zip(*canonical)],
+                [rule.keyed(column) for column in zip(*system)],
+            )
+        self.widths = (len(keyed[0]), len(keyed[1]))
+        tolerant = rule.tolerant
+        self.types: tuple[list[frozenset], list[frozenset]] = ([c.kinds for c in keyed[0]], [c.kinds for c in keyed[1]])
+        self.tolerant: tuple[list[bool], list[bool]] = (
+            [tolerant and c.reals for c in keyed[0]],
+            [tolerant and c.reals for c in keyed[1]],
+        )
+        self.keys: tuple[list[Sequence], list[Sequence]] = ([c.keys for c in keyed[0]], [c.keys for c in keyed[1]])
         self.equal: set[tuple[int, int]] = set()  # column pairs with equal sets of keys
         # Options not proven column by column (see options): the complete projection decides.
         self.unproven = False
@@ -909,10 +918,10 @@ class _DirectSides:
                 if bounds is None:
                     keys = self.keys[side][column]
                     bounds = self._bounds[side][column] = (min(keys), max(keys))
-            else:
-                numbers = [value.value for value in self._column(side, column) if type(value) is Number]
+            else:  # numbers and nils: the numbers' keys
+                numbers = [key for key in self.keys[side][column] if type(key) in _NUMBER_KEYS]
                 bounds = min(numbers), max(numbers)
-            found = self._ranges[side][column] = (Decimal(bounds[0]), Decimal(bounds[1]))
+            found = self._ranges[side][column] = (_exact(bounds[0]), _exact(bounds[1]))
         return found
 
     def fits(self, columns: list[int], targets: list[int]) -> bool:
@@ -983,6 +992,15 @@ _CHEAP_FROM_CELLS = 10_000
 _ORDERED_KINDS = (frozenset({Number}), frozenset({String}), frozenset({Date}))
 
 
+# The keys of numbers: an integer's int, a real's Decimal (or float: MatchRule.keyed_plain).
+_NUMBER_KEYS = frozenset({int, Decimal, float})
+
+
+def _exact(key: int | Decimal | float) -> Decimal:
+    """A number's key as the exact decimal of its value (a float's: the decimal it prints as)."""
+    return Decimal(repr(key)) if type(key) is float else Decimal(key)
+
+
 def _single(value: Value) -> Row:
     """A value as a tuple of one (a column's values as one-column rows)."""
     return (value,)
@@ -1025,28 +1043,48 @@ def find_mapping(
     *,
     ordered: bool = False,
     accept: Accept | None = None,
+    keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]] | None = None,
 ) -> tuple[int, ...] | None:
     """A mapping (canonical column i -> system column ``mapping[i]``) under which the reduced
     system tuples equal the canonical ones, or None. Both sides must be non-empty.
+
+    ``keyed``, when given, are both sides' columns as ``MatchRule.keyed`` makes them (or
+    ``keyed_plain``, from a driver's values): the search reads the rows only where keys do
+    not decide (reals that differ within the tolerance, many candidate mappings), so rows
+    made on demand may stay unmade.
 
     ``accept(mapping)``, when given, must also hold: the search goes on past mappings it
     refuses (sort keys: the tuples must match as sets, and be in key order). Mappings that
     differ only by swapping system columns whose values match the same canonical values
     tuple by tuple may be tried once for all of them, so ``accept`` must give them one answer.
     """
-    arity_c, arity_s = len(canonical[0]), len(system[0])
+    arity_c, arity_s = (len(keyed[0]), len(keyed[1])) if keyed is not None else (len(canonical[0]), len(system[0]))
     if arity_c > arity_s:
         return None
     cells = len(canonical) * arity_c + len(system) * arity_s
+    # The search's keys and tuples are freed when _mapping returns, before the collector
+    # resumes: it would otherwise walk them once more.
     with gc_paused(cells >= PAUSE_FROM_CELLS):
-        if arity_c * arity_s <= _DIRECT_PAIRS:
-            direct = _DirectSides(canonical, system, rule, ordered)
-            options = direct.options(_DIRECT_MAPPINGS)
-            if options is not None:
-                return direct.find(options, accept)
-            # Too many mappings to try directly: the general search, with the keys found.
-            return _searched_mapping(canonical, system, rule, ordered, direct, accept=accept)
-        return _searched_mapping(canonical, system, rule, ordered, accept=accept)
+        return _mapping(canonical, system, rule, ordered, accept, keyed, arity_c * arity_s <= _DIRECT_PAIRS)
+
+
+def _mapping(
+    canonical: Sequence[Row],
+    system: Sequence[Row],
+    rule: MatchRule,
+    ordered: bool,
+    accept: Accept | None,
+    keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]] | None,
+    direct: bool,
+) -> tuple[int, ...] | None:
+    if direct:
+        sides = _DirectSides(canonical, system, rule, ordered, keyed)
+        options = sides.options(_DIRECT_MAPPINGS)
+        if options is not None:
+            return sides.find(options, accept)
+        # Too many mappings to try directly: the general search, with the keys found.
+        return _searched_mapping(canonical, system, rule, ordered, sides, accept=accept)
+    return _searched_mapping(canonical, system, rule, ordered, accept=accept)
 
 
 def _searched_mapping(

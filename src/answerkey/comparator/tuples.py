@@ -65,7 +65,7 @@ def _tolerant_of_columns(rule: MatchRule, *tables_columns: list[tuple]) -> tuple
     )
 
 
-def coded(keys: list, ids: dict) -> list[int]:
+def coded(keys: Sequence, ids: dict) -> list[int]:
     """Each key replaced by its small int in ``ids`` (shared by both sides of a comparison,
     extended with new keys in first-seen order), with C-level maps: later hashing and
     comparing is of ints.

@@ -10,16 +10,18 @@ False
 
 from __future__ import annotations
 
+import math
 import unicodedata
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_UP, Context, Decimal, Inexact
 from operator import attrgetter
 
-from answerkey.model import Date, DateTime, Number, String, Time, Value
+from answerkey.model import Date, DateTime, Nil, Number, String, Time, Value
 
 __all__ = [
     "MatchRule",
+    "KeyedColumn",
     "STRING_MODES",
     "DEFAULT_EPSILON",
     "EXACT",
@@ -33,6 +35,14 @@ DEFAULT_EPSILON = 0.0001
 
 _text = attrgetter("text")
 _value = attrgetter("value")
+_is_real = attrgetter("is_real")
+
+# Plain values (as SQLite returns them) and the types of the values the model makes of them
+# (answerkey.adapters.sql.sql_value): NULL is nil, an int an integer, a float a real.
+_PLAIN_KINDS: dict[type, type] = {type(None): Nil, int: Number, float: Number, str: String}
+# Below this magnitude a float prints (repr) as its exact value when it is an integer, so an
+# int equals it exactly when the int equals the number the model makes of it.
+_FLOATS_PRINTED_EXACTLY = 2.0**53
 
 # Decimal arithmetic for the epsilon test: with binary floats, |1.1 - 1.0| <= 1.0 * 0.1 is
 # False. No exponent the grammar accepts (|e| <= 10^6) overflows these contexts, and none
@@ -144,6 +154,17 @@ def _to_decimal(epsilon: float | str | Decimal) -> Decimal:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class KeyedColumn:
+    """A column as the comparator's search sees it: the types of its values (nil included),
+    whether one of them is a real, and each value's key (``MatchRule.key``). Made from typed
+    values (``MatchRule.keyed``) or straight from a database driver's (``MatchRule.keyed_plain``)."""
+
+    kinds: frozenset[type]
+    reals: bool
+    keys: Sequence[object]
+
+
 @dataclass(frozen=True)
 class MatchRule:
     """How a system value is matched against a canonical value.
@@ -221,6 +242,52 @@ class MatchRule:
             return list(values)  # their own keys
         return list(map(self.key, values))
 
+    def keyed(self, values: Sequence[Value]) -> KeyedColumn:
+        """A column of typed values as the search sees it.
+
+        >>> MatchRule().keyed([Number.of(2), Number.of(2.5)])
+        KeyedColumn(kinds=frozenset({<class 'answerkey.model.Number'>}), reals=True, keys=[2, Decimal('2.5')])
+        """
+        kinds = frozenset(map(type, values))
+        if kinds == {Number}:
+            reals = any(map(_is_real, values))
+        else:
+            reals = Number in kinds and any(isinstance(value, Number) and value.is_real for value in values)
+        return KeyedColumn(kinds, reals, self.keys(values, kinds))
+
+    def keyed_plain(self, values: Sequence[object]) -> KeyedColumn | None:
+        """``keyed`` of the typed values a column of plain values (None, int, float, str: as
+        SQLite returns them) stands for, without making them: the same types and reals, and
+        keys equal exactly where those of the typed values are (a real's key is its float,
+        not the decimal it prints as: equal floats print alike, and floats order as their
+        decimals do). None where that does not hold or the typed column would be refused:
+        another type, a real that is not finite or of magnitude 2**53 or more (there its
+        decimal is rounded, and an int could equal one and not the other), a column mixing types.
+
+        >>> rule = MatchRule(strings="fold")
+        >>> rule.keyed_plain([2, None, 2.5]).keys, rule.keyed_plain([" A", "a"]).keys
+        ([2, None, 2.5], ['a', 'a'])
+        >>> rule.keyed_plain([1, "a"]), rule.keyed_plain([float("inf")]), rule.keyed_plain([b"x"])
+        (None, None, None)
+        """
+        plain = frozenset(map(type, values))
+        try:
+            kinds = frozenset(map(_PLAIN_KINDS.__getitem__, plain))
+        except KeyError:
+            return None
+        if len(kinds - {Nil}) > 1:
+            return None
+        reals = float in plain
+        if reals:
+            floats = values if plain == {float} else [value for value in values if type(value) is float]
+            if not all(map(math.isfinite, floats)) or max(map(abs, floats)) >= _FLOATS_PRINTED_EXACTLY:  # type: ignore[arg-type]
+                return None
+        keys = values if isinstance(values, list) else list(values)
+        if str in plain and self.strings != "exact":
+            normalise = self.normalise
+            keys = list(map(normalise, keys)) if plain == {str} else [_normalised(value, normalise) for value in keys]
+        return KeyedColumn(kinds, reals, keys)
+
     def describe(self) -> dict[str, str]:
         """The options of this rule as they appear in a signature.
 
@@ -228,6 +295,10 @@ class MatchRule:
         {'epsilon': '0.0001', 'strings': 'exact'}
         """
         return {"epsilon": format_epsilon(self.exact_epsilon), "strings": self.strings}
+
+
+def _normalised(value: object, normalise: Callable[[str], str]) -> object:
+    return normalise(value) if type(value) is str else value
 
 
 def format_epsilon(epsilon: Decimal | float | str) -> str:

@@ -61,7 +61,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from answerkey.adapters.sql import QueryResult
-from answerkey.comparator import MatchRule, Verdict, judge
+from answerkey.comparator import MatchRule, Verdict, judge, judge_keyed
 from answerkey.errors import did_you_mean, plural
 from answerkey.grammar.render import render_value
 from answerkey.limits import MAX_QUERY_CHARS
@@ -645,7 +645,45 @@ def _one_type(rows: tuple[tuple[Value, ...], ...], column: int) -> bool:
     return len(kinds) <= 1 and kinds <= _VALUE_TYPES
 
 
+class _RowsOnDemand(Sequence[tuple[Value, ...]]):
+    """A result's typed rows, made when first read; their number known before."""
+
+    def __init__(self, result: QueryResult) -> None:
+        self._result = result
+
+    def __len__(self) -> int:
+        return self._result.row_count
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._result.rows[index]
+
+    def __iter__(self) -> Iterator[tuple[Value, ...]]:
+        return iter(self._result.rows)
+
+
+def _judged_plainly(item: _Item) -> Decision | None:
+    """The answerkey decision on a prediction that is correct against a gold result compared
+    as a set, from both results' driver values (``QueryResult.driver_columns``): typed values
+    are made only where keys do not decide (see ``judge_keyed``). None when the values cannot
+    decide it this way, or the prediction is not correct: typed rows decide then, and explain."""
+    gold, predicted = item.gold, item.predicted
+    plain = gold.driver_columns, predicted.driver_columns
+    if not plain[0] or not plain[1] or not gold.row_count or not predicted.row_count or len(plain[0]) > len(plain[1]):
+        return None
+    if item.order_by is not None or has_outer_order_by(item.gold_sql):
+        return None
+    rule = item.rule
+    keyed = [rule.keyed_plain(values) for values in plain[0]], [rule.keyed_plain(values) for values in plain[1]]
+    if None in keyed[0] or None in keyed[1]:
+        return None
+    verdict = judge_keyed(_RowsOnDemand(gold), _RowsOnDemand(predicted), keyed, rule)  # type: ignore[arg-type]
+    return None if verdict is None else Decision("answerkey", True, verdict.reason, verdict)
+
+
 def _answerkey(item: _Item) -> Decision:
+    decided = _judged_plainly(item)
+    if decided is not None:
+        return decided
     gold = item.gold
     width = item.gold_width
     try:
