@@ -254,9 +254,12 @@ class QueryResult:
         are then dropped)."""
         rows = self._rows
         if rows is None:
+            driver = self._driver
+            if driver is None:  # another thread has just made them (it sets them first)
+                return self._rows  # type: ignore[return-value]
             with gc_paused():
                 typed = _TypedRows()
-                typed.add_columns(self._count, self._driver or ())
+                typed.add_columns(self._count, driver)
                 rows = typed.rows()
             object.__setattr__(self, "_rows", rows)
             object.__setattr__(self, "_driver", None)

@@ -61,7 +61,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from answerkey.adapters.sql import QueryResult
-from answerkey.comparator import MatchRule, Verdict, judge, judge_keyed
+from answerkey.comparator import KeyedColumn, MatchRule, Verdict, judge, judge_keyed
 from answerkey.errors import did_you_mean, plural
 from answerkey.grammar.render import render_value
 from answerkey.limits import MAX_QUERY_CHARS
@@ -673,11 +673,22 @@ def _judged_plainly(item: _Item) -> Decision | None:
     if item.order_by is not None or has_outer_order_by(item.gold_sql):
         return None
     rule = item.rule
-    keyed = [rule.keyed_plain(values) for values in plain[0]], [rule.keyed_plain(values) for values in plain[1]]
-    if None in keyed[0] or None in keyed[1]:
+    keyed_gold, keyed_predicted = _keyed_plainly(plain[0], rule), _keyed_plainly(plain[1], rule)
+    if keyed_gold is None or keyed_predicted is None:
         return None
-    verdict = judge_keyed(_RowsOnDemand(gold), _RowsOnDemand(predicted), keyed, rule)  # type: ignore[arg-type]
+    verdict = judge_keyed(_RowsOnDemand(gold), _RowsOnDemand(predicted), (keyed_gold, keyed_predicted), rule)
     return None if verdict is None else Decision("answerkey", True, verdict.reason, verdict)
+
+
+def _keyed_plainly(columns: Sequence[list[object]], rule: MatchRule) -> list[KeyedColumn] | None:
+    """``rule.keyed_plain`` of each column, or None if it refuses one."""
+    keyed = []
+    for values in columns:
+        column = rule.keyed_plain(values)
+        if column is None:
+            return None
+        keyed.append(column)
+    return keyed
 
 
 def _answerkey(item: _Item) -> Decision:
