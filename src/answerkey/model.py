@@ -252,6 +252,21 @@ def _whole_minutes(offset: _dt.timedelta | None) -> bool:
     return offset is None or not offset % _dt.timedelta(minutes=1)
 
 
+def _check_nanosecond(nanosecond: object) -> None:
+    if type(nanosecond) is not int or not 0 <= nanosecond <= 999:
+        raise ValueError(f"nanosecond must be an integer from 0 to 999, not {nanosecond!r}")
+
+
+def _hold(
+    instance: DateTime | Time, plain: _dt.datetime | _dt.time, offset: _dt.timedelta | None, seconds: int
+) -> None:
+    """Set a DateTime's or a Time's ``value`` (``plain``) and its ``moment``, from the whole
+    ``seconds`` since its origin (in UTC when it has an ``offset``)."""
+    object.__setattr__(instance, "value", plain)
+    moment = (seconds * 1_000_000 + plain.microsecond) * 1000 + instance.nanosecond
+    object.__setattr__(instance, "moment", (offset is not None, moment))
+
+
 @dataclass(frozen=True, slots=True)
 class DateTime:
     """A date and a time of day (SQL ``TIMESTAMP``, ``xsd:dateTime``), naive or with a UTC
@@ -286,8 +301,7 @@ class DateTime:
         value = self.value
         if not isinstance(value, _dt.datetime):
             raise TypeError(f"a DateTime holds a datetime, not {value!r}")
-        if type(self.nanosecond) is not int or not 0 <= self.nanosecond <= 999:
-            raise ValueError(f"nanosecond must be an integer from 0 to 999, not {self.nanosecond!r}")
+        _check_nanosecond(self.nanosecond)
         offset = value.utcoffset()
         if not _whole_minutes(offset):
             try:
@@ -305,12 +319,7 @@ class DateTime:
         seconds = plain.toordinal() * _SECONDS_PER_DAY + plain.hour * 3600 + plain.minute * 60 + plain.second
         if offset is not None:
             seconds -= int(offset.total_seconds())
-        object.__setattr__(self, "value", plain)
-        object.__setattr__(
-            self,
-            "moment",
-            (offset is not None, (seconds * 1_000_000 + plain.microsecond) * 1000 + self.nanosecond),
-        )
+        _hold(self, plain, offset, seconds)
 
     def __hash__(self) -> int:
         return hash(self.moment)
@@ -381,8 +390,7 @@ class Time:
         value = self.value
         if not isinstance(value, _dt.time):
             raise TypeError(f"a Time holds a time, not {value!r}")
-        if type(self.nanosecond) is not int or not 0 <= self.nanosecond <= 999:
-            raise ValueError(f"nanosecond must be an integer from 0 to 999, not {self.nanosecond!r}")
+        _check_nanosecond(self.nanosecond)
         offset = value.utcoffset()
         if value.tzinfo is not None and offset is None:
             raise ValueError(f"no CAS value for the time {value} in a time zone without a fixed UTC offset")
@@ -401,12 +409,7 @@ class Time:
         )
         if offset is not None:
             seconds = (seconds - int(offset.total_seconds())) % _SECONDS_PER_DAY
-        object.__setattr__(self, "value", plain)
-        object.__setattr__(
-            self,
-            "moment",
-            (offset is not None, (seconds * 1_000_000 + plain.microsecond) * 1000 + self.nanosecond),
-        )
+        _hold(self, plain, offset, seconds)
 
     def __hash__(self) -> int:
         return hash(self.moment)

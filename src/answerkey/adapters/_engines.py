@@ -15,6 +15,7 @@ import os
 import re
 import stat
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -24,7 +25,7 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
-from answerkey.adapters.sql import SCALAR_BYTES, db_id_problem, inside_root
+from answerkey.adapters.sql import SCALAR_BYTES, db_id_problem, inside_root, too_many_bytes, too_many_rows
 from answerkey.model import NIL, Boolean, Date, Number, String, Value, value_of
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "value_bytes",
     "engine_row",
     "engine_rows",
+    "LimitedRows",
     "interval_text",
     "Connections",
     "MAX_IDLE_CONNECTIONS",
@@ -258,6 +260,40 @@ def engine_rows(raw_rows: Sequence[Sequence[object]]) -> Iterable[tuple[tuple[Va
     fixed = SCALAR_BYTES * (len(columns) - len(variable))
     sizes = map(fixed.__add__, map(sum, zip(*variable))) if variable else repeat(fixed)
     return zip(zip(*columns), sizes)
+
+
+class LimitedRows:
+    """The typed rows of a result, kept batch by batch as a driver fetches them, within the
+    row and byte limits; ``converting`` is the time spent converting, which is not the
+    query's (a valid efficiency score compares query times).
+
+    >>> kept = LimitedRows(max_rows=2, max_result_bytes=100)
+    >>> kept.add([(1, "a")]), kept.add([(2, "b"), (3, "c")]), len(kept.rows)
+    (None, 'the query returned more than 2 rows', 2)
+    """
+
+    def __init__(self, max_rows: int, max_result_bytes: int) -> None:
+        self.max_rows = max_rows
+        self.max_result_bytes = max_result_bytes
+        self.rows: list[tuple[Value, ...]] = []
+        self.used = 0
+        self.converting = 0.0
+
+    def add(self, batch: Sequence[Sequence[object]]) -> str | None:
+        """Convert and keep the next rows: None, or the error of the first row past a limit."""
+        began = time.perf_counter()
+        try:
+            rows = self.rows
+            for row, size in engine_rows(batch):
+                if len(rows) == self.max_rows:
+                    return too_many_rows(self.max_rows)
+                self.used += size
+                if self.used > self.max_result_bytes:
+                    return too_many_bytes(self.max_result_bytes)
+                rows.append(row)
+            return None
+        finally:
+            self.converting += time.perf_counter() - began
 
 
 # Batches of fewer rows are converted row by row (a stream of one row at a time, say): the

@@ -40,7 +40,7 @@ from typing import Any
 from answerkey.adapters._engines import (
     Connections,
     Database,
-    engine_rows,
+    LimitedRows,
     file_databases,
     file_fingerprint,
 )
@@ -51,8 +51,6 @@ from answerkey.adapters.sql import (
     limits_problem,
     past_time_limit,
     query_problem,
-    too_many_bytes,
-    too_many_rows,
 )
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
@@ -175,24 +173,15 @@ class DuckDBEngine:
             started = time.perf_counter()
             connection.execute(query)
             columns = tuple(column[0] for column in connection.description or ())
-            rows: list[tuple[Any, ...]] = []
-            used = 0
-            max_rows, max_result_bytes = self.max_rows, self.max_result_bytes
-            converting = 0.0  # not the query's time: what a valid efficiency score compares excludes it
+            kept = LimitedRows(self.max_rows, self.max_result_bytes)
             # Millions of typed values, none garbage: the cyclic collector would walk all made
             # so far again and again (for a 1,000,000-row result, most of the time).
             with gc_paused():
                 while batch := connection.fetchmany(_BATCH):
-                    began = time.perf_counter()
-                    for row, size in engine_rows(batch):
-                        if len(rows) == max_rows:
-                            return QueryResult(error=too_many_rows(max_rows))
-                        used += size
-                        if used > max_result_bytes:
-                            return QueryResult(error=too_many_bytes(max_result_bytes))
-                        rows.append(row)
-                    converting += time.perf_counter() - began
-            seconds = time.perf_counter() - started - converting
+                    problem = kept.add(batch)
+                    if problem is not None:
+                        return QueryResult(error=problem)
+            seconds = time.perf_counter() - started - kept.converting
         except duckdb.Error as error:
             if expired.is_set():
                 return QueryResult(error=past_time_limit(self.timeout))
@@ -210,7 +199,7 @@ class DuckDBEngine:
         finally:
             if alarm is not None:
                 disarm_alarm(alarm)
-        return QueryResult(tuple(rows), columns, seconds=seconds)
+        return QueryResult(tuple(kept.rows), columns, seconds=seconds)
 
     def __repr__(self) -> str:
         return (

@@ -63,7 +63,7 @@ from functools import partial
 from itertools import islice
 from typing import Any
 
-from answerkey.adapters._engines import Connections, Database, NoDatabase, engine_rows
+from answerkey.adapters._engines import Connections, Database, LimitedRows, NoDatabase
 from answerkey.adapters.sql import (
     QueryResult,
     arm_alarm,
@@ -72,8 +72,6 @@ from answerkey.adapters.sql import (
     limits_problem,
     past_time_limit,
     query_problem,
-    too_many_bytes,
-    too_many_rows,
 )
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
@@ -558,28 +556,18 @@ class PostgreSQLEngine:
             if tolerant:
                 for name, loader in _tolerant_loaders(psycopg):
                     cursor.adapters.register_loader(name, loader)
-            rows: list[tuple[Any, ...]] = []
-            used = 0
-            max_rows, max_result_bytes = self.max_rows, self.max_result_bytes
+            kept = LimitedRows(self.max_rows, self.max_result_bytes)
             try:
-                converting = 0.0  # not the query's time: what a valid efficiency score compares excludes it
-                clock = time.perf_counter
                 # Millions of typed values, none garbage: the cyclic collector would walk all
                 # made so far again and again (for a 1,000,000-row result, most of the time).
                 # closing: a stream left at a limit is ended before the transaction is.
                 with gc_paused(), contextlib.closing(cursor.stream(query.encode("utf-8"), size=chunk)) as stream:
                     # The rows of each chunk the server sends, converted together.
                     while batch := list(islice(stream, chunk)):
-                        began = clock()
-                        for row, size in engine_rows(batch):
-                            if len(rows) == max_rows:
-                                return QueryResult(error=too_many_rows(max_rows))
-                            used += size
-                            if used > max_result_bytes:
-                                return QueryResult(error=too_many_bytes(max_result_bytes))
-                            rows.append(row)
-                        converting += clock() - began
-                seconds = clock() - started - converting
+                        problem = kept.add(batch)
+                        if problem is not None:
+                            return QueryResult(error=problem)
+                seconds = time.perf_counter() - started - kept.converting
                 columns = tuple(column.name for column in cursor.description or ())
             except psycopg.errors.QueryCanceled as error:
                 if expired.is_set() or "statement timeout" in str(error):
@@ -612,7 +600,7 @@ class PostgreSQLEngine:
                     connection.execute("ROLLBACK")
                 except psycopg.Error:
                     connection.close()
-        return QueryResult(tuple(rows), columns, seconds=seconds)
+        return QueryResult(tuple(kept.rows), columns, seconds=seconds)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)
