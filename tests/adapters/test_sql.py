@@ -188,17 +188,18 @@ def test_mixed_column_types_are_rows_not_a_relation(spider):
     assert Relation(result.rows[:1]) == Relation.from_rows([[1]])
 
 
-def _children() -> set[int]:
-    """The live (not zombie) child processes of this process, read from /proc."""
+def _children(parent: int | None = None) -> set[int]:
+    """The live (not zombie) child processes of ``parent`` (this process), read from /proc."""
+    parent = os.getpid() if parent is None else parent
     children = set()
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat") as file:
-                    state, parent = file.read().rsplit(")", 1)[1].split()[:2]
+                    state, of = file.read().rsplit(")", 1)[1].split()[:2]
             except OSError:
                 continue
-            if int(parent) == os.getpid() and state != "Z":
+            if int(of) == parent and state != "Z":
                 children.add(int(entry))
     return children
 
@@ -695,3 +696,45 @@ def _in_this_process(run):
             processes._unavailable, processes._idle = unavailable, idle
 
     return without_helpers
+
+
+ORPHANING = """
+import sys
+from answerkey.adapters.sql import run_query
+run_query(sys.argv[1], sys.argv[2], timeout=float("inf"))
+"""
+
+
+def _state(pid: int) -> str | None:
+    """A process's state letter (Z: ended, not yet reaped), None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+@pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
+def test_a_helper_ends_soon_after_its_process_is_killed(tmp_path):
+    """A helper running a query without a time limit ends within a second or so of the
+    process that started it being killed (which cannot close the requests pipe first)."""
+    database = _database(tmp_path / "d.sqlite")
+    owner = subprocess.Popen([sys.executable, "-c", ORPHANING, str(database), RUNAWAY])
+    try:
+        deadline = time.monotonic() + 30
+        helpers: list[int] = []
+        while not helpers and time.monotonic() < deadline:
+            time.sleep(0.05)
+            helpers = sorted(_children(owner.pid))
+        assert helpers, "the owner started no helper"
+        time.sleep(0.3)  # the helper is inside the query now
+        assert _state(helpers[0]) not in (None, "Z")
+        owner.kill()
+        owner.wait()
+        deadline = time.monotonic() + 5
+        while _state(helpers[0]) not in (None, "Z") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _state(helpers[0]) in (None, "Z")
+    finally:
+        owner.kill()
+        owner.wait()

@@ -27,9 +27,9 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   a thread running a query takes an idle helper or starts one (up to four idle ones are
   kept). Half a second past the deadline a helper still inside the query ends itself, a
   second past it this process kills it, and the next query starts another. A helper ends
-  when this process ends (its requests pipe closes; if it is running a query then, at the
-  latest half a second past that query's deadline) and ignores Ctrl-C, which is this
-  process's to handle. A helper sends the rows on as it reads them, in chunks, which this
+  when this process ends (its requests pipe closes; if it is running a query then, or this
+  process was killed, within half a second: it watches for it) and ignores Ctrl-C, which is
+  this process's to handle. A helper sends the rows on as it reads them, in chunks, which this
   process takes in while the helper reads on; time the helper spends waiting for this
   process to take a chunk is not the query's: it moves the deadline and is not counted in
   ``QueryResult.seconds``. A result keeps the values as SQLite gave them, by column
@@ -171,6 +171,10 @@ _END_GRACE = 0.5
 _KILL_GRACE = 1.0
 # The exit status of a helper that ended itself past a deadline (as timeout(1) exits).
 _EXIT_TIMEOUT = 124
+# A helper looks this often whether the process that started it is still there, and ends
+# itself with this status when it is not.
+_ORPHAN_POLL = 0.5
+_EXIT_ORPHANED = 125
 # A helper that has not started within this many seconds is killed (and queries run here).
 _START_WAIT = 30.0
 # Idle helpers kept for reuse; the rest are ended when their query is answered.
@@ -1199,6 +1203,9 @@ def serve_queries() -> None:
     """The main loop of a helper process: answer the query requests on stdin, one at a time,
     on stdout, until stdin ends. Started by this module (``python -c``); not for other use."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_end_when_orphaned, args=(os.getppid(),), name="answerkey-orphan-watch", daemon=True
+    ).start()
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the replies
     try:
@@ -1218,6 +1225,14 @@ def serve_queries() -> None:
             _send(replies, marshal.dumps((columns, [], error, seconds), _MARSHAL_VERSION))
     except BrokenPipeError:
         pass  # the process that started this one has ended
+
+
+def _end_when_orphaned(parent: int) -> None:
+    """In a helper: end it once the process that started it has ended (killed, say, where it
+    could not close the requests pipe), even inside a query without a time limit."""
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_POLL)
+    os._exit(_EXIT_ORPHANED)
 
 
 def _message(rows: list[tuple[object, ...]] | None) -> bytes:
