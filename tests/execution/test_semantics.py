@@ -1202,16 +1202,18 @@ def gold_and_prediction(draw):
     columns permuted, rows shuffled, some duplicated, an extra column, or values changed,
     a real moved within or past the tolerance."""
     width = draw(st.integers(1, 4))
-    kinds = draw(st.lists(st.sampled_from(["int", "real", "text"]), min_size=width, max_size=width))
+    kinds = draw(st.lists(st.sampled_from(["int", "real", "text", "blob", "inf"]), min_size=width, max_size=width))
     cell = {
         "int": st.one_of(st.integers(-3, 3), st.none()),
-        "real": st.one_of(st.sampled_from([0.5, 1.0, 2.25, -0.0, 1e300, 2.0**60, 1e-3]), st.none()),
+        "real": st.one_of(st.sampled_from([0.5, 1.0, 2.25, -0.0, 1e300, 2.0**60, 1e-3, math.inf]), st.none()),
         "text": st.one_of(st.sampled_from(["a", "b", "c"]), st.none()),
+        "blob": st.one_of(st.sampled_from([b"a", b"\x00"]), st.none()),
+        "inf": st.one_of(st.sampled_from([math.inf, -math.inf]), st.none()),
     }
     gold = draw(st.lists(st.tuples(*[cell[k] for k in kinds]), min_size=1, max_size=8))
     order = draw(st.permutations(range(width)))
     predicted = [tuple(row[j] for j in order) for row in draw(st.permutations(gold))]
-    change = draw(st.sampled_from(["none", "duplicate", "extra", "value", "nudge", "drop"]))
+    change = draw(st.sampled_from(["none", "duplicate", "extra", "value", "nudge", "drop", "spell"]))
     if change == "duplicate":
         predicted.append(draw(st.sampled_from(predicted)))
     elif change == "extra":
@@ -1222,29 +1224,58 @@ def gold_and_prediction(draw):
         value = predicted[row][column]
         if change == "nudge" and isinstance(value, float):
             value = value * draw(st.sampled_from([1.00001, 1.001]))
-        elif kinds[order[column]] == "text":
-            value = draw(cell["text"])
         else:
             value = draw(cell[kinds[order[column]]])
         predicted[row] = predicted[row][:column] + (value,) + predicted[row][column + 1 :]
     elif change == "drop" and len(predicted) > 1:
         predicted.pop()
+    elif change == "spell":  # a column of blobs or infinities as the text the model gives them
+        column = draw(st.integers(0, width - 1))
+        predicted = [row[:column] + (_spelled(row[column]),) + row[column + 1 :] for row in predicted]
     return gold, predicted
 
 
 @given(gold_and_prediction(), st.sampled_from(["SELECT * FROM t", "SELECT * FROM t ORDER BY 1"]))
 def test_driver_values_decide_as_typed_rows(pair, gold_sql):
-    """The answerkey decision on results read from SQLite (judged from their driver values
-    where that can decide) is the decision on the same results as typed rows: verdict,
-    reason and mapping."""
+    """Every semantics decides on results read from SQLite (from their driver values where
+    those can decide) as on the same results as typed rows, alone and all together: verdict
+    and reason (or the error of a gold it cannot judge), and for answerkey the mapping and
+    the explanation."""
     gold, predicted = pair
-    plain_gold, typed_gold = _plain_and_typed(gold, len(gold[0]))
-    plain_predicted, typed_predicted = _plain_and_typed(predicted, len(predicted[0]))
-    mine = decide("answerkey", plain_gold, plain_predicted, gold_sql=gold_sql)
-    theirs = decide("answerkey", typed_gold, typed_predicted, gold_sql=gold_sql)
-    assert (mine.correct, mine.reason) == (theirs.correct, theirs.reason)
-    assert mine.verdict.mapping == theirs.verdict.mapping
-    assert mine.verdict.explain() == theirs.verdict.explain()
+
+    def results(typed: bool) -> tuple[QueryResult, QueryResult]:
+        return _plain_and_typed(gold, len(gold[0]))[typed], _plain_and_typed(predicted, len(predicted[0]))[typed]
+
+    for name in SEMANTICS:
+        assert _decided(name, *results(False), gold_sql) == _decided(name, *results(True), gold_sql), name
+    mine, theirs = _decided(None, *results(False), gold_sql), _decided(None, *results(True), gold_sql)
+    assert mine == theirs
+    if not isinstance(theirs, str):
+        assert mine["answerkey"][2] == theirs["answerkey"][2]
+
+
+def _spelled(value):
+    if isinstance(value, bytes):
+        return f"X'{value.hex().upper()}'"
+    if isinstance(value, float) and math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    return value
+
+
+def _decided(semantics, gold, predicted, gold_sql):
+    """The decision of one semantics (every one's: None) as (verdict, reason, the answerkey
+    verdict's mapping and explanation), or the error of a gold it cannot judge."""
+    try:
+        if semantics is not None:
+            return _described(decide(semantics, gold, predicted, gold_sql=gold_sql))
+        return {name: _described(d) for name, d in decide_all(gold, predicted, gold_sql=gold_sql).items()}
+    except ValueError as error:
+        return str(error)
+
+
+def _described(decision):
+    verdict = decision.verdict
+    return decision.correct, decision.reason, verdict and (verdict.mapping, verdict.explain()), decision.explanation
 
 
 def test_a_correct_prediction_is_decided_without_typed_values():

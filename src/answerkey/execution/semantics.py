@@ -190,7 +190,29 @@ def driver_value(value: Value) -> object:
 
 
 def _driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
+    """``driver_value`` of each typed value of the result's rows: its driver values as they
+    are where typing them and back changes none (no blob, no infinity), which spares making
+    the typed values."""
+    plain = result.driver_columns
+    if plain is not None and all(map(_kept_by_typing, plain)):
+        return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
+
+
+# The types of the driver values that driver_value gives back from their typed values (floats
+# when finite: an infinity becomes the text "Inf", NaN becomes NULL).
+_KEPT_BY_TYPING = frozenset({type(None), int, float, str})
+
+
+def _kept_by_typing(values: Sequence[object]) -> bool:
+    kinds = set(map(type, values))
+    if not kinds <= _KEPT_BY_TYPING:
+        return False
+    return float not in kinds or all(map(math.isfinite, _floats(values, kinds)))
+
+
+def _floats(values: Sequence[object], kinds: set[type]) -> Iterable[float]:
+    return values if kinds == {float} else [value for value in values if isinstance(value, float)]  # type: ignore[return-value]
 
 
 def _width(result: QueryResult) -> int:
