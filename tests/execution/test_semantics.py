@@ -1309,3 +1309,24 @@ def test_reals_within_the_tolerance_are_decided_from_typed_values():
     wrong, _ = _plain_and_typed([(2, 250.0), (1, 100.0)], 2)
     decision = decide("answerkey", gold, wrong, gold_sql="SELECT * FROM t")
     assert not decision.correct and "(2 200.0)" in decision.verdict.explain()
+
+
+@pytest.mark.parametrize(
+    "gold, predicted, reason",
+    [
+        # Each column has its one counterpart, but the rows do not agree under that pairing.
+        (
+            [(1, "a"), (2, "b")],
+            [("b", 1), ("a", 2)],
+            "no permutation of the prediction's columns gives the gold's bag of rows",
+        ),
+        # Both gold columns have only the same predicted column as counterpart.
+        ([(1, 1)], [(1, 2)], "no permutation of the prediction's columns gives the gold's bag of rows"),
+        ([(1, "a"), (2, "b")], [("b", 2), ("a", 1)], "same bag of rows with columns permuted"),
+    ],
+)
+def test_test_suite_with_one_candidate_column_each(gold, predicted, reason):
+    """Where each gold column agrees with one predicted column only, that one permutation
+    decides: the whole rows must agree under it."""
+    decision = decide("test-suite", result(gold), result(predicted), gold_sql="SELECT a, b FROM t")
+    assert (decision.correct, decision.reason) == (reason.startswith("same"), reason)

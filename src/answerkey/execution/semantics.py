@@ -560,6 +560,11 @@ def _permutation(
     options = [by_signature.get(signature(column), []) for column in gold_columns]
     if any(not option for option in options):
         return None
+    if all(len(option) == 1 for option in options):
+        # One permutation at most: only the whole rows need comparing.
+        only = tuple(option[0] for option in options)
+        agreeing = len(set(only)) == width and collect(_projection(predicted_columns, only)) == target
+        return only if agreeing else None
     prefixes: dict[int, Any] = {}  # the gold's first columns, gathered when a search gets there
     chosen: list[int] = []
     used = [False] * width
