@@ -511,9 +511,9 @@ class _Evaluator:
     ) -> dict[str, float | None]:
         wanted = [name for name in names if name in TABLE_METRICS and (ordered or name not in ORDER_METRICS)]
         values: dict[str, float | None] = _zeros(names, ordered)
-        values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
-        if SOFT_F1 in names:
+        if SOFT_F1 in names:  # first: it reads the results' driver values, which typed rows replace
             values[SOFT_F1] = soft_f1(gold, predicted)
+        values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 
     def _disagreement(

@@ -747,7 +747,19 @@ def _answerkey(item: _Item) -> Decision:
 
 def _sorted_row(row: tuple[object, ...]) -> tuple[object, ...]:
     # test-suite's first check sorts each row's values by their text and type name.
-    return tuple(sorted(row, key=lambda value: str(value) + str(type(value))))
+    return tuple(sorted(row, key=_text_and_type))
+
+
+def _text_and_type(value: object) -> str:
+    kind = type(value)
+    name = _TYPE_TEXTS.get(kind)
+    if name is None:
+        name = _TYPE_TEXTS[kind] = str(kind)
+    return str(value) + name
+
+
+# str(type(value)) of each type met, made once ("<class 'int'>").
+_TYPE_TEXTS: dict[type, str] = {}
 
 
 def _rows_and_columns(gold_count: int, predicted_count: int, gold_width: int, predicted_width: int) -> str | None:
