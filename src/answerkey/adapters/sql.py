@@ -769,7 +769,7 @@ class _TypedRows:
 
 
 def _execute(request: _Request, *, isolated: bool, send: _Sink | None = None) -> _Reply:
-    """Run a request in this process: the rows (as SQLite gives them, by column) or the error.
+    """Run a request in this process: the rows (as SQLite gives them) or the error.
 
     ``isolated`` when this process is a helper: SQLite's heap is then capped (a cap is
     process-wide) and the process ends itself if the query is still running just past its
