@@ -10,13 +10,14 @@ written at the top of tests/answers/test_run.py::
     server.reply_to("slow question", "1\\t1\\t1\\tok", delay=5)   # beyond the judge's timeout
     server.reply_to("broken question", "", status=500)
     server.reply_to("garbled question", b"not json")              # bytes: the body as given
+    server.reply_to("flaky question", "", status=503, times=2)    # twice, then the next rule
     ...
     server.close()
 """
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -26,13 +27,16 @@ class Reply:
     ``content`` as the body when it is bytes; with HTTP ``status``, after ``delay`` seconds.
     ``raw`` replaces the whole HTTP response (status line included) with its bytes.
     ``gate``, a ``threading.Barrier``, holds the reply until that many requests wait at it
-    (an HTTP 503 if they never do)."""
+    (an HTTP 503 if they never do). ``headers`` are sent with it; ``times``, when set, is how
+    many requests it answers before the rules after it take over."""
 
     content: str | bytes = "2\t2\t2\tThe two answers make the same two claims."
     status: int = 200
     delay: float = 0.0
     raw: bytes | None = None
     gate: threading.Barrier | None = None
+    headers: dict = field(default_factory=dict)
+    times: int | None = None
 
 
 class StubServer:
@@ -43,6 +47,7 @@ class StubServer:
         self.rules = []
         self.default = Reply()
         self.requests = []
+        self.lock = threading.Lock()
         self.closing = threading.Event()  # wakes replies still waiting out their delay
         stub = self
 
@@ -71,6 +76,8 @@ class StubServer:
                 )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
@@ -93,8 +100,14 @@ class StubServer:
         self.rules.append((marker, Reply(content, **options)))
 
     def reply_for(self, prompt):
-        """The reply to a prompt."""
-        return next((reply for marker, reply in self.rules if marker in prompt), self.default)
+        """The reply to a prompt (a reply given ``times`` times already is passed over)."""
+        with self.lock:
+            for marker, reply in self.rules:
+                if marker in prompt and reply.times != 0:
+                    if reply.times is not None:
+                        reply.times -= 1
+                    return reply
+        return self.default
 
     def prompts(self):
         """The prompt of each request received, in order."""

@@ -66,7 +66,7 @@ def judged():
     """TABLE judged once (the slow row waits out the timeout), with the stub that judged it."""
     server = serve_table_replies()
     try:
-        judge = AnswerJudge(url=server.url, model="stub-model", timeout=0.5)
+        judge = AnswerJudge(url=server.url, model="stub-model", timeout=0.5, retries=0)
         yield judge_table(read_table(TABLE, "in.tsv"), judge), server
     finally:
         server.close()

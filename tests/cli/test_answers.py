@@ -40,6 +40,7 @@ def stub(monkeypatch):
     monkeypatch.setenv("ANSWERKEY_JUDGE_MODEL", "stub-model")
     monkeypatch.delenv("ANSWERKEY_JUDGE_API_KEY", raising=False)
     monkeypatch.delenv("ANSWERKEY_JUDGE_TIMEOUT", raising=False)
+    monkeypatch.setenv("ANSWERKEY_JUDGE_RETRIES", "0")  # failures are answered at once here
     yield server
     server.close()
 
@@ -277,6 +278,32 @@ def test_help_names_the_columns_and_the_settings(run_cli):
         "ANSWERKEY_JUDGE_MODEL",
         "ANSWERKEY_JUDGE_API_KEY",
         "ANSWERKEY_JUDGE_TIMEOUT",
+        "ANSWERKEY_JUDGE_RETRIES",
         "Exit status: 0",
     ):
         assert needed in text
+
+
+def test_a_failure_that_passes_is_tried_again(run_cli, stub, monkeypatch, tmp_path):
+    """By default a rate-limited row is asked again (after the Retry-After the endpoint gives)
+    and judged; the output is the bundled example's, with one more request."""
+    monkeypatch.delenv("ANSWERKEY_JUDGE_RETRIES")
+    stub.rules.insert(
+        0, ("capital of Australia", stub_server.Reply("", status=429, headers={"Retry-After": "0"}, times=1))
+    )
+    output = tmp_path / "judged.tsv"
+    result = run_cli("answers", "-i", EXAMPLE, "-o", output, "-q")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert output.read_bytes().decode() == EXAMPLE_OUTPUT
+    assert len(stub.requests) == 5
+
+
+@pytest.mark.parametrize("value", ["11", "two"])
+def test_a_bad_retry_count_is_trouble(run_cli, stub, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("ANSWERKEY_JUDGE_RETRIES", value)
+    result = run_cli("answers", "-i", EXAMPLE, "-o", tmp_path / "out.tsv")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"ANSWERKEY_JUDGE_RETRIES must be a whole number from 0 to 10, not {value!r}\n",
+    )
+    assert stub.requests == []

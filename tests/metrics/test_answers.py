@@ -121,7 +121,7 @@ def test_failures_become_error_keys(stub, correctness, relevance, expected):
     stub.rules.clear()
     stub.reply_to(CORRECTNESS, **correctness)
     stub.default = stub_server.Reply(**relevance)
-    [result] = run_evaluation(REFERENCE, RESPONSE, answer_judge=AnswerJudge(url=stub.url, timeout=5))
+    [result] = run_evaluation(REFERENCE, RESPONSE, answer_judge=AnswerJudge(url=stub.url, timeout=5, retries=0))
     assert {key: value for key, value in result.items() if key.startswith("answer_")} == expected
     assert result["steps_score"] == 1.0
 
@@ -150,7 +150,7 @@ def test_hostile_or_slow_replies_are_errors_not_exceptions(stub, reply, error):
     """Whatever the endpoint does, the judgement is an error with a reason, never an exception."""
     stub.rules.clear()
     stub.default = reply
-    judge = AnswerJudge(url=stub.url, timeout=0.5)
+    judge = AnswerJudge(url=stub.url, timeout=0.5, retries=0)
     assert judge.judge_correctness("Q", "R", "A") == Correctness(error=error)
     assert judge.relevance("Q", "A") == {"answer_relevance_error": error}
 
@@ -192,7 +192,7 @@ def test_unreachable_endpoint():
     stub = stub_server.StubServer()
     url = stub.url
     stub.close()
-    result = AnswerJudge(url=url, timeout=2).relevance("Q", "A")
+    result = AnswerJudge(url=url, timeout=2, retries=0).relevance("Q", "A")
     assert result["answer_relevance_error"].startswith("the judge endpoint could not be reached")
 
 
@@ -239,3 +239,82 @@ def test_a_url_http_client_refuses_is_an_error_not_an_exception():
     """A port that is not a number: the row's error asks whether the URL is valid (no request is possible)."""
     judgement = AnswerJudge(url="http://127.0.0.1:port/v1", timeout=1).judge_correctness("Q", "R", "A")
     assert judgement == Correctness(error="the request could not be sent: is ANSWERKEY_JUDGE_URL a valid URL?")
+
+
+# ------------------------------------------------------------------ calls made again
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """The waits between attempts, recorded instead of slept."""
+    from answerkey.metrics import answers
+
+    waited = []
+    monkeypatch.setattr(answers, "_sleep", waited.append)
+    return waited
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 503])
+def test_a_failure_that_may_pass_is_tried_again(stub, waits, status):
+    """Rate limits, time-outs, conflicts and server errors: asked again after 0.5 s, then 1 s;
+    the third attempt answers."""
+    stub.rules.clear()
+    stub.reply_to("Q-flaky", "", status=status, times=2)
+    stub.reply_to("Q-flaky", "2\t2\t2\tok")
+    judgement = AnswerJudge(url=stub.url, timeout=5).judge_correctness("Q-flaky", "R", "A")
+    assert judgement == Correctness(2, 2, 2, "ok")
+    assert (len(stub.requests), waits) == (3, [0.5, 1.0])
+
+
+def test_retry_after_is_followed_and_the_last_failure_says_how_many_attempts(stub, waits):
+    """The endpoint's Retry-After (seconds, at most a minute; a date is not followed) sets the
+    wait; after the retries, the error says how many attempts were made."""
+    stub.rules.clear()
+    stub.default = stub_server.Reply("", status=429, headers={"Retry-After": "7"})
+    judge = AnswerJudge(url=stub.url, timeout=5, retries=3)
+    assert judge.judge_correctness("Q", "R", "A") == Correctness(
+        error="the judge endpoint answered HTTP 429 (4 attempts)"
+    )
+    assert waits == [7.0, 7.0, 7.0]
+    waits.clear()
+    stub.default = stub_server.Reply("", status=503, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
+    assert judge.relevance("Q", "A") == {"answer_relevance_error": "the judge endpoint answered HTTP 503 (4 attempts)"}
+    assert waits == [0.5, 1.0, 2.0]
+
+
+def test_other_failures_are_not_tried_again(stub, waits):
+    """A refused key or a bad request (4xx), a reply that is not a chat completion: one attempt."""
+    stub.rules.clear()
+    for reply, error in [
+        (stub_server.Reply("", status=401), "the judge endpoint answered HTTP 401"),
+        (stub_server.Reply("", status=400), "the judge endpoint answered HTTP 400"),
+        (stub_server.Reply(b"not json"), "the judge endpoint's reply is not a chat completion"),
+    ]:
+        stub.requests.clear()
+        stub.default = reply
+        assert AnswerJudge(url=stub.url, timeout=5).judge_correctness("Q", "R", "A") == Correctness(error=error)
+        assert len(stub.requests) == 1
+    assert waits == []
+
+
+def test_a_reply_too_slow_once_is_asked_again(stub, waits):
+    """No reply within the timeout is a failure that may pass: the second attempt answers."""
+    stub.rules.clear()
+    stub.reply_to("Q-slow-once", "1\t1\t1\tlate", delay=3, times=1)
+    stub.reply_to("Q-slow-once", "1\t1\t1\tin time")
+    judgement = AnswerJudge(url=stub.url, timeout=0.5).judge_correctness("Q-slow-once", "R", "A")
+    assert judgement == Correctness(1, 1, 1, "in time")
+    assert waits == [0.5]
+
+
+@pytest.mark.parametrize("text, retries", [("0", 0), ("5", 5), ("", 2), (" 10 ", 10)])
+def test_retries_from_the_environment(text, retries):
+    judge = AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_RETRIES": text})
+    assert judge.retries == retries
+
+
+@pytest.mark.parametrize("text", ["11", "-1", "two", "1.5", "9999"])
+def test_retries_must_be_a_small_whole_number(text):
+    with pytest.raises(ValueError) as caught:
+        AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_RETRIES": text})
+    assert str(caught.value) == f"ANSWERKEY_JUDGE_RETRIES must be a whole number from 0 to 10, not {text.strip()!r}"

@@ -6,7 +6,11 @@ The endpoint is set by environment variables:
 - ``ANSWERKEY_JUDGE_URL``: the API base, e.g. ``https://api.openai.com/v1`` (required);
 - ``ANSWERKEY_JUDGE_MODEL``: the model name (default ``gpt-4o-mini``, graphrag-eval's);
 - ``ANSWERKEY_JUDGE_API_KEY``: sent as a bearer token when set;
-- ``ANSWERKEY_JUDGE_TIMEOUT``: seconds per request (default 60).
+- ``ANSWERKEY_JUDGE_TIMEOUT``: seconds per request (default 60);
+- ``ANSWERKEY_JUDGE_RETRIES``: how many times a call is made again after a failure that may
+  pass (default 2, as the OpenAI client graphrag-eval uses: a rate limit or time-out reply,
+  408, 409, 429 or 5xx; no reply in time; no connection), after the ``Retry-After`` the
+  endpoint asks for (at most a minute) or 0.5 s, then 1, 2, 4, 8 s.
 
 Correctness asks for the number of claims in the reference answer, in the actual answer and
 matching, as graphrag-eval's prompt does, and derives ``answer_recall``,
@@ -28,21 +32,34 @@ import http.client
 import json
 import math
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "parse_claim_counts"]
+__all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "DEFAULT_RETRIES", "parse_claim_counts"]
 
 ENVIRONMENT = {
     "url": "ANSWERKEY_JUDGE_URL",
     "model": "ANSWERKEY_JUDGE_MODEL",
     "api_key": "ANSWERKEY_JUDGE_API_KEY",
     "timeout": "ANSWERKEY_JUDGE_TIMEOUT",
+    "retries": "ANSWERKEY_JUDGE_RETRIES",
 }
 _MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+DEFAULT_RETRIES = 2
+_MAX_RETRIES = 10
+# HTTP statuses after which a call is made again (the OpenAI client's): the request timed out,
+# a conflict, a rate limit; and every server error (500 and above).
+_RETRIED_STATUSES = frozenset({408, 409, 429})
+# Waits between attempts: the first, doubled each time up to the longest; a Retry-After the
+# endpoint sends is followed up to its own longest.
+_FIRST_WAIT = 0.5
+_LONGEST_WAIT = 8.0
+_LONGEST_RETRY_AFTER = 60.0
+_sleep = time.sleep  # replaced in tests that count the waits
 
 CORRECTNESS_PROMPT = """\
 You compare a candidate answer with a reference answer to a question.
@@ -139,6 +156,29 @@ class Correctness:
         }
 
 
+class _Passing(RuntimeError):
+    """A failed call that may pass if made again; ``retry_after``: the seconds the endpoint
+    asked to wait, if it did."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _retry_after(value: str | None) -> float | None:
+    """The seconds of a ``Retry-After`` header given in seconds (at most a minute); None for
+    none, or a date.
+
+    >>> _retry_after("2"), _retry_after("600"), _retry_after("Wed, 21 Oct 2015 07:28:00 GMT")
+    (2.0, 60.0, None)
+    """
+    try:
+        seconds = float(value) if value is not None else math.nan
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), _LONGEST_RETRY_AFTER) if math.isfinite(seconds) else None
+
+
 @dataclass(frozen=True)
 class AnswerJudge:
     """A client for an OpenAI-compatible chat-completions endpoint (standard library only)."""
@@ -147,6 +187,7 @@ class AnswerJudge:
     model: str = "gpt-4o-mini"
     api_key: str | None = field(default=None, repr=False)  # a secret: never shown
     timeout: float = 60.0
+    retries: int = DEFAULT_RETRIES
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
@@ -156,6 +197,10 @@ class AnswerJudge:
             raise ValueError(f"{ENVIRONMENT['api_key']} must be printable ASCII, without spaces around it")
         if not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds above 0, not {self.timeout:g}")
+        if type(self.retries) is not int or not 0 <= self.retries <= _MAX_RETRIES:
+            raise ValueError(
+                f"{ENVIRONMENT['retries']} must be a whole number from 0 to {_MAX_RETRIES}, not {self.retries!r}"
+            )
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> AnswerJudge | None:
@@ -171,15 +216,39 @@ class AnswerJudge:
             timeout = math.nan
         if not (math.isfinite(timeout) and timeout > 0):
             raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds above 0, not {timeout_text!r}")
+        retries_text = environ.get(ENVIRONMENT["retries"], "").strip()
+        retries = DEFAULT_RETRIES
+        if retries_text:
+            whole = retries_text.isascii() and retries_text.isdigit() and len(retries_text) <= 3
+            if not whole or int(retries_text) > _MAX_RETRIES:
+                raise ValueError(
+                    f"{ENVIRONMENT['retries']} must be a whole number from 0 to {_MAX_RETRIES}, not {retries_text!r}"
+                )
+            retries = int(retries_text)
         return cls(
             url=url,
             model=environ.get(ENVIRONMENT["model"], "").strip() or "gpt-4o-mini",
             api_key=environ.get(ENVIRONMENT["api_key"], "").strip() or None,
             timeout=timeout,
+            retries=retries,
         )
 
     def complete(self, prompt: str) -> str:
-        """The model's reply to one user message (``RuntimeError`` if the call fails)."""
+        """The model's reply to one user message (``RuntimeError`` if the call fails, after
+        ``retries`` more attempts where the failure may pass)."""
+        for attempt in range(self.retries + 1):
+            try:
+                return self._attempt(prompt)
+            except _Passing as failure:
+                if attempt == self.retries:
+                    tries = f" ({attempt + 1} attempts)" if attempt else ""
+                    raise RuntimeError(f"{failure}{tries}") from None
+                wait = failure.retry_after
+                _sleep(min(_FIRST_WAIT * 2**attempt, _LONGEST_WAIT) if wait is None else wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _attempt(self, prompt: str) -> str:
+        """One call: the reply, ``_Passing`` for a failure that may pass, else ``RuntimeError``."""
         body = json.dumps(
             {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
         ).encode("utf-8")
@@ -193,12 +262,15 @@ class AnswerJudge:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 raw = response.read(_MAX_RESPONSE_BYTES + 1)
         except urllib.error.HTTPError as error:
-            raise RuntimeError(f"the judge endpoint answered HTTP {error.code}") from None
+            message = f"the judge endpoint answered HTTP {error.code}"
+            if error.code in _RETRIED_STATUSES or error.code >= 500:
+                raise _Passing(message, _retry_after(error.headers.get("Retry-After"))) from None
+            raise RuntimeError(message) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             if isinstance(reason, TimeoutError):
-                raise RuntimeError(f"the judge endpoint did not answer within {self.timeout:g} seconds") from None
-            raise RuntimeError(f"the judge endpoint could not be reached: {reason}") from None
+                raise _Passing(f"the judge endpoint did not answer within {self.timeout:g} seconds") from None
+            raise _Passing(f"the judge endpoint could not be reached: {reason}") from None
         except (ValueError, http.client.InvalidURL):
             # A URL or header http.client refuses; its words may quote the key, so they are not shown.
             raise RuntimeError(f"the request could not be sent: is {ENVIRONMENT['url']} a valid URL?") from None
