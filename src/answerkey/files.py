@@ -34,6 +34,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -72,6 +73,7 @@ __all__ = [
     "write_output",
     "output_stream",
     "OUTPUT_SUFFIXES",
+    "write_entry",
 ]
 
 STDIN = "<stdin>"
@@ -1055,3 +1057,43 @@ def write_output(path: str | os.PathLike[str], content: str | bytes) -> None:
     data = content.encode("utf-8") if isinstance(content, str) else content
     with output_stream(path) as stream:
         stream.write(data)
+
+
+# A cache entry's temporary file starts with a dot and ends so: never an entry's name, never read.
+_ENTRY_TEMPORARY_SUFFIX = ".tmp"
+
+
+def write_entry(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, creating its directory when missing: into a
+    temporary file of a unique name beside it (``.<name>.<pid>-<random hex>.tmp``, unique
+    across the machines sharing a directory), renamed over ``path``; the temporary is removed
+    when anything fails, and the ``OSError`` raised. A reader sees the old entry, the new one
+    or none, never part of one.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ab", "abc.json")
+    >>> write_entry(path, b"{}"); open(path).read(), os.listdir(os.path.dirname(path))
+    ('{}', ['abc.json'])
+    """
+    # No fsync, unlike write_output (whose outputs are the user's reports): a flush to the
+    # disk costs a millisecond or more per entry, most of what filling a cache cost. Without
+    # it, a process killed mid-write still leaves no partial entry (the rename is atomic);
+    # only a crash of the machine may leave an entry empty or cut short, which the caches'
+    # readers refuse (it must parse, be of their format and hold its own key) and compute
+    # again: an entry lost is only recomputed.
+    directory, name = os.path.split(path)
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{_ENTRY_TEMPORARY_SUFFIX}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(temporary, flags, 0o666)  # 0o666 less the umask, as for any new file
+    except FileNotFoundError:
+        os.makedirs(directory, exist_ok=True)
+        descriptor = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

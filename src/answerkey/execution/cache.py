@@ -34,16 +34,15 @@ be written is a warning too: a cache never changes a verdict.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import secrets
 from dataclasses import asdict, dataclass
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
+from answerkey.files import write_entry
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.model import NIL, Boolean, Number, Relation, String, Value
@@ -54,8 +53,6 @@ __all__ = ["CACHE_FORMAT", "CacheKey", "ResultCache", "encode_value", "decode_va
 CACHE_FORMAT = 1
 _NUMBER_START = frozenset("+-.0123456789")
 _DATE_LIKE = re.compile(r"\d{4}-")
-# Temporary files start with a dot and end so: never an entry's name, never read.
-_TEMPORARY_SUFFIX = ".tmp"
 
 
 @dataclass(frozen=True)
@@ -124,42 +121,6 @@ def decode_value(text: str) -> Value:
     if isinstance(value, String):
         raise ValueError(f"not a quoted string: {text!r}")  # CAS reads bare words as strings; entries quote them
     return value
-
-
-def write_entry(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically, creating its directory when missing: into a
-    temporary file of a unique name beside it (``.<name>.<pid>-<random hex>.tmp``, unique
-    across the machines sharing a directory), renamed over ``path``; the temporary is removed
-    when anything fails, and the ``OSError`` raised. A reader sees the old entry, the new one
-    or none, never part of one.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "ab", "abc.json")
-    >>> write_entry(path, b"{}"); open(path).read(), os.listdir(os.path.dirname(path))
-    ('{}', ['abc.json'])
-    """
-    # No fsync, unlike answerkey.files.write_output (whose outputs are the user's reports): a
-    # flush to the disk costs a millisecond or more per entry, most of what filling a cache
-    # cost. Without it, a process killed mid-write still leaves no partial entry (the rename
-    # is atomic); only a crash of the machine may leave an entry empty or cut short, which
-    # get() refuses (it must parse, be of this format and hold its own key) and runs again:
-    # an entry lost is only recomputed.
-    directory, name = os.path.split(path)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{_TEMPORARY_SUFFIX}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    try:
-        descriptor = os.open(temporary, flags, 0o666)  # 0o666 less the umask, as for any new file
-    except FileNotFoundError:
-        os.makedirs(directory, exist_ok=True)
-        descriptor = os.open(temporary, flags, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 class ResultCache:
