@@ -41,6 +41,7 @@ def stub(monkeypatch):
     monkeypatch.delenv("ANSWERKEY_JUDGE_API_KEY", raising=False)
     monkeypatch.delenv("ANSWERKEY_JUDGE_TIMEOUT", raising=False)
     monkeypatch.setenv("ANSWERKEY_JUDGE_RETRIES", "0")  # failures are answered at once here
+    monkeypatch.delenv("ANSWERKEY_JUDGE_CACHE", raising=False)
     yield server
     server.close()
 
@@ -279,6 +280,7 @@ def test_help_names_the_columns_and_the_settings(run_cli):
         "ANSWERKEY_JUDGE_API_KEY",
         "ANSWERKEY_JUDGE_TIMEOUT",
         "ANSWERKEY_JUDGE_RETRIES",
+        "ANSWERKEY_JUDGE_CACHE",
         "Exit status: 0",
     ):
         assert needed in text
@@ -307,3 +309,19 @@ def test_a_bad_retry_count_is_trouble(run_cli, stub, monkeypatch, tmp_path, valu
         f"ANSWERKEY_JUDGE_RETRIES must be a whole number from 0 to 10, not {value!r}\n",
     )
     assert stub.requests == []
+
+
+def test_a_run_again_with_the_cache_asks_nothing(run_cli, stub, monkeypatch, tmp_path):
+    """ANSWERKEY_JUDGE_CACHE: a second run reads every reply back, sends no request and writes
+    the same output; a row whose call failed is asked again."""
+    monkeypatch.setenv("ANSWERKEY_JUDGE_CACHE", str(tmp_path / "replies"))
+    stub.rules.insert(0, ("moons", stub_server.Reply("", status=500, times=1)))
+    first = run_cli("answers", "-i", EXAMPLE, "-o", tmp_path / "first.tsv", "-q")
+    assert first.exit_code == 0 and "the judge endpoint answered HTTP 500" in first.stderr
+    assert len(stub.requests) == 4
+    again = run_cli("answers", "-i", EXAMPLE, "-o", tmp_path / "again.tsv", "-q")
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert len(stub.requests) == 5  # only the row that had failed
+    assert (tmp_path / "again.tsv").read_bytes().decode() == EXAMPLE_OUTPUT
+    third = run_cli("answers", "-i", EXAMPLE, "-o", tmp_path / "third.tsv", "-q")
+    assert third.exit_code == 0 and len(stub.requests) == 5

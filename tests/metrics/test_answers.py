@@ -2,6 +2,7 @@
 (tests/answers/stub_server.py)."""
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -318,3 +319,59 @@ def test_retries_must_be_a_small_whole_number(text):
     with pytest.raises(ValueError) as caught:
         AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_RETRIES": text})
     assert str(caught.value) == f"ANSWERKEY_JUDGE_RETRIES must be a whole number from 0 to 10, not {text.strip()!r}"
+
+
+# ------------------------------------------------------------------ replies kept in a cache
+
+
+def test_replies_are_kept_and_read_back(stub, tmp_path):
+    """With a cache, a prompt asked before is answered from it (no request); another model or
+    endpoint asks again; failures are never kept."""
+    judge = AnswerJudge(url=stub.url, model="m", timeout=5, cache=str(tmp_path / "cache"))
+    first = judge.judge_correctness("Q", "R", "A")
+    assert first == Correctness(2, 2, 1, "One of the two claims matches.") and len(stub.requests) == 1
+    again = AnswerJudge(url=stub.url, model="m", timeout=5, cache=str(tmp_path / "cache"))
+    assert again.judge_correctness("Q", "R", "A") == first and len(stub.requests) == 1
+    other = AnswerJudge(url=stub.url, model="other", timeout=5, cache=str(tmp_path / "cache"))
+    assert other.judge_correctness("Q", "R", "A") == first and len(stub.requests) == 2
+    (entry,) = [path for path in (tmp_path / "cache").rglob("*.json") if path.read_text().find('"model": "m"') >= 0]
+    assert json.loads(entry.read_text())["reply"] == "2\t2\t1\tOne of the two claims matches."
+    stub.rules.clear()
+    stub.default = stub_server.Reply("", status=500)
+    failing = AnswerJudge(url=stub.url, model="m", timeout=5, retries=0, cache=str(tmp_path / "cache"))
+    assert failing.relevance("Q2", "A2") == {"answer_relevance_error": "the judge endpoint answered HTTP 500"}
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 2
+    assert judge.cache_warnings() == []
+
+
+@pytest.mark.parametrize("damage", ["", '{"format": 1, "reply": 3}', "{", '{"format": 2, "reply": "9\\t9\\t9\\tx"}'])
+def test_an_entry_that_cannot_be_read_back_is_asked_again(stub, tmp_path, damage):
+    """An entry cut short, of another format or holding no reply text: asked again, rewritten."""
+    judge = AnswerJudge(url=stub.url, model="m", timeout=5, cache=str(tmp_path))
+    judge.judge_correctness("Q", "R", "A")
+    (entry,) = tmp_path.rglob("*.json")
+    entry.write_text(damage)
+    assert judge.judge_correctness("Q", "R", "A") == Correctness(2, 2, 1, "One of the two claims matches.")
+    assert len(stub.requests) == 2
+    assert json.loads(entry.read_text())["reply"] == "2\t2\t1\tOne of the two claims matches."
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(stub, tmp_path):
+    """The reply still counts; the problem is said once, as a warning."""
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    judge = AnswerJudge(url=stub.url, timeout=5, cache=str(blocked))
+    assert judge.judge_correctness("Q", "R", "A").f1 == 0.5
+    assert judge.judge_correctness("Q", "R2", "A").f1 == 0.5
+    (warning,) = judge.cache_warnings()
+    assert warning.kind == "judge-cache"
+    assert (
+        warning.message
+        == f"the judge's replies could not be kept in ANSWERKEY_JUDGE_CACHE: Not a directory ({blocked})"
+    )
+
+
+def test_the_cache_from_the_environment():
+    judge = AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x", "ANSWERKEY_JUDGE_CACHE": " /tmp/c "})
+    assert judge.cache == "/tmp/c"
+    assert AnswerJudge.from_environment({"ANSWERKEY_JUDGE_URL": "http://x"}).cache is None

@@ -195,4 +195,5 @@ def judge_table(table: AnswerTable, judge: AnswerJudge, *, jobs: int = 1, quiet:
                 "no-judgement",
             )
         )
+    warnings.extend(judge.cache_warnings())
     return AnswersRun(judge_signature(judge), table.source, table.header, rows, warnings)

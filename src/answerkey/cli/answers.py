@@ -93,7 +93,9 @@ def answers(
     base, required), ANSWERKEY_JUDGE_MODEL (default gpt-4o-mini), ANSWERKEY_JUDGE_API_KEY (sent
     as a bearer token), ANSWERKEY_JUDGE_TIMEOUT (seconds per request, default 60) and
     ANSWERKEY_JUDGE_RETRIES (calls made again after a rate limit, a server error, a time-out or
-    no connection, default 2, after the Retry-After the endpoint asks for or 0.5 s, then 1 s).
+    no connection, default 2, after the Retry-After the endpoint asks for or 0.5 s, then 1 s)
+    and ANSWERKEY_JUDGE_CACHE (a directory keeping each reply: run again, a stopped run asks
+    only for the rows it had not judged).
 
     \b
     Examples:

@@ -10,7 +10,12 @@ The endpoint is set by environment variables:
 - ``ANSWERKEY_JUDGE_RETRIES``: how many times a call is made again after a failure that may
   pass (default 2, as the OpenAI client graphrag-eval uses: a rate limit or time-out reply,
   408, 409, 429 or 5xx; no reply in time; no connection), after the ``Retry-After`` the
-  endpoint asks for (at most a minute) or 0.5 s, then 1, 2, 4, 8 s.
+  endpoint asks for (at most a minute) or 0.5 s, then 1, 2, 4, 8 s;
+- ``ANSWERKEY_JUDGE_CACHE``: a directory where each reply is kept, by endpoint, model and
+  prompt, and read back instead of asking again (a run stopped half-way, run again, pays
+  only for the rows it had not judged; the same replies give the same figures). Only chat
+  completions are kept, never a failure; an entry that cannot be read back is asked again
+  and rewritten; one that cannot be written is a problem noted in ``cache_problems``.
 
 Correctness asks for the number of claims in the reference answer, in the actual answer and
 matching, as graphrag-eval's prompt does, and derives ``answer_recall``,
@@ -28,6 +33,7 @@ of made-up numbers, never an exception; costs are not reported.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import math
@@ -39,6 +45,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from answerkey.errors import RunWarning
+from answerkey.files import write_entry
+
 __all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "DEFAULT_RETRIES", "parse_claim_counts"]
 
 ENVIRONMENT = {
@@ -47,7 +56,10 @@ ENVIRONMENT = {
     "api_key": "ANSWERKEY_JUDGE_API_KEY",
     "timeout": "ANSWERKEY_JUDGE_TIMEOUT",
     "retries": "ANSWERKEY_JUDGE_RETRIES",
+    "cache": "ANSWERKEY_JUDGE_CACHE",
 }
+# The format of a cache entry; an entry of another format is asked again and rewritten.
+CACHE_FORMAT = 1
 _MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 DEFAULT_RETRIES = 2
 _MAX_RETRIES = 10
@@ -156,6 +168,23 @@ class Correctness:
         }
 
 
+def _kept_reply(path: str, key: dict[str, Any]) -> str | None:
+    """The reply kept at ``path`` for ``key``; None when there is none, or it cannot be read
+    back as one (another format, another key, a file cut short)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            # Bounded: an entry holds its prompt and a reply, each character written in at
+            # most 6 bytes (a JSON escape).
+            entry = json.loads(handle.read(6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("reply"), str):
+        return None
+    if any(entry.get(name) != value for name, value in key.items()):
+        return None
+    return entry["reply"]
+
+
 class _Passing(RuntimeError):
     """A failed call that may pass if made again; ``retry_after``: the seconds the endpoint
     asked to wait, if it did."""
@@ -188,6 +217,9 @@ class AnswerJudge:
     api_key: str | None = field(default=None, repr=False)  # a secret: never shown
     timeout: float = 60.0
     retries: int = DEFAULT_RETRIES
+    cache: str | None = None
+    cache_problems: list[str] = field(default_factory=list, compare=False, repr=False)
+    """Why replies could not be kept in ``cache`` (each once)."""
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
@@ -231,11 +263,41 @@ class AnswerJudge:
             api_key=environ.get(ENVIRONMENT["api_key"], "").strip() or None,
             timeout=timeout,
             retries=retries,
+            cache=environ.get(ENVIRONMENT["cache"], "").strip() or None,
         )
 
     def complete(self, prompt: str) -> str:
         """The model's reply to one user message (``RuntimeError`` if the call fails, after
-        ``retries`` more attempts where the failure may pass)."""
+        ``retries`` more attempts where the failure may pass): the one kept in ``cache``
+        when there is one."""
+        if self.cache is None:
+            return self._asked(prompt)
+        key = {"format": CACHE_FORMAT, "url": self.url, "model": self.model, "prompt": prompt}
+        text = json.dumps(key, ensure_ascii=False, sort_keys=True)
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        path = os.path.join(self.cache, digest[:2], f"{digest}.json")
+        kept = _kept_reply(path, key)
+        if kept is not None:
+            return kept
+        reply = self._asked(prompt)
+        entry = json.dumps({**key, "reply": reply}, ensure_ascii=False, sort_keys=True)
+        try:
+            write_entry(path, entry.encode("utf-8", "surrogatepass"))
+        except OSError as error:
+            problem = f"{error.strerror or error} ({self.cache})"
+            if problem not in self.cache_problems:
+                self.cache_problems.append(problem)
+        return reply
+
+    def cache_warnings(self) -> list[RunWarning]:
+        """A warning for each reason replies could not be kept in ``cache``."""
+        return [
+            RunWarning(f"the judge's replies could not be kept in {ENVIRONMENT['cache']}: {problem}", "judge-cache")
+            for problem in self.cache_problems
+        ]
+
+    def _asked(self, prompt: str) -> str:
+        """``complete`` without the cache."""
         for attempt in range(self.retries + 1):
             try:
                 return self._attempt(prompt)

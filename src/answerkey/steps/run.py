@@ -471,6 +471,8 @@ def evaluate_steps(
         aggregates = aggregate_results(shown)
     except InputError as error:  # figures too large to add up: they come from the responses
         raise error.located(responses.source) from None
+    if answer_judge is not None:
+        warnings.extend(answer_judge.cache_warnings())
     return EvaluationRun(
         options.signature, options, shown, aggregates, [*_response_warnings(reference, responses), *warnings]
     )
