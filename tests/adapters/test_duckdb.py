@@ -344,3 +344,68 @@ def test_limits_that_cannot_bound_a_query_are_refused(tmp_path, options, message
     with pytest.raises(ValueError) as caught:
         DuckDBEngine(tmp_path, **options)
     assert str(caught.value) == message
+
+
+def _typed_rows(path, sql):
+    """The rows of ``sql`` read with duckdb itself, each value typed as engine_value types it."""
+    from answerkey.adapters.engines import engine_value
+
+    connection = duckdb.connect(str(path), read_only=True)
+    try:
+        return tuple(tuple(map(engine_value, row)) for row in connection.execute(sql).fetchall())
+    finally:
+        connection.close()
+
+
+PLAIN = (
+    "SELECT range AS n, range / 4 AS r, 'v' || range AS t, CASE WHEN range % 3 = 0 THEN NULL END AS z FROM range(5000)"
+)
+
+
+def test_plain_values_are_kept_as_the_driver_gives_them(tmp_path, engines):
+    """A result of integers, finite doubles, text and NULLs keeps the driver's values by column,
+    typed when asked for, as engine_value types them; another type (a decimal, a boolean, a
+    date) has the rows typed as they are read."""
+    path = _duckdb(tmp_path / "p" / "p" / "p.duckdb", "CREATE TABLE t (x INTEGER)")
+    engine = engines(tmp_path / "p")
+    database = engine.databases("p")[0]
+    result = engine.run(database, PLAIN)
+    assert result.error is None and result.row_count == 5000
+    assert result.driver_columns[0][:3] == [0, 1, 2] and result.driver_columns[1][1] == 0.25
+    engine.close()
+    expected = _typed_rows(path, PLAIN)
+    assert result.rows == expected and result.driver_columns is None
+    for typed in ("1.50::DECIMAL(5, 2)", "true", "DATE '2024-01-02'"):
+        result = engines(tmp_path / "p").run(database, f"SELECT range, {typed} FROM range(3)")
+        assert result.driver_columns is None and result.rows[0][1] != NIL
+
+
+def test_a_value_that_is_not_plain_after_plain_batches_has_every_row_typed(tmp_path, engines):
+    """An infinity in the third batch of a double column: the rows kept before it are typed
+    too, and every value is what engine_value makes of it ('Inf' among the numbers)."""
+    path = _duckdb(tmp_path / "q" / "q" / "q.duckdb", "CREATE TABLE t (x INTEGER)")
+    sql = "SELECT range, CASE WHEN range = 5000 THEN 'inf'::DOUBLE ELSE range / 2 END, 'é' || range FROM range(6000)"
+    engine = engines(tmp_path / "q")
+    result = engine.run(engine.databases("q")[0], sql)
+    assert result.error is None and result.driver_columns is None
+    engine.close()
+    assert result.rows == _typed_rows(path, sql)
+    assert result.rows[5000][1] == String("Inf")
+
+
+@pytest.mark.parametrize(
+    "sql", [PLAIN, PLAIN.replace("'v' || range", "'é' || range"), "SELECT range, 1.5::DECIMAL(3, 1) FROM range(5000)"]
+)
+def test_the_byte_limit_is_the_same_on_plain_and_typed_rows(tmp_path, engines, sql):
+    """At exactly the result's size in bytes (text by UTF-8 length, anything else 8) the result
+    is whole; one byte less, it is the error."""
+    path = _duckdb(tmp_path / "b" / "b" / "b.duckdb", "CREATE TABLE t (x INTEGER)")
+    from answerkey.adapters.engines import value_bytes
+
+    size = sum(value_bytes(value) for row in _typed_rows(path, sql) for value in row)
+    database = engines(tmp_path / "b").databases("b")[0]
+    assert engines(tmp_path / "b", max_result_bytes=size).run(database, sql).error is None
+    assert engines(tmp_path / "b", max_result_bytes=size - 1).run(database, sql).error == (
+        f"the query's result is larger than the limit of {size - 1:,} bytes (--max-result-bytes raises it)"
+    )
+    assert engines(tmp_path / "b", max_rows=4999).run(database, sql).error == "the query returned more than 4999 rows"

@@ -543,3 +543,22 @@ def test_the_url_database_decides_databases_or_schemas():
     assert PostgreSQLEngine("postgresql://db.example").database is None
     assert PostgreSQLEngine("postgresql://db.example/").database is None
     assert PostgreSQLEngine("postgresql://db.example/spider%20dev").database == "spider dev"
+
+
+def test_plain_values_are_kept_as_the_driver_gives_them(engines):
+    """Integers, doubles, text and NULLs keep psycopg's values by column, typed when asked for
+    as every engine types them; a numeric column is typed as it is read; the byte limit is the
+    same either way."""
+    engine = engines()
+    database = engine.databases("shop")[0]
+    sql = "SELECT g, g / 4.0::float8, 'é' || g, NULLIF(g % 3, 0) FROM generate_series(1, 3000) g"
+    result = engine.run(database, sql)
+    assert result.error is None and result.driver_columns[0][:2] == [1, 2] and result.driver_columns[2][0] == "é1"
+    assert result.rows[0] == (Number.of(1), Number.of(0.25), String("é1"), Number.of(1))
+    assert result.rows[2][3] == NIL and result.driver_columns is None
+    assert engine.run(database, "SELECT name, price FROM item").driver_columns is None  # price is NUMERIC
+    size = 3000 * 8 * 3 + sum(len(f"é{g}".encode()) for g in range(1, 3001))
+    assert engines(max_result_bytes=size).run(database, sql).error is None
+    assert engines(max_result_bytes=size - 1).run(database, sql).error == (
+        f"the query's result is larger than the limit of {size - 1:,} bytes (--max-result-bytes raises it)"
+    )

@@ -25,7 +25,7 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
-from answerkey.adapters.sql import SCALAR_BYTES, db_id_problem, inside_root, too_many_bytes, too_many_rows
+from answerkey.adapters.sql import SCALAR_BYTES, QueryResult, db_id_problem, inside_root, too_many_bytes, too_many_rows
 from answerkey.model import NIL, Boolean, Date, Number, String, Value, value_of
 
 __all__ = [
@@ -263,37 +263,101 @@ def engine_rows(raw_rows: Sequence[Sequence[object]]) -> Iterable[tuple[tuple[Va
 
 
 class LimitedRows:
-    """The typed rows of a result, kept batch by batch as a driver fetches them, within the
-    row and byte limits; ``converting`` is the time spent converting, which is not the
-    query's (a valid efficiency score compares query times).
+    """The rows of a result, kept batch by batch as a driver fetches them, within the row and
+    byte limits. While every value is plain (NULL, an int, a finite float, a str: what every
+    engine, SQLite's included, types alike), the driver's values are kept by column and the
+    typed rows are made only when asked for (``QueryResult.driver_columns``); from the first
+    batch holding another value, the rows are typed as they come (those kept first too).
+    ``converting`` is the time spent keeping and converting, which is not the query's (a
+    valid efficiency score compares query times).
 
     >>> kept = LimitedRows(max_rows=2, max_result_bytes=100)
-    >>> kept.add([(1, "a")]), kept.add([(2, "b"), (3, "c")]), len(kept.rows)
-    (None, 'the query returned more than 2 rows', 2)
+    >>> kept.add([(1, "a")]), kept.add([(2, "b"), (3, "c")]), kept.result(("n", "s"), 0.1).driver_columns
+    (None, 'the query returned more than 2 rows', ([1], ['a']))
     """
 
     def __init__(self, max_rows: int, max_result_bytes: int) -> None:
         self.max_rows = max_rows
         self.max_result_bytes = max_result_bytes
+        self.plain: list[list[object]] | None = []  # by column; None once a value is not plain
+        self.count = 0
         self.rows: list[tuple[Value, ...]] = []
         self.used = 0
         self.converting = 0.0
 
     def add(self, batch: Sequence[Sequence[object]]) -> str | None:
-        """Convert and keep the next rows: None, or the error of the first row past a limit."""
+        """Keep the next rows: None, or the error past a limit."""
         began = time.perf_counter()
         try:
-            rows = self.rows
-            for row, size in engine_rows(batch):
-                if len(rows) == self.max_rows:
-                    return too_many_rows(self.max_rows)
-                self.used += size
-                if self.used > self.max_result_bytes:
-                    return too_many_bytes(self.max_result_bytes)
-                rows.append(row)
-            return None
+            if self.plain is not None:
+                columns = list(zip(*batch))
+                if all(map(_plain, columns)):
+                    return self._keep(columns, len(batch))
+                # A value that is not plain: the rows kept so far are typed, and all after them.
+                kept = list(zip(*self.plain)) if self.plain else [() for _ in range(self.count)]
+                self.plain, self.count, self.used = None, 0, 0
+                problem = self._type(kept)
+                if problem is not None:
+                    return problem
+            return self._type(batch)
         finally:
             self.converting += time.perf_counter() - began
+
+    def result(self, columns: tuple[str, ...], seconds: float | None) -> QueryResult:
+        """The result of the rows kept."""
+        if self.plain is None:
+            return QueryResult(tuple(self.rows), columns, seconds=seconds)
+        driver = tuple(self.plain) if self.plain or self.count else tuple([] for _ in columns)
+        return QueryResult.of_driver_columns(driver, columns, seconds, self.count)
+
+    def _keep(self, columns: list[tuple[object, ...]], count: int) -> str | None:
+        if self.count + count > self.max_rows:
+            return too_many_rows(self.max_rows)
+        self.used += sum(map(_plain_bytes, columns))
+        if self.used > self.max_result_bytes:
+            return too_many_bytes(self.max_result_bytes)
+        if self.plain is not None and not self.plain:
+            self.plain.extend([] for _ in columns)
+        for values, more in zip(self.plain or (), columns):
+            values.extend(more)
+        self.count += count
+        return None
+
+    def _type(self, batch: Sequence[Sequence[object]]) -> str | None:
+        rows = self.rows
+        for row, size in engine_rows(batch):
+            if len(rows) == self.max_rows:
+                return too_many_rows(self.max_rows)
+            self.used += size
+            if self.used > self.max_result_bytes:
+                return too_many_bytes(self.max_result_bytes)
+            rows.append(row)
+        return None
+
+
+# The types of plain values (see LimitedRows), floats when finite.
+_PLAIN_TYPES = frozenset({type(None), int, float, str})
+
+
+def _plain(values: Sequence[object]) -> bool:
+    kinds = set(map(type, values))
+    if not kinds <= _PLAIN_TYPES:
+        return False
+    if float not in kinds:
+        return True
+    floats = values if kinds == {float} else [value for value in values if type(value) is float]
+    return all(map(math.isfinite, floats))  # type: ignore[arg-type]
+
+
+def _plain_bytes(values: Sequence[object]) -> int:
+    """What a column of plain values counts towards the byte limit, as their typed values
+    would (``value_bytes``): a text its UTF-8 length, anything else ``SCALAR_BYTES``."""
+    texts = [value for value in values if type(value) is str]
+    if not texts:
+        return SCALAR_BYTES * len(values)
+    ascii_only = all(map(str.isascii, texts))
+    size = sum(map(len, texts)) if ascii_only else sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
+    return size + SCALAR_BYTES * (len(values) - len(texts))
 
 
 # Batches of fewer rows are converted row by row (a stream of one row at a time, say): the

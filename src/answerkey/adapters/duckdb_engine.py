@@ -174,8 +174,8 @@ class DuckDBEngine:
             connection.execute(query)
             columns = tuple(column[0] for column in connection.description or ())
             kept = LimitedRows(self.max_rows, self.max_result_bytes)
-            # Millions of typed values, none garbage: the cyclic collector would walk all made
-            # so far again and again (for a 1,000,000-row result, most of the time).
+            # Millions of values, none garbage: the cyclic collector would walk all kept so
+            # far again and again (for a 1,000,000-row result, most of the time).
             with gc_paused():
                 while batch := connection.fetchmany(_BATCH):
                     problem = kept.add(batch)
@@ -199,7 +199,7 @@ class DuckDBEngine:
         finally:
             if alarm is not None:
                 disarm_alarm(alarm)
-        return QueryResult(tuple(kept.rows), columns, seconds=seconds)
+        return kept.result(columns, seconds)
 
     def __repr__(self) -> str:
         return (

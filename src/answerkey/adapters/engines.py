@@ -21,7 +21,10 @@ bytes: "the query's result is larger than the limit of N bytes ...").
 
 Values map onto the model by ``engine_value``: integers, exact decimals (exact reals with
 the engine's digits), floats (reals), booleans, text, dates, date-times and times (through
-``model.value_of``), NULL (nil), bytes (``X'..'``), and the rest as documented text.
+``model.value_of``), NULL (nil), bytes (``X'..'``), and the rest as documented text. A
+result whose values are all plain (NULL, integers, finite floats, text; any value SQLite
+returns) keeps the driver's values by column and makes its typed rows when first asked for
+(``QueryResult.driver_columns``): judged from those values, a large result is never typed.
 
 >>> import sqlite3, tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp())

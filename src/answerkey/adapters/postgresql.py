@@ -558,11 +558,11 @@ class PostgreSQLEngine:
                     cursor.adapters.register_loader(name, loader)
             kept = LimitedRows(self.max_rows, self.max_result_bytes)
             try:
-                # Millions of typed values, none garbage: the cyclic collector would walk all
-                # made so far again and again (for a 1,000,000-row result, most of the time).
+                # Millions of values, none garbage: the cyclic collector would walk all kept
+                # so far again and again (for a 1,000,000-row result, most of the time).
                 # closing: a stream left at a limit is ended before the transaction is.
                 with gc_paused(), contextlib.closing(cursor.stream(query.encode("utf-8"), size=chunk)) as stream:
-                    # The rows of each chunk the server sends, converted together.
+                    # The rows of each chunk the server sends, kept (or converted) together.
                     while batch := list(islice(stream, chunk)):
                         problem = kept.add(batch)
                         if problem is not None:
@@ -600,7 +600,7 @@ class PostgreSQLEngine:
                     connection.execute("ROLLBACK")
                 except psycopg.Error:
                     connection.close()
-        return QueryResult(tuple(kept.rows), columns, seconds=seconds)
+        return kept.result(columns, seconds)
 
     def __getstate__(self) -> dict[str, object]:
         state = dict(self.__dict__)

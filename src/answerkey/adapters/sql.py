@@ -202,7 +202,8 @@ class QueryResult:
     are not counted): what a valid efficiency score compares. None when the query did not
     run to completion. A measurement, not part of the result: equality ignores it.
 
-    A result read from SQLite keeps the values as SQLite gave them, by column
+    A result read from SQLite (or from DuckDB or PostgreSQL, when its values are all plain:
+    NULL, integers, finite floats, text) keeps the values as the driver gave them, by column
     (``driver_columns``), and makes its typed ``rows`` from them when they are first asked
     for: a million-row result judged from its driver values never makes its millions of
     typed values (see ``answerkey.execution.semantics``). Immutable, as a frozen dataclass.
@@ -244,8 +245,9 @@ class QueryResult:
     def of_driver_columns(
         cls, driver: tuple[list[object], ...], columns: tuple[str, ...], seconds: float | None = None, count: int = 0
     ) -> QueryResult:
-        """A result of the values SQLite returned (None, int, float, str, bytes), by column;
-        ``count`` rows when there are no columns."""
+        """A result of the values a driver returned, by column, typed as SQLite's are
+        (``sql_value``: None, int, float, str, bytes; other engines give only the first four
+        here, which they type alike); ``count`` rows when there are no columns."""
         result = cls((), columns, None, seconds)
         object.__setattr__(result, "_rows", None)
         object.__setattr__(result, "_driver", driver)
@@ -271,8 +273,8 @@ class QueryResult:
 
     @property
     def driver_columns(self) -> tuple[list[object], ...] | None:
-        """The values as SQLite returned them, by column, while the typed rows have not been
-        made (None after, and for results not read from SQLite)."""
+        """The values as the driver returned them, by column, while the typed rows have not
+        been made (None after, and for results typed as they were read)."""
         return self._driver
 
     @property
