@@ -1311,6 +1311,26 @@ def test_reals_within_the_tolerance_are_decided_from_typed_values():
     assert not decision.correct and "(2 200.0)" in decision.verdict.explain()
 
 
+def test_a_wrong_prediction_is_searched_once_and_explains_itself(monkeypatch):
+    """Decided from the driver values, an incorrect verdict is not searched for again on typed
+    rows; it holds both relations, and its explanation is that of the typed rows."""
+    import importlib
+
+    judge_module = importlib.import_module("answerkey.comparator.judge")
+    calls = []
+    find_mapping = judge_module.find_mapping
+    monkeypatch.setattr(judge_module, "find_mapping", lambda *a, **k: calls.append(k) or find_mapping(*a, **k))
+    rows = [(i, f"n{i}") for i in range(50)]
+    gold, typed_gold = _plain_and_typed(rows, 2)
+    predicted, typed_predicted = _plain_and_typed([(i, f"n{i + (i == 7)}") for i in range(50)], 2)
+    decision = decide("answerkey", gold, predicted, gold_sql="SELECT * FROM t")
+    assert len(calls) == 1 and "keyed" in calls[0]
+    assert decision.verdict.canonical.arity == 2 and len(decision.verdict.system.rows) == 50
+    typed = decide("answerkey", typed_gold, typed_predicted, gold_sql="SELECT * FROM t")
+    assert (decision.correct, decision.reason) == (False, typed.reason)
+    assert decision.verdict.explain() == typed.verdict.explain()
+
+
 @pytest.mark.parametrize(
     "gold, predicted, reason",
     [

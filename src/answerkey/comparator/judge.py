@@ -19,7 +19,7 @@ numbers outside tolerance:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -337,8 +337,7 @@ def _judge_relation(canonical: Relation, system: Relation, rule: MatchRule, scal
         return _judge_sorted(canonical, system, rule, canonical.order_by, verdict)
     mapping = find_mapping(canonical.rows, system.rows, rule, ordered=canonical.ordered)
     if mapping is None:
-        what = "in order" if canonical.ordered else "as a set"
-        return verdict(False, f"no mapping of canonical columns onto system columns gives the canonical tuples {what}")
+        return verdict(False, _no_mapping("in order" if canonical.ordered else "as a set"))
     return verdict(True, _IN_ORDER if canonical.ordered else _AS_SETS, mapping)
 
 
@@ -346,27 +345,33 @@ _IN_ORDER = "the tuples match in order"
 _AS_SETS = "the tuples match as sets"
 
 
+def _no_mapping(how: str) -> str:
+    return f"no mapping of canonical columns onto system columns gives the canonical tuples {how}"
+
+
 def judge_keyed(
     canonical: Sequence[Row],
     system: Sequence[Row],
     keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]],
     rule: MatchRule,
-) -> Verdict | None:
-    """``judge``'s verdict on two relations of ``canonical`` and ``system`` rows (neither
-    empty, no order, no sort keys) when it is *correct*, found from their keyed columns
-    (``find_mapping``'s ``keyed``), so rows made on demand may never be made; None when it
-    is incorrect (judge the relations then: an incorrect verdict explains itself from them).
-    The verdict holds no answers: a correct one has nothing to explain.
+    relations: Callable[[], tuple[Relation, Relation]],
+) -> Verdict:
+    """``judge``'s verdict on the relations of ``canonical`` and ``system`` rows (neither
+    empty, no order, no sort keys, the system's as wide at least), found from their keyed
+    columns (``find_mapping``'s ``keyed``), so rows made on demand may never be made. A
+    correct verdict holds no answers (it has nothing to explain); an incorrect one holds the
+    relations, made by ``relations`` then, which it explains itself from.
 
     >>> rule = MatchRule()
     >>> canonical, system = [(Number.of(1),), (Number.of(2),)], [(Number.of(2),), (Number.of(1),)]
     >>> keyed = ([rule.keyed([Number.of(1), Number.of(2)])], [rule.keyed_plain([2, 1])])
-    >>> judge_keyed(canonical, system, keyed, rule)
+    >>> judge_keyed(canonical, system, keyed, rule, lambda: (Relation(canonical), Relation(system)))
     Verdict(correct=True, reason='the tuples match as sets', mapping=(0,), alternative=None)
     """
     mapping = find_mapping(canonical, system, rule, keyed=keyed)
     if mapping is None:
-        return None
+        canonical_relation, system_relation = relations()
+        return Verdict(False, _no_mapping("as a set"), None, None, canonical_relation, system_relation, rule)
     return Verdict(True, _AS_SETS, mapping, None, None, None, rule)
 
 

@@ -689,10 +689,10 @@ class _RowsOnDemand(Sequence[tuple[Value, ...]]):
 
 
 def _judged_plainly(item: _Item) -> Decision | None:
-    """The answerkey decision on a prediction that is correct against a gold result compared
-    as a set, from both results' driver values (``QueryResult.driver_columns``): typed values
-    are made only where keys do not decide (see ``judge_keyed``). None when the values cannot
-    decide it this way, or the prediction is not correct: typed rows decide then, and explain."""
+    """The answerkey decision against a gold result compared as a set, from both results'
+    driver values (``QueryResult.driver_columns``): typed values are made only where keys do
+    not decide, or for an incorrect verdict to explain itself (see ``judge_keyed``). None
+    when the values cannot decide it this way: typed rows decide then."""
     gold, predicted = item.gold, item.predicted
     plain = gold.driver_columns, predicted.driver_columns
     if not plain[0] or not plain[1] or not gold.row_count or not predicted.row_count or len(plain[0]) > len(plain[1]):
@@ -703,8 +703,14 @@ def _judged_plainly(item: _Item) -> Decision | None:
     keyed_gold, keyed_predicted = _keyed_plainly(plain[0], rule), _keyed_plainly(plain[1], rule)
     if keyed_gold is None or keyed_predicted is None:
         return None
-    verdict = judge_keyed(_RowsOnDemand(gold), _RowsOnDemand(predicted), (keyed_gold, keyed_predicted), rule)
-    return None if verdict is None else Decision("answerkey", True, verdict.reason, verdict)
+    verdict = judge_keyed(
+        _RowsOnDemand(gold),
+        _RowsOnDemand(predicted),
+        (keyed_gold, keyed_predicted),
+        rule,
+        lambda: (_relation(gold.rows), _relation(predicted.rows)),
+    )
+    return Decision("answerkey", verdict.correct, verdict.reason, verdict)
 
 
 def _keyed_plainly(columns: Sequence[list[object]], rule: MatchRule) -> list[KeyedColumn] | None:
