@@ -104,6 +104,20 @@ def test_bulk_equivalence_agrees_with_pairwise_scan(pair, epsilon):
         tuples._ALIGN_FROM = threshold
 
 
+@given(numeric_pairs(), EPSILONS, st.booleans())
+def test_indexing_only_the_reachable_tuples_agrees_with_pairwise_scan(pair, epsilon, aligned):
+    """With the tuples left after the pre-pass always looked up in an index of the tuples
+    they can reach (the same keys where there is no tolerance), equivalence is the pairwise scan's."""
+    canonical, system = pair
+    rule = MatchRule(epsilon=epsilon)
+    saved = tuples._FEW_NEEDLES, tuples._ALIGN_FROM
+    tuples._FEW_NEEDLES, tuples._ALIGN_FROM = 0, (0 if aligned else 10**9)
+    try:
+        assert equivalent(canonical, system, rule) == pairwise_equivalent(canonical, system, rule)
+    finally:
+        tuples._FEW_NEEDLES, tuples._ALIGN_FROM = saved
+
+
 def verdict_of_the_index_alone(canonical, system, rule) -> bool:
     """``equivalent`` with the bulk pass off: the exact windowed index decides every tuple."""
     threshold = tuples._ALIGN_FROM
