@@ -36,6 +36,7 @@ __all__ = [
     "engine_row",
     "engine_rows",
     "LimitedRows",
+    "plain_values",
     "interval_text",
     "Connections",
     "MAX_IDLE_CONNECTIONS",
@@ -291,7 +292,7 @@ class LimitedRows:
         try:
             if self.plain is not None:
                 columns = list(zip(*batch))
-                if all(map(_plain, columns)):
+                if all(map(plain_values, columns)):
                     return self._keep(columns, len(batch))
                 # A value that is not plain: the rows kept so far are typed, and all after them.
                 kept = list(zip(*self.plain)) if self.plain else [() for _ in range(self.count)]
@@ -339,7 +340,14 @@ class LimitedRows:
 _PLAIN_TYPES = frozenset({type(None), int, float, str})
 
 
-def _plain(values: Sequence[object]) -> bool:
+def plain_values(values: Sequence[object]) -> bool:
+    """True when every value is plain: NULL, an int, a finite float or a str, which every
+    engine types alike (``engine_value``, SQLite's ``sql_value``) and ``driver_value`` gives
+    back unchanged.
+
+    >>> plain_values([1, None, 2.5, "a"]), plain_values([float("inf")]), plain_values([b"x"]), plain_values([True])
+    (True, False, False, False)
+    """
     kinds = set(map(type, values))
     if not kinds <= _PLAIN_TYPES:
         return False

@@ -55,10 +55,12 @@ from answerkey.adapters._engines import (
     Database,
     NoDatabase,
     engine_row,
+    engine_rows,
     engine_value,
     file_databases,
     file_fingerprint,
     interval_text,
+    plain_values,
     value_bytes,
 )
 from answerkey.adapters.duckdb_engine import DuckDBEngine
@@ -79,6 +81,8 @@ __all__ = [
     "open_engine",
     "engine_value",
     "engine_row",
+    "engine_rows",
+    "plain_values",
     "value_bytes",
     "interval_text",
     "QueryResult",

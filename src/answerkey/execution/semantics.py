@@ -60,6 +60,7 @@ from functools import cached_property
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from answerkey.adapters.engines import plain_values
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import KeyedColumn, MatchRule, Verdict, judge, judge_keyed
 from answerkey.errors import did_you_mean, plural
@@ -194,25 +195,9 @@ def _driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
     are where typing them and back changes none (no blob, no infinity), which spares making
     the typed values."""
     plain = result.driver_columns
-    if plain is not None and all(map(_kept_by_typing, plain)):
+    if plain is not None and all(map(plain_values, plain)):
         return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
-
-
-# The types of the driver values that driver_value gives back from their typed values (floats
-# when finite: an infinity becomes the text "Inf", NaN becomes NULL).
-_KEPT_BY_TYPING = frozenset({type(None), int, float, str})
-
-
-def _kept_by_typing(values: Sequence[object]) -> bool:
-    kinds = set(map(type, values))
-    if not kinds <= _KEPT_BY_TYPING:
-        return False
-    return float not in kinds or all(map(math.isfinite, _floats(values, kinds)))
-
-
-def _floats(values: Sequence[object], kinds: set[type]) -> Iterable[float]:
-    return values if kinds == {float} else [value for value in values if isinstance(value, float)]  # type: ignore[return-value]
 
 
 def _width(result: QueryResult) -> int:
