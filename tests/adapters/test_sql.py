@@ -556,18 +556,33 @@ def test_text_that_is_not_utf8_and_blobs(tmp_path):
     assert Databases(tmp_path).run("raw", "SELECT x FROM t").rows == ((String("\ufffda"),), (String("X'00AB'"),))
 
 
-def test_the_alarm_thread_lets_worker_pools_fork(spider):
-    """After a query, its alarm thread (remade in a forked child) does not push ordered_map
-    off fork onto the slower fork server: the workers are this process's own children."""
-    from answerkey.parallel import ordered_map
+FORKING = """
+import json, os, sys
+from answerkey.adapters.sql import Databases
+from answerkey.parallel import ordered_map
 
-    assert Databases(spider).run("world", "SELECT 1").ok
-    assert list(ordered_map(_parent, [0, 1], jobs=2)) == [os.getpid()] * 2
-    assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
-
-
-def _parent(_: int) -> int:
+def parent(_):
     return os.getppid()
+
+if __name__ == "__main__":
+    first = Databases(sys.argv[1]).run("world", "SELECT 1").ok
+    parents = list(ordered_map(parent, [0, 1], jobs=2))
+    rows = str(Databases(sys.argv[1]).run("world", "SELECT count(*) FROM country").rows)
+    print(json.dumps([first, parents == [os.getpid()] * 2, rows]))
+"""
+
+
+def test_the_alarm_thread_lets_worker_pools_fork(spider, tmp_path):
+    """After a query, its alarm thread (remade in a forked child) does not push ordered_map
+    off fork onto the slower fork server: the workers are the process's own children. In a
+    fresh process: threads other tests leave behind (a Dask cluster's) would push it there."""
+    script = tmp_path / "forking.py"
+    script.write_text(FORKING)
+    finished = subprocess.run(
+        [sys.executable, str(script), str(spider)], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout) == [True, True, str(((Number.of(5),),))]
 
 
 def _large_database(path, rows):
