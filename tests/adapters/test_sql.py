@@ -753,3 +753,22 @@ def test_a_helper_ends_soon_after_its_process_is_killed(tmp_path):
     finally:
         owner.kill()
         owner.wait()
+
+
+def test_the_facts_of_each_column_are_found_as_the_chunks_come_in(tmp_path):
+    """Across three chunks: each column's types, and its bounds while every value is a number
+    or every value a text (no NULL); the typed rows, once made, drop them with the driver values."""
+    path = _large_database(tmp_path / "big" / "big.sqlite", 25_003)
+    result = Databases(tmp_path).run("big", "SELECT * FROM t ORDER BY id")
+    connection = sqlite3.connect(path)
+    columns = list(zip(*connection.execute("SELECT * FROM t ORDER BY id")))
+    connection.close()
+    facts = result.driver_facts
+    assert [found.types for found in facts] == [set(map(type, column)) for column in columns]
+    expected = [
+        (min(column), max(column)) if type(None) not in kinds and (kinds <= {int, float} or kinds == {str}) else None
+        for column, kinds in ((column, set(map(type, column))) for column in columns)
+    ]
+    assert [found.bounds for found in facts] == expected
+    assert [bounds is not None for bounds in expected] == [True, False, True, True, False, False, False]
+    assert result.rows and result.driver_facts is None

@@ -167,3 +167,27 @@ def test_keyed_plain_keeps_the_values_as_keys_and_folds_text():
     assert MatchRule().keyed_plain(values).keys is values
     assert MatchRule(strings="fold").keyed_plain([" A ", None]).keys == ["a", None]
     assert MatchRule().keyed_plain([1, None, 2.5]).kinds == {Number, type(NIL)}
+
+
+@given(_plain_columns(), st.integers(1, 5))
+def test_column_facts_found_chunk_by_chunk_are_the_columns(column, chunk):
+    """The types and bounds a reader finds chunk by chunk are those of the whole column (bounds
+    while no NULL and numbers only or texts only), and keyed_plain given them keys as without."""
+    from answerkey.adapters.sql import ColumnFacts
+
+    facts = ColumnFacts()
+    for start in range(0, len(column), chunk):
+        facts.add(column[start : start + chunk])
+    assert facts.types == set(map(type, column))
+    kinds = facts.types
+    if type(None) not in kinds and (kinds <= {int, float} or kinds == {str}):
+        assert facts.bounds == (min(column), max(column))
+    else:
+        assert facts.bounds is None
+    rule = MatchRule()
+    given_facts, alone = rule.keyed_plain(column, facts.types, facts.bounds), rule.keyed_plain(column)
+    if alone is None:
+        assert given_facts is None
+    else:
+        assert (given_facts.kinds, given_facts.reals, given_facts.keys) == (alone.kinds, alone.reals, alone.keys)
+        assert given_facts.bounds == facts.bounds

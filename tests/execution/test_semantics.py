@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from answerkey.adapters.sql import QueryResult
+from answerkey.adapters.sql import ColumnFacts, QueryResult
 from answerkey.comparator import MatchRule
 from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
@@ -1186,7 +1186,12 @@ def _plain_and_typed(rows, width):
     from answerkey.adapters.sql import sql_value
 
     columns = tuple(f"c{i}" for i in range(width))
-    plain = QueryResult.of_driver_columns(tuple(list(column) for column in zip(*rows)) or ((),) * width, columns)
+    driver = tuple(list(column) for column in zip(*rows)) or ((),) * width
+    facts = tuple(ColumnFacts() for _ in driver)
+    for found, values in zip(facts, driver):
+        for start in range(0, len(values), 3):  # found chunk by chunk, as a reader finds them
+            found.add(values[start : start + 3])
+    plain = QueryResult.of_driver_columns(driver, columns, facts=facts)
     typed = QueryResult(rows=tuple(tuple(map(sql_value, row)) for row in rows), columns=columns)
     return plain, typed
 

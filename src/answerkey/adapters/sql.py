@@ -136,6 +136,7 @@ __all__ = [
     "HEAP_FACTOR",
     "HEAP_FLOOR",
     "QueryResult",
+    "ColumnFacts",
     "run_query",
     "Databases",
     "sql_value",
@@ -194,6 +195,49 @@ _ALLOWED_ACTIONS = frozenset(
 _DB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]*")
 
 
+class ColumnFacts:
+    """The set of the types of a column's driver values, and its smallest and largest value
+    while every chunk has held numbers only or texts only, no NULL (None otherwise), found
+    chunk by chunk as the rows come in: while a helper reads the next chunk, this process
+    would only wait, and the judgement needs them.
+
+    >>> facts = ColumnFacts()
+    >>> facts.add([3, 1.5]); facts.add([2]); sorted(kind.__name__ for kind in facts.types), facts.bounds
+    (['float', 'int'], (1.5, 3))
+    >>> facts.add(["a"]); facts.bounds is None
+    True
+    """
+
+    __slots__ = ("types", "bounds", "_ordered")
+
+    def __init__(self) -> None:
+        self.types: set[type] = set()
+        self.bounds: tuple[Any, Any] | None = None
+        self._ordered: frozenset[type] | None = None  # the types the bounds are of, while kept
+
+    def add(self, values: Sequence[object]) -> None:
+        """Take in the next values of the column."""
+        if not values:
+            return
+        kinds = set(map(type, values))
+        first = not self.types
+        self.types |= kinds
+        ordered = _NUMBERS if kinds <= _NUMBERS else _TEXTS if kinds == _TEXTS else None
+        if ordered is None or (not first and ordered is not self._ordered):
+            self._ordered, self.bounds = None, None
+            return
+        low, high = min(values), max(values)  # type: ignore[type-var]
+        if first:
+            self._ordered, self.bounds = ordered, (low, high)
+        elif self.bounds is not None:
+            self.bounds = (min(self.bounds[0], low), max(self.bounds[1], high))
+
+
+# The types a column's bounds are kept for: numbers (ints and floats compare exactly) or texts.
+_NUMBERS = frozenset({int, float})
+_TEXTS = frozenset({str})
+
+
 class QueryResult:
     """The rows a query produced (typed values, as SQLite returned them) or its error.
 
@@ -215,10 +259,11 @@ class QueryResult:
     ((Number(value=2, is_real=False, text='2'), Nil()), None)
     """
 
-    __slots__ = ("_rows", "_driver", "_count", "columns", "error", "seconds")
+    __slots__ = ("_rows", "_driver", "_facts", "_count", "columns", "error", "seconds")
 
     _rows: tuple[tuple[Value, ...], ...] | None
     _driver: tuple[list[object], ...] | None
+    _facts: tuple[ColumnFacts, ...] | None
     _count: int
     columns: tuple[str, ...]
     error: str | None
@@ -234,6 +279,7 @@ class QueryResult:
         for name, value in (
             ("_rows", rows),
             ("_driver", None),
+            ("_facts", None),
             ("_count", len(rows)),
             ("columns", columns),
             ("error", error),
@@ -243,14 +289,21 @@ class QueryResult:
 
     @classmethod
     def of_driver_columns(
-        cls, driver: tuple[list[object], ...], columns: tuple[str, ...], seconds: float | None = None, count: int = 0
+        cls,
+        driver: tuple[list[object], ...],
+        columns: tuple[str, ...],
+        seconds: float | None = None,
+        count: int = 0,
+        facts: tuple[ColumnFacts, ...] | None = None,
     ) -> QueryResult:
         """A result of the values a driver returned, by column, typed as SQLite's are
         (``sql_value``: None, int, float, str, bytes; other engines give only the first four
-        here, which they type alike); ``count`` rows when there are no columns."""
+        here, which they type alike); ``count`` rows when there are no columns; ``facts``,
+        each column's, when the reader found them."""
         result = cls((), columns, None, seconds)
         object.__setattr__(result, "_rows", None)
         object.__setattr__(result, "_driver", driver)
+        object.__setattr__(result, "_facts", facts)
         object.__setattr__(result, "_count", len(driver[0]) if driver else count)
         return result
 
@@ -269,6 +322,7 @@ class QueryResult:
                 rows = typed.rows()
             object.__setattr__(self, "_rows", rows)
             object.__setattr__(self, "_driver", None)
+            object.__setattr__(self, "_facts", None)
         return rows
 
     @property
@@ -276,6 +330,12 @@ class QueryResult:
         """The values as the driver returned them, by column, while the typed rows have not
         been made (None after, and for results typed as they were read)."""
         return self._driver
+
+    @property
+    def driver_facts(self) -> tuple[ColumnFacts, ...] | None:
+        """What the reader found of each driver column while the rows came in (None when it
+        did not, or the driver values are gone)."""
+        return self._facts if self._driver is not None else None
 
     @property
     def row_count(self) -> int:
@@ -661,18 +721,21 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
         return QueryResult(error=problem)
     request: _Request = (real, query, float(timeout), max_rows, max_result_bytes)
     driver: list[list[object]] = []  # the values by column
+    facts: list[ColumnFacts] = []
     count = 0
 
     def receive(chunk: _Chunk | None) -> None:
-        nonlocal driver, count
+        nonlocal driver, facts, count
         if chunk is None:  # the helper reads the query again from the start
-            driver, count = [], 0
+            driver, facts, count = [], [], 0
             return
         values, size = chunk
         if not driver:
             driver = [[] for _ in values]
-        for column, more in zip(driver, values):
+            facts = [ColumnFacts() for _ in values]
+        for column, found, more in zip(driver, facts, values):
             column.extend(more)
+            found.add(more)
         count += size
 
     try:
@@ -689,9 +752,10 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
             receive(_chunk(rows))
         if not driver:
             driver = [[] for _ in columns]
+            facts = [ColumnFacts() for _ in columns]
         # The values stay as SQLite gave them (numbers and strings, which the cyclic
         # collector does not track); the typed rows are made if and when asked for.
-        return QueryResult.of_driver_columns(tuple(driver), tuple(columns), seconds, count)
+        return QueryResult.of_driver_columns(tuple(driver), tuple(columns), seconds, count, tuple(facts))
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")
 

@@ -808,7 +808,11 @@ class _DirectSides:
         # Options not proven column by column (see options): the complete projection decides.
         self.unproven = False
         self._key_sets: tuple[list[set | None], list[set | None]] = ([None] * self.widths[0], [None] * self.widths[1])
-        self._bounds: tuple[dict[int, tuple | None], dict[int, tuple | None]] = ({}, {})
+        # The bounds of keys known already (see _key_bounds); the others are found when needed.
+        self._bounds: tuple[dict[int, tuple | None], dict[int, tuple | None]] = tuple(  # type: ignore[assignment]
+            {i: c.bounds for i, c in enumerate(side) if c.bounds is not None and c.kinds in _ORDERED_KINDS}
+            for side in keyed
+        )
         self._canonical_keys: dict[tuple[int, ...], dict[tuple, tuple]] = {}
         self._ranges: tuple[dict[int, tuple[Decimal, Decimal]], dict[int, tuple[Decimal, Decimal]]] = ({}, {})
         self._windows: dict[int, tuple] = {}

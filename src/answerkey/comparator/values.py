@@ -163,6 +163,8 @@ class KeyedColumn:
     kinds: frozenset[type]
     reals: bool
     keys: Sequence[object]
+    bounds: tuple[object, object] | None = None
+    """The smallest and the largest key, when already known (else the search finds them)."""
 
 
 @dataclass(frozen=True)
@@ -245,8 +247,9 @@ class MatchRule:
     def keyed(self, values: Sequence[Value]) -> KeyedColumn:
         """A column of typed values as the search sees it.
 
-        >>> MatchRule().keyed([Number.of(2), Number.of(2.5)])
-        KeyedColumn(kinds=frozenset({<class 'answerkey.model.Number'>}), reals=True, keys=[2, Decimal('2.5')])
+        >>> column = MatchRule().keyed([Number.of(2), Number.of(2.5)])
+        >>> column.kinds == {Number}, column.reals, column.keys
+        (True, True, [2, Decimal('2.5')])
         """
         kinds = frozenset(map(type, values))
         if kinds == {Number}:
@@ -255,7 +258,9 @@ class MatchRule:
             reals = Number in kinds and any(isinstance(value, Number) and value.is_real for value in values)
         return KeyedColumn(kinds, reals, self.keys(values, kinds))
 
-    def keyed_plain(self, values: Sequence[object]) -> KeyedColumn | None:
+    def keyed_plain(
+        self, values: Sequence[object], plain_types: Set[type] | None = None, bounds: tuple | None = None
+    ) -> KeyedColumn | None:
         """``keyed`` of the typed values a column of plain values (None, int, float, str: as
         SQLite returns them) stands for, without making them: the same types and reals, and
         keys equal exactly where those of the typed values are (a real's key is its float,
@@ -263,6 +268,8 @@ class MatchRule:
         decimals do). None where that does not hold or the typed column would be refused:
         another type, a real that is not finite or of magnitude 2**53 or more (there its
         decimal is rounded, and an int could equal one and not the other), a column mixing types.
+        ``plain_types`` (the set of the values' types) and ``bounds`` (the smallest and the
+        largest value of a column without NULLs), when the caller has them, are not found again.
 
         >>> rule = MatchRule(strings="fold")
         >>> rule.keyed_plain([2, None, 2.5]).keys, rule.keyed_plain([" A", "a"]).keys
@@ -270,7 +277,9 @@ class MatchRule:
         >>> rule.keyed_plain([1, "a"]), rule.keyed_plain([float("inf")]), rule.keyed_plain([b"x"])
         (None, None, None)
         """
-        plain = frozenset(map(type, values))
+        plain = frozenset(map(type, values)) if plain_types is None else frozenset(plain_types)
+        if type(None) in plain:
+            bounds = None
         try:
             kinds = frozenset(map(_PLAIN_KINDS.__getitem__, plain))
         except KeyError:
@@ -280,13 +289,18 @@ class MatchRule:
         reals = float in plain
         if reals:
             floats = values if plain == {float} else [value for value in values if type(value) is float]
-            if not all(map(math.isfinite, floats)) or max(map(abs, floats)) >= _FLOATS_PRINTED_EXACTLY:  # type: ignore[arg-type]
+            if not all(map(math.isfinite, floats)):  # type: ignore[arg-type]
+                return None
+            pure = bounds is not None and plain == {float}  # the bounds are the floats'
+            largest = max(-bounds[0], bounds[1]) if pure else max(map(abs, floats))  # type: ignore[arg-type, index]
+            if largest >= _FLOATS_PRINTED_EXACTLY:
                 return None
         keys = values if isinstance(values, list) else list(values)
         if str in plain and self.strings != "exact":
             normalise = self.normalise
             keys = list(map(normalise, keys)) if plain == {str} else [_normalised(value, normalise) for value in keys]
-        return KeyedColumn(kinds, reals, keys)
+            bounds = None  # the values', not the keys'
+        return KeyedColumn(kinds, reals, keys, bounds)
 
     def describe(self) -> dict[str, str]:
         """The options of this rule as they appear in a signature.

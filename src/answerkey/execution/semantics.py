@@ -61,7 +61,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from answerkey.adapters.engines import plain_values
-from answerkey.adapters.sql import QueryResult
+from answerkey.adapters.sql import ColumnFacts, QueryResult
 from answerkey.comparator import KeyedColumn, MatchRule, Verdict, judge, judge_keyed
 from answerkey.errors import did_you_mean, plural
 from answerkey.grammar.render import render_value
@@ -685,7 +685,8 @@ def _judged_plainly(item: _Item) -> Decision | None:
     if item.order_by is not None or has_outer_order_by(item.gold_sql):
         return None
     rule = item.rule
-    keyed_gold, keyed_predicted = _keyed_plainly(plain[0], rule), _keyed_plainly(plain[1], rule)
+    keyed_gold = _keyed_plainly(plain[0], gold.driver_facts, rule)
+    keyed_predicted = _keyed_plainly(plain[1], predicted.driver_facts, rule)
     if keyed_gold is None or keyed_predicted is None:
         return None
     verdict = judge_keyed(
@@ -698,11 +699,17 @@ def _judged_plainly(item: _Item) -> Decision | None:
     return Decision("answerkey", verdict.correct, verdict.reason, verdict)
 
 
-def _keyed_plainly(columns: Sequence[list[object]], rule: MatchRule) -> list[KeyedColumn] | None:
-    """``rule.keyed_plain`` of each column, or None if it refuses one."""
+def _keyed_plainly(
+    columns: Sequence[list[object]], facts: Sequence[ColumnFacts] | None, rule: MatchRule
+) -> list[KeyedColumn] | None:
+    """``rule.keyed_plain`` of each column (with what the reader found of it), or None if it
+    refuses one."""
     keyed = []
-    for values in columns:
-        column = rule.keyed_plain(values)
+    for index, values in enumerate(columns):
+        if facts is None:
+            column = rule.keyed_plain(values)
+        else:
+            column = rule.keyed_plain(values, facts[index].types, facts[index].bounds)
         if column is None:
             return None
         keyed.append(column)
