@@ -25,7 +25,15 @@ from itertools import repeat
 from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
-from answerkey.adapters.sql import SCALAR_BYTES, QueryResult, db_id_problem, inside_root, too_many_bytes, too_many_rows
+from answerkey.adapters.sql import (
+    SCALAR_BYTES,
+    QueryResult,
+    db_id_problem,
+    inside_root,
+    limits_problem,
+    too_many_bytes,
+    too_many_rows,
+)
 from answerkey.model import NIL, Boolean, Date, Number, String, Value, value_of
 
 __all__ = [
@@ -36,6 +44,7 @@ __all__ = [
     "engine_row",
     "engine_rows",
     "LimitedRows",
+    "checked_limits",
     "plain_values",
     "interval_text",
     "Connections",
@@ -261,6 +270,15 @@ def engine_rows(raw_rows: Sequence[Sequence[object]]) -> Iterable[tuple[tuple[Va
     fixed = SCALAR_BYTES * (len(columns) - len(variable))
     sizes = map(fixed.__add__, map(sum, zip(*variable))) if variable else repeat(fixed)
     return zip(zip(*columns), sizes)
+
+
+def checked_limits(timeout: float, max_rows: int, max_result_bytes: int) -> tuple[float, int, int]:
+    """The limits of one query, as given, once checked (``ValueError`` saying what is wrong):
+    what every engine keeps as ``timeout``, ``max_rows`` and ``max_result_bytes``."""
+    problem = limits_problem(timeout, max_rows, max_result_bytes)
+    if problem is not None:
+        raise ValueError(problem)
+    return timeout, max_rows, max_result_bytes
 
 
 class LimitedRows:

@@ -41,6 +41,7 @@ from answerkey.adapters._engines import (
     Connections,
     Database,
     LimitedRows,
+    checked_limits,
     file_databases,
     file_fingerprint,
 )
@@ -48,7 +49,6 @@ from answerkey.adapters.sql import (
     QueryResult,
     arm_alarm,
     disarm_alarm,
-    limits_problem,
     past_time_limit,
     query_problem,
 )
@@ -85,19 +85,12 @@ class DuckDBEngine:
         memory_limit: int = DUCKDB_MEMORY_LIMIT,
         threads: int = DUCKDB_THREADS,
     ) -> None:
-        problem = limits_problem(timeout, max_rows, max_result_bytes)
-        if problem is None and (
-            not isinstance(memory_limit, int) or isinstance(memory_limit, bool) or memory_limit < 1
-        ):
-            problem = f"the memory limit must be a whole number of bytes above 0, not {memory_limit!r}"
-        if problem is None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
-            problem = f"the thread limit must be a whole number above 0, not {threads!r}"
-        if problem is not None:
-            raise ValueError(problem)
+        self.timeout, self.max_rows, self.max_result_bytes = checked_limits(timeout, max_rows, max_result_bytes)
+        if not isinstance(memory_limit, int) or isinstance(memory_limit, bool) or memory_limit < 1:
+            raise ValueError(f"the memory limit must be a whole number of bytes above 0, not {memory_limit!r}")
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise ValueError(f"the thread limit must be a whole number above 0, not {threads!r}")
         self.location = os.fspath(root)
-        self.timeout = timeout
-        self.max_rows = max_rows
-        self.max_result_bytes = max_result_bytes
         self.memory_limit = memory_limit
         self.threads = threads
         self.connections: Connections[Any] = Connections(_close)

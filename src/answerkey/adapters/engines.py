@@ -54,6 +54,7 @@ from answerkey.adapters._engines import (
     Connections,
     Database,
     NoDatabase,
+    checked_limits,
     engine_row,
     engine_rows,
     engine_value,
@@ -65,7 +66,7 @@ from answerkey.adapters._engines import (
 )
 from answerkey.adapters.duckdb_engine import DuckDBEngine
 from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
-from answerkey.adapters.sql import QueryResult, limits_problem, run_file
+from answerkey.adapters.sql import QueryResult, run_file
 from answerkey.errors import did_you_mean
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
@@ -140,13 +141,8 @@ class SQLiteEngine:
         max_rows: int = SQL_MAX_ROWS,
         max_result_bytes: int = SQL_MAX_RESULT_BYTES,
     ) -> None:
-        problem = limits_problem(timeout, max_rows, max_result_bytes)
-        if problem is not None:
-            raise ValueError(problem)
+        self.timeout, self.max_rows, self.max_result_bytes = checked_limits(timeout, max_rows, max_result_bytes)
         self.location = os.fspath(root)
-        self.timeout = timeout
-        self.max_rows = max_rows
-        self.max_result_bytes = max_result_bytes
 
     def databases(self, db_id: str) -> tuple[Database, ...]:
         """``DIR/<db_id>/<db_id>.sqlite``, then the other ``*.sqlite`` files beside it."""

@@ -63,13 +63,12 @@ from functools import partial
 from itertools import islice
 from typing import Any
 
-from answerkey.adapters._engines import Connections, Database, LimitedRows, NoDatabase
+from answerkey.adapters._engines import Connections, Database, LimitedRows, NoDatabase, checked_limits
 from answerkey.adapters.sql import (
     QueryResult,
     arm_alarm,
     db_id_problem,
     disarm_alarm,
-    limits_problem,
     past_time_limit,
     query_problem,
 )
@@ -344,18 +343,13 @@ class PostgreSQLEngine:
         max_rows: int = SQL_MAX_ROWS,
         max_result_bytes: int = SQL_MAX_RESULT_BYTES,
     ) -> None:
-        problem = limits_problem(timeout, max_rows, max_result_bytes)
-        if problem is not None:
-            raise ValueError(problem)
+        self.timeout, self.max_rows, self.max_result_bytes = checked_limits(timeout, max_rows, max_result_bytes)
         if not is_postgresql_url(url):
             raise ValueError(f"not a PostgreSQL URL: {url_without_password(url)!r} (postgresql://...)")
         self.location, self._password = _split_password(url)
         parts = urllib.parse.urlsplit(self.location)
         # The database the URL names (each db_id a schema in it), or None (each db_id a database).
         self.database = urllib.parse.unquote(parts.path.lstrip("/")) or None
-        self.timeout = timeout
-        self.max_rows = max_rows
-        self.max_result_bytes = max_result_bytes
         self.connections: Connections[Any] = Connections(_close)
         # Per process: the db_ids found, and how a transaction begins at each location (as
         # pg_read_all_data when the login role may act as it).

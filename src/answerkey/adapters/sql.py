@@ -335,7 +335,7 @@ class QueryResult:
     def driver_facts(self) -> tuple[ColumnFacts, ...] | None:
         """What the reader found of each driver column while the rows came in (None when it
         did not, or the driver values are gone)."""
-        return self._facts if self._driver is not None else None
+        return self._facts
 
     @property
     def row_count(self) -> int:

@@ -26,6 +26,7 @@ from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT, WARNINGS_SHOWN
+from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
 from answerkey.report import ReportPaths, Result, write_reports
 
 __all__ = [
@@ -159,6 +160,19 @@ def query_limit_options(timeout_help: str) -> Callable[[Callable[..., Any]], Cal
         return timeout_option(SQL_TIMEOUT, timeout_help)(function)
 
     return add
+
+
+def ves_runs_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--ves-runs RUNS``: how many times the queries of a correct prediction are timed for
+    BIRD's valid efficiency score, the same for every command that computes it."""
+    return click.option(
+        "--ves-runs",
+        type=click.IntRange(min=1),
+        default=DEFAULT_VES_RUNS,
+        show_default=True,
+        metavar="RUNS",
+        help=help,
+    )
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:

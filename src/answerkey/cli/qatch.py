@@ -15,12 +15,13 @@ from answerkey.cli.options import (
     report_options,
     start,
     strings_option,
+    ves_runs_option,
 )
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.metrics.table import TABLE_METRICS
 from answerkey.qatch.load import FORMATS, load_tests
-from answerkey.qatch.run import DEFAULT_VES_RUNS, METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_tests
+from answerkey.qatch.run import METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_tests
 from answerkey.report import ReportPaths
 
 __all__ = ["qatch"]
@@ -80,14 +81,7 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     help=f"Metrics to compute, comma-separated from: {', '.join(TABLE_METRICS)}, and with --task sp "
     f"{VES}; or all (the table metrics).",
 )
-@click.option(
-    "--ves-runs",
-    type=click.IntRange(min=1),
-    default=DEFAULT_VES_RUNS,
-    show_default=True,
-    metavar="RUNS",
-    help=f"Time each query of a correct prediction this many times for {VES}.",
-)
+@ves_runs_option(f"Time each query of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails (a prediction scores 0).")
 @jobs_option
 @quiet_option

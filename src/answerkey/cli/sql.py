@@ -18,13 +18,13 @@ from answerkey.cli.options import (
     report_options,
     start,
     strings_option,
+    ves_runs_option,
 )
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs
 from answerkey.execution.run import (
     DEFAULT_METRICS,
-    DEFAULT_VES_RUNS,
     METRIC_NAMES,
     SEMANTICS,
     VES,
@@ -110,14 +110,7 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     callback=_metrics,
     help=f"Metrics to compute, comma-separated from: {', '.join(METRIC_NAMES)}; all (every one but {VES}), or none.",
 )
-@click.option(
-    "--ves-runs",
-    type=click.IntRange(min=1),
-    default=DEFAULT_VES_RUNS,
-    show_default=True,
-    metavar="RUNS",
-    help=f"Time the queries of a correct prediction this many times for {VES}.",
-)
+@ves_runs_option(f"Time the queries of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails.")
 @click.option(
     "--memory-limit",
