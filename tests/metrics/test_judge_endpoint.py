@@ -4,6 +4,7 @@ replies trickled or padded with ``100 Continue`` past the time-out, lone surroga
 
 import importlib.util
 import json
+import os
 import socket
 import sys
 import threading
@@ -212,3 +213,20 @@ def test_the_answers_command_writes_a_reply_with_a_lone_surrogate(stub, tmp_path
     assert (
         json.loads(report.read_text(encoding="utf-8"))["rows"][0]["answer_correctness_reason"] == "same \ufffd claims"
     )
+
+
+def test_a_fifo_in_the_judges_cache_is_asked_again_not_waited_on(stub, tmp_path):
+    """An entry replaced by a FIFO would block the run on open: it is passed over, the prompt asked
+    again, and the FIFO replaced by a real entry."""
+    judge = AnswerJudge(url=stub.url, timeout=5, retries=0, cache=str(tmp_path))
+    first = judge.relevance("Q", "A")
+    (entry,) = tmp_path.rglob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)
+    outcome = []
+    asking = threading.Thread(target=lambda: outcome.append(judge.relevance("Q", "A")), daemon=True)
+    asking.start()
+    asking.join(60)
+    assert not asking.is_alive(), "the judge blocked on the FIFO"
+    assert outcome == [first] and len(stub.requests) == 2
+    assert entry.is_file()

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from answerkey.errors import RunWarning
-from answerkey.files import write_entry
+from answerkey.files import read_entry, write_entry
 
 __all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "DEFAULT_RETRIES", "parse_claim_counts"]
 
@@ -177,12 +177,11 @@ class Correctness:
 
 def _kept_reply(path: str, key: dict[str, Any]) -> str | None:
     """The reply kept at ``path`` for ``key``; None when there is none, or it cannot be read
-    back as one (another format, another key, a file cut short)."""
+    back as one (another format, another key, a file cut short, not a regular file, too large)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            # Bounded: an entry holds its prompt and a reply, each character written in at
-            # most 6 bytes (a JSON escape).
-            entry = json.loads(handle.read(6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
+        # Bounded: an entry holds its prompt and a reply, each character written in at most 6
+        # bytes (a JSON escape).
+        entry = json.loads(read_entry(path, 6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(entry, dict) or not isinstance(entry.get("reply"), str):
