@@ -21,7 +21,7 @@ from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.metrics.table import TABLE_METRICS
 from answerkey.qatch.load import FORMATS, load_tests
-from answerkey.qatch.run import METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_tests
+from answerkey.qatch.run import METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_qatch
 from answerkey.report import ReportPaths
 
 __all__ = ["qatch"]
@@ -159,7 +159,7 @@ def qatch(
     loaded = load_tests(tests, task=task, target_col=target_col, prediction_col=prediction_col, format=tests_format)
     if root is None and needs_databases(loaded, task):
         raise Trouble("the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)")
-    run = run_tests(loaded, options, jobs=jobs, quiet=quiet)
+    run = run_qatch(loaded, options, jobs=jobs, quiet=quiet)
     finish(run, reports, quiet=quiet)
     failed = run.failed
     source = source_name(tests)

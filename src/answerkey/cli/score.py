@@ -20,7 +20,7 @@ from answerkey.cli.options import (
 from answerkey.errors import InputError, InputErrors
 from answerkey.report import ReportPaths
 from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, load_answers, load_corpus
-from answerkey.score.run import ScoreOptions, relation_metrics, score_corpus
+from answerkey.score.run import ScoreOptions, relation_metrics, run_score
 
 __all__ = ["score"]
 
@@ -94,7 +94,7 @@ def score(
     except InputError as error:
         # The corpus's own problems are worth knowing in the same run.
         raise InputErrors([*loaded_corpus.problems, error]) from None
-    run = score_corpus(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
+    run = run_score(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
     finish(run, reports, quiet=quiet)
     accuracy = run.summary.accuracy
     if fail_under is not None and (accuracy is None or accuracy < fail_under):

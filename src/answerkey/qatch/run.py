@@ -1,4 +1,4 @@
-"""QATCH tests scored: one test (``evaluate_test``) or a whole file of them (``run_tests``).
+"""QATCH tests scored: one test (``evaluate_test``) or a whole file of them (``run_qatch``).
 
 A *QA* test compares a predicted table (a list of rows, or its JSON text) with a target
 table, or with the result of a target SQL query. An *SP* test runs a predicted SQL query and
@@ -11,7 +11,7 @@ speed relative to the target, from ``ves_runs`` timed runs of each query.
 A target that cannot be evaluated is an error of the test (left out of the means); a
 prediction that is malformed or fails to run scores 0 on every metric that applies.
 
-``run_tests`` scores every test of a file into a ``QatchRun``, the result its reports are
+``run_qatch`` scores every test of a file into a ``QatchRun``, the result its reports are
 written from (``answerkey.qatch.report``): the outcomes in file order, whatever ``jobs`` is,
 and the mean of each metric over the tests where it has a value.
 
@@ -32,6 +32,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, cast
 
+from answerkey._deprecated import keep_old_names
 from answerkey.adapters.sql import Databases
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning
@@ -60,7 +61,7 @@ __all__ = [
     "QatchResult",
     "QatchRun",
     "evaluate_test",
-    "run_tests",
+    "run_qatch",
     "needs_databases",
     "parse_table",
     "has_order_by",
@@ -415,12 +416,12 @@ def _evaluate(index: int) -> TestOutcome:
     )
 
 
-def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = True) -> QatchRun:
+def run_qatch(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = True) -> QatchRun:
     """Score every test, in ``jobs`` processes; the results are in the order of ``tests``
     whatever ``jobs`` is. ``quiet=False`` draws a progress bar on a terminal for long runs.
 
     >>> tests = [QatchTest("t1", 1, None, [["a"], ["b"]], [["b"], ["a"]]), QatchTest("t2", 2, None, [["a"]], "a")]
-    >>> run = run_tests(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
+    >>> run = run_qatch(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
     >>> run.means, run.counts["prediction_errors"]
     ({'cell_recall': 0.5, 'tuple_order': 0.0}, 1)
     """
@@ -464,3 +465,7 @@ def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 
             ),
         )
     return QatchRun(options.signature, options, results, means, metric_counts, counts, warnings)
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"run_tests": "run_qatch"})

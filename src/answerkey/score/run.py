@@ -1,6 +1,6 @@
 """Scoring one system's answers against a corpus: verdicts, ATIS figures, graded metrics.
 
-``score_corpus`` computes everything once into a ``ScoreRun``, the result its reports are
+``run_score`` computes everything once into a ``ScoreRun``, the result its reports are
 written from (``answerkey.score.report``).
 
 Each scored item gets a verdict: ``correct``, ``incorrect`` or ``no_answer`` (no answer in
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any, NamedTuple
 
+from answerkey._deprecated import keep_old_names
 from answerkey.comparator import (
     DEFAULT_EPSILON,
     SCALAR_RULES,
@@ -66,7 +67,7 @@ __all__ = [
     "ItemResult",
     "GroupSummary",
     "ScoreRun",
-    "score_corpus",
+    "run_score",
     "check_corpus",
     "judge_min_max",
     "canonical_answers",
@@ -569,7 +570,7 @@ def _unknown_ids(corpus: Corpus, answers: Answers) -> list[RunWarning]:
     return warnings
 
 
-def score_corpus(
+def run_score(
     corpus: Corpus,
     answers: Answers,
     options: ScoreOptions | None = None,
@@ -612,3 +613,7 @@ def score_corpus(
         raise InputErrors(problems)
     summary, by_category, by_tag = _summaries(results, options.metrics)
     return ScoreRun(options.signature, options, results, summary, by_category, by_tag, _unknown_ids(corpus, answers))
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"score_corpus": "run_score"})

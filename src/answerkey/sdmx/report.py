@@ -45,7 +45,7 @@ from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 from answerkey.sdmx.terms import TermPair
 
 if TYPE_CHECKING:
-    from answerkey.sdmx.run import CaseResult, DimensionResult, SuiteResult, Summary
+    from answerkey.sdmx.run import CaseResult, DimensionResult, SdmxRun, Summary
 
 __all__ = [
     "OVERVIEW_HEADERS",
@@ -181,7 +181,7 @@ def _case(case: CaseResult) -> dict[str, Any]:
     }
 
 
-def document(suite: SuiteResult) -> dict[str, Any]:
+def document(suite: SdmxRun) -> dict[str, Any]:
     """The report as plain JSON-ready values, in the ``SdmxReport`` shape (NaN as None)."""
     summary = _figures(suite.summary)
     summary["by_tag"] = {tag: _figures(tagged) for tag, tagged in suite.by_tag.items()}
@@ -197,12 +197,12 @@ def document(suite: SuiteResult) -> dict[str, Any]:
 suite_document = document
 
 
-def to_json(suite: SuiteResult) -> str:
+def to_json(suite: SdmxRun) -> str:
     """The report as JSON text (as ``--json`` writes it)."""
     return json_text(document(suite))
 
 
-def to_yaml(suite: SuiteResult) -> str:
+def to_yaml(suite: SdmxRun) -> str:
     """The report as YAML text (as ``--yaml`` writes it)."""
     return yaml_text(document(suite))
 
@@ -210,15 +210,15 @@ def to_yaml(suite: SuiteResult) -> str:
 # ---------------------------------------------------------------------------------- table
 
 
-def _groups(suite: SuiteResult) -> list[tuple[str, Summary]]:
+def _groups(suite: SdmxRun) -> list[tuple[str, Summary]]:
     return [(ALL_CASES, suite.summary), *suite.by_tag.items()]
 
 
-def summary_table(suite: SuiteResult) -> str:
+def summary_table(suite: SdmxRun) -> str:
     """The suite figures, overall then per tag, and the signature.
 
-    >>> from answerkey.sdmx.run import Summary, SuiteResult
-    >>> print(summary_table(SuiteResult((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
+    >>> from answerkey.sdmx.run import Summary, SdmxRun
+    >>> print(summary_table(SdmxRun((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
     ... # doctest: +ELLIPSIS
     tag    cases  macro recall  macro precision
     (all)      2          0.50                -
@@ -235,7 +235,7 @@ def summary_table(suite: SuiteResult) -> str:
 # ---------------------------------------------------------------------------------- workbook
 
 
-def workbook(suite: SuiteResult) -> Workbook:
+def workbook(suite: SdmxRun) -> Workbook:
     """``Overview``: one row per case (methodology, "Overview Sheet"); ``Statistics``: the
     "Data Query Metrics" rows, all cases then each tag, with a chart of mean macro recall and
     precision per tag (of all cases when none has a tag)."""

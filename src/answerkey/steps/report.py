@@ -23,7 +23,7 @@ from answerkey.signature import Signature
 from answerkey.steps.schema import METRICS
 
 if TYPE_CHECKING:
-    from answerkey.steps.run import AggregationRun, EvaluationRun
+    from answerkey.steps.run import StepsAggregationRun, StepsRun
 
 __all__ = [
     "results_document",
@@ -57,7 +57,7 @@ _STATISTICS = ("sum", "mean", "median", "min", "max")
 _COUNT_KEYS = ("number_of_error_samples", "number_of_success_samples")
 
 
-def results_document(run: EvaluationRun) -> dict[str, Any]:
+def results_document(run: StepsRun) -> dict[str, Any]:
     """The report of ``steps evaluate``, in the ``ResultsReport`` shape."""
     return {
         "signature": str(run.signature),
@@ -72,7 +72,7 @@ def results_document(run: EvaluationRun) -> dict[str, Any]:
     }
 
 
-def aggregates_document(run: AggregationRun) -> dict[str, Any]:
+def aggregates_document(run: StepsAggregationRun) -> dict[str, Any]:
     """The report of ``steps aggregate``, in the ``AggregatesReport`` shape."""
     return {"signature": str(run.signature), **run.aggregates, "warnings": [str(warning) for warning in run.warnings]}
 
