@@ -221,3 +221,10 @@ def test_a_missing_module_file_is_an_import_error(tmp_path):
     missing = tmp_path / "nowhere.py"
     with pytest.raises(ImportError, match=f"ANSWERKEY_METRIC_MODULES: no Python file at {re.escape(str(missing))}"):
         registry.import_metric_modules({"ANSWERKEY_METRIC_MODULES": str(missing)})
+
+
+def test_the_qatch_page_lists_the_table_metrics():
+    """docs/qatch.md's table of metrics names the registered table metrics, in registry order."""
+    page = (ROOT / "docs" / "qatch.md").read_text(encoding="utf-8")
+    table = page.split("| metric | what it measures |", 1)[1].split("\n\n", 1)[0]
+    assert tuple(re.findall(r"^\| `(\w+)` \|", table, re.MULTILINE)) == registry.metrics_of_kind("table")
