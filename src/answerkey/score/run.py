@@ -51,7 +51,7 @@ from answerkey.comparator import (
 from answerkey.comparator.search import find_mapping
 from answerkey.errors import InputError, InputErrors, ParseError, RunWarning, plural
 from answerkey.grammar import parse
-from answerkey.metrics import METRICS, TABLE_METRICS, table_scores
+from answerkey.metrics import METRICS, TABLE_METRICS, metrics_for, needs_order, table_scores
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
@@ -78,14 +78,12 @@ __all__ = [
 # Items per unit of work sent to a worker process: large enough that the per-item work
 # dominates pickling and scheduling, small enough to spread a corpus over the workers.
 BATCH_SIZE = 64
-# Metrics defined only where the canonical answer is ordered.
-ORDER_METRICS = frozenset({"tuple_order"})
 
 
 def relation_metrics() -> dict[str, Callable[..., float]]:
     """The registered graded metrics that compare two relations, by name (registry order):
     ``metric(target, prediction, *, rule=None) -> float``."""
-    return {name: METRICS[name] for name in TABLE_METRICS if name in METRICS}
+    return {name: METRICS[name] for name in metrics_for("score")}
 
 
 @dataclass(frozen=True)
@@ -362,7 +360,7 @@ def _canonical_answers(
 
 
 def _applies(name: str, target: Relation) -> bool:
-    return name not in ORDER_METRICS or target.ordered
+    return not needs_order(name) or target.ordered
 
 
 def item_metrics(canonical: Answer, system: Answer | None, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
