@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+
 import click
 
 from answerkey import limits
@@ -26,11 +31,11 @@ from answerkey.execution.load import LAYOUTS, load_inputs
 from answerkey.execution.run import (
     DEFAULT_METRICS,
     METRIC_NAMES,
-    SEMANTICS,
     VES,
     SqlOptions,
     run_sql,
 )
+from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_named
 from answerkey.report import ReportPaths
 
 __all__ = ["sql"]
@@ -44,6 +49,58 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     if value.strip() == "all":
         return DEFAULT_METRICS
     return metric_names(value, METRIC_NAMES, none=True)
+
+
+class _SemanticsChoice(click.Choice):
+    """``--semantics``: the registered semantics, read when the option is used (so those a
+    module registers, ``--semantics-module``, are choices too)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass  # click's __init__ sets the choices it was given: the registry holds them
+
+
+def _import_semantics(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    # Eager: the modules register their semantics before --semantics is read.
+    for source in value:
+        try:
+            _import(source)
+        except Exception as error:  # noqa: BLE001 (the module's own failure, whatever it is, is the user's to see)
+            raise click.BadParameter(f"cannot import {source!r}: {type(error).__name__}: {error}") from None
+
+
+def _import(source: str) -> None:
+    """Import a module by name, or a Python file by path (as the module named by its stem)."""
+    if not source.endswith(".py"):
+        importlib.import_module(source)
+        return
+    name = Path(source).stem
+    spec = importlib.util.spec_from_file_location(name, source)
+    if spec is None or spec.loader is None:
+        raise ImportError("not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+
+
+def _semantics_help() -> str:
+    default = [name for name in names() if semantics_named(name).default]
+    return (
+        "The headline comparison rule. Every item is decided under each of "
+        + ", ".join(default)
+        + " and under the headline; the reports show them all."
+    )
 
 
 def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor | None:
@@ -87,11 +144,21 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
 )
 @click.option(
     "--semantics",
-    type=click.Choice(SEMANTICS),
-    default=SEMANTICS[0],
+    type=_SemanticsChoice(),
+    default=DEFAULT_SEMANTICS,
     show_default=True,
-    help="The headline comparison rule (every item is decided under all of them): answerkey's comparator, "
-    "test-suite-sql-eval's, BIRD's, or Spider 2.0's.",
+    help=_semantics_help(),
+)
+@click.option(
+    "--semantics-module",
+    "semantics_modules",
+    multiple=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_import_semantics,
+    metavar="MODULE|FILE.py",
+    help="Import this module (a name on the Python path, or a .py file) first: the semantics it registers "
+    "become choices of --semantics (docs: Write your own semantics). Repeatable.",
 )
 @click.option(
     "--test-suite-keep-distinct",
@@ -188,11 +255,9 @@ def sql(
 
     Every query runs read-only within --timeout, --max-rows and --max-result-bytes; a
     predicted query can never change a database. Each item is decided under every
-    semantics: answerkey (the comparator: set of rows, extra columns allowed, reals within
-    --epsilon, ordered by the gold's ORDER BY columns), test-suite (bag of rows, columns
-    may be permuted, order when the gold has ORDER BY), bird (set of rows, column order
-    significant) and spider2 (each gold column found among the predicted ones). --semantics
-    names the headline one; where they disagree, the report says which rule decided what.
+    semantics listed at --semantics (answerkey's comparator and the benchmarks' official
+    rules; docs/sql.md compares them); --semantics names the headline one; where they
+    disagree, the report says which rule decided what.
 
     When DIR/<db_id>/ holds several *.sqlite files (test-suite-sql-eval's distilled suites)
     an item is correct only if it is correct on every one; the report names the database
