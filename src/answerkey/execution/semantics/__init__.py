@@ -30,6 +30,16 @@ result to CSV and reads it back), emulated here without pandas.
 A predicted query that failed is incorrect under every semantics, with its error as the
 reason; a gold query that failed is the caller's problem (``ValueError``).
 
+**The registry.** Each semantics is one module of this package, a ``Semantics`` subclass:
+``answerkey``, ``test_suite``, ``bird``, ``spider2``; they are registered by name below, in
+the order reports show them. ``names()``, ``semantics_named()`` and ``decided_semantics()``
+read the registry, and so do ``answerkey sql --semantics``, the run, the reports and the docs.
+``register`` adds one (docs/semantics.md: Write your own semantics). Shared helpers are
+private modules: ``_base`` (``Decision``, ``Item``, ``Semantics``), ``_registry``,
+``_result`` (a result's width, its error on one line), ``_sqltext`` (the gold's ORDER BY), ``_permutation``,
+``_sqlparse`` (sqlparse's tokens, for test-suite). ``soft_f1`` is a metric
+(``answerkey.metrics.soft_f1``), re-exported here where it was.
+
 test-suite-sql-eval does not run the queries as written: its script rewrites both first
 (DISTINCT removed, ``> =`` closed up, ...). ``test_suite_sql`` gives the queries it runs; the
 ``test-suite`` semantics is meant to decide on their results (``answerkey sql`` runs them).
@@ -51,7 +61,6 @@ spider2: incorrect: gold column 1 (name) matches no predicted column
 from collections.abc import Mapping
 
 from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
-from answerkey.execution.semantics._driver import OtherValue, driver_value
 from answerkey.execution.semantics._registry import (
     decide,
     decide_all,
@@ -63,12 +72,13 @@ from answerkey.execution.semantics._registry import (
     semantics_named,
     unregister,
 )
-from answerkey.execution.semantics._soft_f1 import soft_f1
 from answerkey.execution.semantics._sqltext import has_outer_order_by, order_by_keys
 from answerkey.execution.semantics.answerkey import Answerkey
 from answerkey.execution.semantics.bird import Bird
 from answerkey.execution.semantics.spider2 import SPIDER2_TOLERANCE, Spider2
 from answerkey.execution.semantics.test_suite import TEST_SUITE_YEAR, TestSuite, test_suite_rewrites, test_suite_sql
+from answerkey.metrics.driver_values import OtherValue, driver_value
+from answerkey.metrics.soft_f1 import soft_f1
 
 __all__ = [
     "SEMANTICS",

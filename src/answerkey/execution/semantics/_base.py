@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule, Verdict
-from answerkey.execution.semantics._driver import driver_rows, result_width
+from answerkey.execution.semantics._result import result_width
+from answerkey.metrics.driver_values import driver_rows
 
 __all__ = ["Decision", "Item", "Semantics", "Rewritten"]
 

@@ -10,7 +10,7 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule
 from answerkey.errors import did_you_mean
 from answerkey.execution.semantics._base import Decision, Item, Semantics
-from answerkey.execution.semantics._driver import one_line
+from answerkey.execution.semantics._result import one_line
 
 __all__ = [
     "register",

@@ -1,4 +1,11 @@
-"""Typed values back to the values of a Python driver, which the official rules compare."""
+"""Typed values back to the values of a Python database driver, as the official scripts
+compare them (BIRD's, Spider's, and soft F1's): ``driver_value`` of one value,
+``driver_rows`` of a whole ``QueryResult``.
+
+>>> from answerkey.model import Relation
+>>> driver_rows(QueryResult(rows=Relation.from_rows([[1, 2.5, "x", None]]).rows))
+[(1, 2.5, 'x', None)]
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.grammar.render import render_value
 from answerkey.model import Boolean, Date, Nil, Number, String, Value
 
-__all__ = ["OtherValue", "driver_value", "driver_rows", "result_width", "one_line"]
+__all__ = ["OtherValue", "driver_value", "driver_rows"]
 
 
 @dataclass(frozen=True)
@@ -62,15 +69,3 @@ def driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
     if plain is not None and all(map(plain_values, plain)):
         return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
-
-
-def result_width(result: QueryResult) -> int:
-    """The number of columns: named ones, or those of the first row."""
-    if result.columns:
-        return len(result.columns)
-    return len(result.rows[0]) if result.rows else 0
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: its lines stripped, the empty ones dropped, joined by spaces."""
-    return " ".join(line.strip() for line in str(text).splitlines() if line.strip())

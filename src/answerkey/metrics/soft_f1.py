@@ -1,11 +1,18 @@
-"""BIRD mini-dev's soft F1 of a predicted result against the gold result."""
+"""BIRD mini-dev's soft F1 of two query results (``soft_f1``): it reads the values the
+database driver gave, as the official script does."""
 
 from __future__ import annotations
 
 from answerkey.adapters.sql import QueryResult
-from answerkey.execution.semantics._driver import driver_rows, one_line
+
+# Named as in answerkey.execution.semantics, where soft_f1 came from word for word.
+from answerkey.metrics.driver_values import driver_rows as _driver_rows
 
 __all__ = ["soft_f1"]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
 
 def _row_match(predicted: tuple[object, ...], gold: tuple[object, ...]) -> tuple[float, float, float]:
@@ -35,11 +42,11 @@ def soft_f1(gold: QueryResult, predicted: QueryResult) -> float:
     0.0
     """
     if gold.error is not None:
-        raise ValueError(f"the gold query failed: {one_line(gold.error)}")
+        raise ValueError(f"the gold query failed: {_one_line(gold.error)}")
     if predicted.error is not None:
         return 0.0
-    predicted_rows = driver_rows(predicted)
-    gold_rows = driver_rows(gold)
+    predicted_rows = _driver_rows(predicted)
+    gold_rows = _driver_rows(gold)
     if not predicted_rows and not gold_rows:
         return 1.0
     predicted_rows = list(dict.fromkeys(predicted_rows))
