@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +32,7 @@ from answerkey.execution.semantics import (
     decide,
     decide_all,
     decided_semantics,
+    import_semantics_modules,
     names,
     register,
     semantics_named,
@@ -109,7 +112,7 @@ def exact_bag():
 
 @pytest.fixture
 def command_line_modules():
-    """Remove after the test what ``--semantics-module`` imported and registered."""
+    """Remove after the test what ANSWERKEY_SEMANTICS_MODULES imported and registered."""
     yield
     for name in set(names()) - set(BUILT_IN):
         unregister(name)
@@ -298,32 +301,35 @@ def test_the_worked_example_runs_and_shows_only_as_headline(databases, exact_bag
     assert document["items"][0]["verdicts"]["bird"] == "correct"
 
 
-def test_the_worked_example_from_the_command_line(run_cli, examples_root, command_line_modules):
-    """--semantics-module imports the file before --semantics is read; a module that cannot
-    be imported is a usage error naming it."""
-    result = run_cli(
-        "sql",
-        examples_root / "sql" / "spider" / "gold.sql",
-        examples_root / "sql" / "spider" / "pred.sql",
-        "--db",
-        examples_root / "sql" / "spider" / "database",
-        "--semantics-module",
-        EXAMPLE,
-        "--semantics",
-        "exact-bag",
-        "--json",
-        "-",
-        "-q",
+def test_the_worked_example_from_the_environment(command_line_modules):
+    """ANSWERKEY_SEMANTICS_MODULES names modules (a file or a module name, comma-separated)
+    whose semantics every command then knows; a file that is not there is an ImportError
+    naming the variable."""
+    variable = {"ANSWERKEY_SEMANTICS_MODULES": f" {EXAMPLE} , "}
+    assert import_semantics_modules(variable) == [str(EXAMPLE)]
+    assert names() == (*BUILT_IN, "exact-bag")
+    assert import_semantics_modules(variable) == [str(EXAMPLE)]  # imported once: registered once
+    assert import_semantics_modules({}) == []
+    with pytest.raises(ImportError, match=r"^ANSWERKEY_SEMANTICS_MODULES: no Python file at nowhere/gone\.py$"):
+        import_semantics_modules({"ANSWERKEY_SEMANTICS_MODULES": "nowhere/gone.py"})
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        import_semantics_modules({"ANSWERKEY_SEMANTICS_MODULES": "no_such_module_here"})
+
+
+def test_the_command_line_offers_the_semantics_the_environment_names(examples_root, tmp_path):
+    """``answerkey sql`` with ANSWERKEY_SEMANTICS_MODULES: the module's semantics is a choice
+    of --semantics, listed in --help, and decides as the headline."""
+    environment = {**os.environ, "ANSWERKEY_SEMANTICS_MODULES": str(EXAMPLE), "PYTHONPATH": str(ROOT / "src")}
+    command = [sys.executable, "-m", "answerkey", "sql"]
+    shown = subprocess.run([*command, "--help"], env=environment, capture_output=True, text=True, check=True)
+    assert "[answerkey|test-suite|bird|spider2|exact-bag]" in "".join(shown.stdout.split())
+    spider = examples_root / "sql" / "spider"
+    arguments = [spider / "gold.sql", spider / "pred.sql", "--db", spider / "database", "--semantics", "exact-bag"]
+    ran = subprocess.run(
+        [*command, *map(str, arguments), "--json", "-", "-q"], env=environment, capture_output=True, text=True
     )
-    assert result.exit_code == 0, result.stderr
-    document = json.loads(result.stdout)
-    assert document["summary"]["accuracy_by_semantics"]["exact-bag"] == 0.25
-    missing = run_cli("sql", "g.sql", "p.sql", "--db", "x", "--semantics-module", "no_such_module_here")
-    assert missing.exit_code == 2
-    assert (
-        "cannot import 'no_such_module_here': ModuleNotFoundError: No module named 'no_such_module_here'"
-        in missing.stderr
-    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["summary"]["accuracy_by_semantics"]["exact-bag"] == 0.25
 
 
 @pytest.fixture

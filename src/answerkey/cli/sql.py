@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-from pathlib import Path
-
 import click
 
 from answerkey import limits
@@ -52,8 +47,8 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 
 
 class _SemanticsChoice(click.Choice):
-    """``--semantics``: the registered semantics, read when the option is used (so those a
-    module registers, ``--semantics-module``, are choices too)."""
+    """``--semantics``: the registered semantics, read when the option is used (a semantics
+    registered after this module was imported is a choice too)."""
 
     def __init__(self) -> None:
         super().__init__(())
@@ -67,39 +62,13 @@ class _SemanticsChoice(click.Choice):
         pass  # click's __init__ sets the choices it was given: the registry holds them
 
 
-def _import_semantics(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
-    # Eager: the modules register their semantics before --semantics is read.
-    for source in value:
-        try:
-            _import(source)
-        except Exception as error:  # noqa: BLE001 (the module's own failure, whatever it is, is the user's to see)
-            raise click.BadParameter(f"cannot import {source!r}: {type(error).__name__}: {error}") from None
-
-
-def _import(source: str) -> None:
-    """Import a module by name, or a Python file by path (as the module named by its stem)."""
-    if not source.endswith(".py"):
-        importlib.import_module(source)
-        return
-    name = Path(source).stem
-    spec = importlib.util.spec_from_file_location(name, source)
-    if spec is None or spec.loader is None:
-        raise ImportError("not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-
-
 def _semantics_help() -> str:
     default = [name for name in names() if semantics_named(name).default]
     return (
         "The headline comparison rule. Every item is decided under each of "
         + ", ".join(default)
-        + " and under the headline; the reports show them all."
+        + " and under the headline; the reports show them all. ANSWERKEY_SEMANTICS_MODULES names modules "
+        "of your own semantics (docs: Write your own semantics)."
     )
 
 
@@ -148,17 +117,6 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     default=DEFAULT_SEMANTICS,
     show_default=True,
     help=_semantics_help(),
-)
-@click.option(
-    "--semantics-module",
-    "semantics_modules",
-    multiple=True,
-    is_eager=True,
-    expose_value=False,
-    callback=_import_semantics,
-    metavar="MODULE|FILE.py",
-    help="Import this module (a name on the Python path, or a .py file) first: the semantics it registers "
-    "become choices of --semantics (docs: Write your own semantics). Repeatable.",
 )
 @click.option(
     "--test-suite-keep-distinct",

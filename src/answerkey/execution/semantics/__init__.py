@@ -34,7 +34,8 @@ reason; a gold query that failed is the caller's problem (``ValueError``).
 ``answerkey``, ``test_suite``, ``bird``, ``spider2``; they are registered by name below, in
 the order reports show them. ``names()``, ``semantics_named()`` and ``decided_semantics()``
 read the registry, and so do ``answerkey sql --semantics``, the run, the reports and the docs.
-``register`` adds one (docs/semantics.md: Write your own semantics). Shared helpers are
+``register`` adds one, and ``ANSWERKEY_SEMANTICS_MODULES`` names modules that do
+(docs/semantics.md: Write your own semantics). Shared helpers are
 private modules: ``_base`` (``Decision``, ``Item``, ``Semantics``), ``_registry``,
 ``_result`` (a result's width, its error on one line), ``_sqltext`` (the gold's ORDER BY), ``_permutation``,
 ``_sqlparse`` (sqlparse's tokens, for test-suite). ``soft_f1`` is a metric
@@ -62,11 +63,13 @@ from collections.abc import Mapping
 
 from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
 from answerkey.execution.semantics._registry import (
+    MODULES_VARIABLE,
     decide,
     decide_all,
     decided_semantics,
     disagreement,
     explained,
+    import_semantics_modules,
     names,
     register,
     semantics_named,
@@ -91,6 +94,8 @@ __all__ = [
     "Semantics",
     "register",
     "unregister",
+    "MODULES_VARIABLE",
+    "import_semantics_modules",
     "names",
     "semantics_named",
     "decided_semantics",
@@ -109,7 +114,8 @@ __all__ = [
 ]
 
 # The one place the built-in semantics are registered, in the order reports show them (the
-# default first). A semantics outside answerkey registers itself (``register``) when imported.
+# default first). A semantics outside answerkey registers itself (``register``) when imported
+# (ANSWERKEY_SEMANTICS_MODULES: ``import_semantics_modules``).
 for _builtin in (Answerkey(), TestSuite(), Bird(), Spider2()):
     register(_builtin)
 
@@ -120,3 +126,7 @@ DEFAULT_SEMANTICS = SEMANTICS[0]
 
 DESCRIPTIONS: Mapping[str, str] = {name: semantics_named(name).rule for name in SEMANTICS}
 """One line per built-in semantics, for help texts and reports (``Semantics.rule``)."""
+
+# A user's own semantics, named by ANSWERKEY_SEMANTICS_MODULES (after the built-in ones,
+# which the modules import from here).
+import_semantics_modules()

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
@@ -13,6 +17,8 @@ from answerkey.execution.semantics._base import Decision, Item, Semantics
 from answerkey.execution.semantics._result import one_line
 
 __all__ = [
+    "MODULES_VARIABLE",
+    "import_semantics_modules",
     "register",
     "unregister",
     "semantics_named",
@@ -83,6 +89,42 @@ def decided_semantics(headline: str) -> tuple[str, ...]:
     """
     semantics_named(headline)
     return tuple(name for name, semantics in _REGISTRY.items() if semantics.default or name == headline)
+
+
+# The environment variable naming the modules of a user's own semantics (comma-separated).
+MODULES_VARIABLE = "ANSWERKEY_SEMANTICS_MODULES"
+
+
+def import_semantics_modules(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Import the modules ``ANSWERKEY_SEMANTICS_MODULES`` names (comma-separated: each a
+    module name, or the path of a ``.py`` file), so that the semantics they register are
+    known to every command and every process of a run; the names imported.
+    ``answerkey.execution.semantics`` calls it once, after registering its own."""
+    environ = os.environ if environ is None else environ
+    modules = [name.strip() for name in environ.get(MODULES_VARIABLE, "").split(",") if name.strip()]
+    for name in modules:
+        if name.endswith(".py"):
+            _import_file(name)
+        else:
+            importlib.import_module(name)
+    return modules
+
+
+def _import_file(path: str) -> None:
+    """Import the Python file at ``path`` as the module named by its file name (once)."""
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    if module_name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None or not os.path.isfile(path):
+        raise ImportError(f"{MODULES_VARIABLE}: no Python file at {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
 
 
 def _failed(semantics: str, gold: QueryResult, predicted: QueryResult) -> Decision | None:
