@@ -49,7 +49,7 @@ class Bird(Semantics):
 
     name = "bird"
     rule = "BIRD's EX: the set of rows, columns in the same order, values by Python =="
-    official = "BIRD's evaluation_ex.py"
+    official = "BIRD's evaluation_ex.calculate_ex"
 
     def decide(self, item: Item) -> Decision:
         """``set(predicted) == set(gold)``."""

@@ -155,7 +155,7 @@ class Spider2(Semantics):
         "Spider 2.0's compare_pandas_table: every gold column (or condition column) equals some "
         "predicted column, numbers within 0.01, after a CSV round trip; sorted when ignore_order"
     )
-    official = "Spider 2.0's evaluate.py"
+    official = "Spider 2.0's compare_pandas_table"
 
     def decide(self, item: Item) -> Decision:
         """Each gold column (or condition column) equal to some predicted column."""

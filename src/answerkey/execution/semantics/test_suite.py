@@ -24,7 +24,8 @@ __all__ = ["TestSuite", "TEST_SUITE_YEAR", "test_suite_rewrites", "test_suite_sq
 
 
 def _sorted_row(row: tuple[object, ...]) -> tuple[object, ...]:
-    # test-suite's first check sorts each row's values by their text and type name.
+    # test-suite's first check sorts each row's values by their text and type name
+    # (exec_eval.py:28-29, unorder_row, used by quick_rej at :36-42).
     return tuple(sorted(row, key=_text_and_type))
 
 
@@ -61,7 +62,8 @@ def _decide(item: Item) -> Decision:
     )
     if shape is not None:
         return decision(False, shape)
-    # The official rule's test, word for word: the text, lowercased, contains "order by".
+    # The official rule's test, word for word (exec_eval.py:197): the text, lowercased,
+    # contains "order by".
     ordered = "order by" in item.gold_sql.lower()
     collect: Callable[[Iterable[Any]], Any] = list if ordered else Counter
     gold_sorted = [_sorted_row(row) for row in gold]
@@ -92,10 +94,13 @@ def _decide(item: Item) -> Decision:
 TEST_SUITE_YEAR = "2020"
 """What test-suite-sql-eval writes for ``YEAR(CURDATE())`` before it runs a query."""
 
-# Its placeholder for a value the model did not predict, read as the number 1 (predictions only).
+# Its placeholder for a value the model did not predict, read as the number 1 (predictions
+# only; evaluation.py's evaluate(), before it calls eval_exec_match).
 _PLACEHOLDER = (" value ", " 1 ")
-# Comparison operators written with a space, closed up in both queries, in this order.
+# Comparison operators written with a space, closed up in both queries, in this order
+# (exec_eval.py:172-174, postprocess, applied to both at :187).
 _SPACED_OPERATORS = (("> =", ">="), ("< =", "<="), ("! =", "!="))
+# exec_eval.py:125-128, replace_cur_year, applied to each query run at :146.
 _CURRENT_YEAR = re.compile(r"YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*", re.IGNORECASE)
 
 
@@ -123,7 +128,7 @@ def test_suite_rewrites(
         text = step(text, text.replace(placeholder, number), f"{placeholder!r} replaced by {number!r}")
     for spaced, closed in _SPACED_OPERATORS:
         text = step(text, text.replace(spaced, closed), f"{spaced!r} written {closed!r}")
-    if not keep_distinct:
+    if not keep_distinct:  # exec_eval.py:188-190: parse.remove_distinct (parse.py:139-141)
         first, without = statement_and_distinct(text)
         text = step(text, first, "only the first statement kept")
         text = step(text, without, "DISTINCT removed")
