@@ -68,7 +68,8 @@ from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     SEMANTICS,
     Decision,
-    Semantics,
+    RewrittenPair,
+    checked_options,
     decide,
     decide_all,
     decided_semantics,
@@ -76,6 +77,8 @@ from answerkey.execution.semantics import (
     explained,
     has_outer_order_by,
     names,
+    options_of,
+    options_signature,
     semantics_named,
     soft_f1,
 )
@@ -164,18 +167,10 @@ class SqlOptions:
     def __post_init__(self) -> None:
         if self.semantics not in names():
             raise ValueError(f"unknown semantics {self.semantics!r}; known: {', '.join(names())}")
-        chosen = set(self.semantics_options)
-        if self.test_suite_keep_distinct:
-            chosen.add(_KEEP_DISTINCT)
-        for option in chosen:
-            name, _, wanted = option.partition(":")
-            declared = semantics_named(name).options
-            if wanted not in declared:
-                raise ValueError(
-                    f"the {name} semantics has no option {wanted!r}; it has: {', '.join(declared) or 'none'}"
-                )
+        kept = (_KEEP_DISTINCT,) if self.test_suite_keep_distinct else ()
+        chosen = checked_options((*self.semantics_options, *kept))
         # One truth for both spellings of test-suite's option (frozen: set through object).
-        object.__setattr__(self, "semantics_options", tuple(sorted(chosen)))
+        object.__setattr__(self, "semantics_options", chosen)
         object.__setattr__(self, "test_suite_keep_distinct", _KEEP_DISTINCT in chosen)
         unknown = [name for name in self.metrics if name not in METRIC_NAMES]
         if unknown:
@@ -193,8 +188,7 @@ class SqlOptions:
 
     def options_of(self, semantics: str) -> frozenset[str]:
         """The options chosen for ``semantics`` (``semantics_options``)."""
-        prefix = semantics + ":"
-        return frozenset(option[len(prefix) :] for option in self.semantics_options if option.startswith(prefix))
+        return options_of(self.semantics_options, semantics)
 
     @property
     def rule(self) -> MatchRule:
@@ -206,14 +200,9 @@ class SqlOptions:
         """``semantics:...|eps:...|strings:...|engine:...|timeout:...|max_rows:...|max_result_bytes:...|v:...``."""
         described = self.rule.describe()
         timed = {"ves_runs": self.ves_runs} if VES in self.metrics else {}
-        chosen = {
-            name.replace("-", "_"): ",".join(sorted(options))
-            for name in self.decided_semantics
-            if (options := self.options_of(name))
-        }
         return Signature.of(
             semantics=self.semantics,
-            **chosen,
+            **options_signature(self.semantics_options, self.decided_semantics),
             epsilon=described["epsilon"],
             strings=described["strings"],
             engine=self.engine or "auto",
@@ -322,37 +311,6 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-@dataclass(frozen=True)
-class _Rewritten:
-    """An item's gold and predicted SQL as a semantics runs them, when it rewrites either
-    (``Semantics.rewrite``), and the rewrites that changed each."""
-
-    semantics: Semantics
-    gold: str
-    predicted: str
-    gold_changes: tuple[str, ...]
-    predicted_changes: tuple[str, ...]
-    options: frozenset[str]
-
-    @classmethod
-    def of(cls, item: BatchItem, semantics: Semantics, options: frozenset[str]) -> _Rewritten | None:
-        """The queries of ``item`` as ``semantics`` runs them under ``options``; None when it
-        runs them as written (or there is no prediction)."""
-        if item.predicted is None:
-            return None
-        gold = semantics.rewrite(item.gold, predicted=False, options=options)
-        predicted = semantics.rewrite(item.predicted, predicted=True, options=options)
-        if not gold.changes and not predicted.changes:
-            return None
-        return cls(semantics, gold.sql, predicted.sql, gold.changes, predicted.changes, options)
-
-    @property
-    def how(self) -> str:
-        """``queries run with DISTINCT removed, as test-suite-sql-eval's default``."""
-        changes = _listed(list(dict.fromkeys((*self.predicted_changes, *self.gold_changes))))
-        return f"queries run with {changes}, {self.semantics.rewritten_as(self.options)}"
-
-
 class _Evaluator:
     """Evaluates the items of one batch on the databases of its db_id."""
 
@@ -427,7 +385,8 @@ class _Evaluator:
         rewrites = [
             rewritten
             for name in decided
-            if (rewritten := _Rewritten.of(item, semantics_named(name), options.options_of(name))) is not None
+            if item.predicted is not None
+            and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
         ]
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
@@ -519,7 +478,7 @@ class _Evaluator:
     def _rewritten(
         self,
         item: BatchItem,
-        rewritten: _Rewritten,
+        rewritten: RewrittenPair,
         database: Database,
         notes: list[RunWarning],
         known: dict[str, QueryResult],
@@ -533,23 +492,22 @@ class _Evaluator:
         semantics = rewritten.semantics
         name = semantics.name
         # A query the script leaves as written is the one already run: its text finds its result.
-        gold = self.query(database, rewritten.gold if rewritten.gold_changes else item.gold, notes, known)
+        gold = self.query(database, rewritten.gold.sql, notes, known)
         if gold.error is not None:
             why = (
-                f"the gold query as {semantics.official or name} runs it ({_listed(rewritten.gold_changes)}) failed on "
+                f"the gold query as {semantics.official or name} runs it ({_listed(rewritten.gold.changes)}) failed on "
                 f"{database.label}: {gold.error}"
             )
             if self.options.semantics == name:
                 return self._error(item, why, database, notes)
             notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
             return Decision(name, False, why)
-        written = rewritten.predicted if rewritten.predicted_changes or item.predicted is None else item.predicted
-        predicted = self.query(database, written, notes, known)
+        predicted = self.query(database, rewritten.predicted.sql, notes, known)
         decision = decide(
             name,
             gold,
             predicted,
-            gold_sql=rewritten.gold,
+            gold_sql=rewritten.gold.sql,
             rule=self.rule,
             order_by=_sort_keys(item),
             condition_cols=item.condition_cols,

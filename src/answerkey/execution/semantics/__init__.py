@@ -61,9 +61,10 @@ spider2: incorrect: gold column 1 (name) matches no predicted column
 
 from collections.abc import Mapping
 
-from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
+from answerkey.execution.semantics._base import Decision, Item, Rewritten, RewrittenPair, Semantics
 from answerkey.execution.semantics._registry import (
     MODULES_VARIABLE,
+    checked_options,
     decide,
     decide_all,
     decided_semantics,
@@ -71,6 +72,8 @@ from answerkey.execution.semantics._registry import (
     explained,
     import_semantics_modules,
     names,
+    options_of,
+    options_signature,
     register,
     semantics_named,
     unregister,
@@ -91,6 +94,7 @@ __all__ = [
     "Decision",
     "Item",
     "Rewritten",
+    "RewrittenPair",
     "Semantics",
     "register",
     "unregister",
@@ -99,6 +103,9 @@ __all__ = [
     "names",
     "semantics_named",
     "decided_semantics",
+    "checked_options",
+    "options_of",
+    "options_signature",
     "OtherValue",
     "decide",
     "decide_all",

@@ -10,10 +10,10 @@ from typing import Any, ClassVar
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule, Verdict
-from answerkey.execution.semantics._result import result_width
+from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows
 
-__all__ = ["Decision", "Item", "Semantics", "Rewritten"]
+__all__ = ["Decision", "Item", "Semantics", "Rewritten", "RewrittenPair"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +155,17 @@ class Semantics:
         follows rewrites it."""
         return Rewritten(sql)
 
+    def rewritten_pair(self, gold: str, predicted: str, options: frozenset[str] = frozenset()) -> RewrittenPair | None:
+        """An item's gold and predicted SQL as this semantics runs them (``rewrite``); None
+        when it runs both as written."""
+        pair = RewrittenPair(
+            self,
+            self.rewrite(gold, predicted=False, options=options),
+            self.rewrite(predicted, predicted=True, options=options),
+            options,
+        )
+        return pair if pair.gold.changes or pair.predicted.changes else None
+
     def rewritten_as(self, options: frozenset[str] = frozenset()) -> str:
         """Who rewrites the queries, under ``options``, for the reasons: ``as ...``."""
         return f"as {self.official or self.name} runs them"
@@ -165,3 +176,20 @@ class Semantics:
 
     def __repr__(self) -> str:
         return f"<semantics {self.name!r}>"
+
+
+@dataclass(frozen=True)
+class RewrittenPair:
+    """An item's gold and predicted SQL as a semantics runs them (``Semantics.rewritten_pair``)
+    under its chosen ``options``."""
+
+    semantics: Semantics
+    gold: Rewritten
+    predicted: Rewritten
+    options: frozenset[str] = frozenset()
+
+    @property
+    def how(self) -> str:
+        """``queries run with DISTINCT removed, as test-suite-sql-eval's default``."""
+        changes = listed(list(dict.fromkeys((*self.predicted.changes, *self.gold.changes))))
+        return f"queries run with {changes}, {self.semantics.rewritten_as(self.options)}"

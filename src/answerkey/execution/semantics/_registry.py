@@ -7,14 +7,14 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule
 from answerkey.errors import did_you_mean
 from answerkey.execution.semantics._base import Decision, Item, Semantics
-from answerkey.execution.semantics._result import one_line
+from answerkey.execution.semantics._result import listed, one_line
 
 __all__ = [
     "MODULES_VARIABLE",
@@ -24,6 +24,9 @@ __all__ = [
     "semantics_named",
     "names",
     "decided_semantics",
+    "checked_options",
+    "options_of",
+    "options_signature",
     "decide",
     "decide_all",
     "explained",
@@ -89,6 +92,43 @@ def decided_semantics(headline: str) -> tuple[str, ...]:
     """
     semantics_named(headline)
     return tuple(name for name, semantics in _REGISTRY.items() if semantics.default or name == headline)
+
+
+def checked_options(chosen: Iterable[str]) -> tuple[str, ...]:
+    """Options of semantics, each ``name:option``, sorted and once each; ``ValueError`` for
+    one its semantics does not declare (``Semantics.options``).
+
+    >>> checked_options(["test-suite:keep_distinct", "test-suite:keep_distinct"])
+    ('test-suite:keep_distinct',)
+    >>> checked_options(["bird:fast"])
+    Traceback (most recent call last):
+    ...
+    ValueError: the bird semantics has no option 'fast'; it has: none
+    """
+    unique = sorted(set(chosen))
+    for option in unique:
+        name, _, wanted = option.partition(":")
+        declared = semantics_named(name).options
+        if wanted not in declared:
+            raise ValueError(f"the {name} semantics has no option {wanted!r}; it has: {', '.join(declared) or 'none'}")
+    return tuple(unique)
+
+
+def options_of(chosen: Iterable[str], semantics: str) -> frozenset[str]:
+    """The options of ``semantics`` among the ``name:option`` choices."""
+    prefix = semantics + ":"
+    return frozenset(option[len(prefix) :] for option in chosen if option.startswith(prefix))
+
+
+def options_signature(chosen: Sequence[str], decided: Iterable[str]) -> dict[str, str]:
+    """The signature fields of the options chosen for the ``decided`` semantics: the name
+    with ``_`` for ``-``, the options joined by commas.
+
+    >>> options_signature(["test-suite:keep_distinct"], names())
+    {'test_suite': 'keep_distinct'}
+    """
+    fields = {name.replace("-", "_"): ",".join(sorted(options_of(chosen, name))) for name in decided}
+    return {name: options for name, options in fields.items() if options}
 
 
 # The environment variable naming the modules of a user's own semantics (comma-separated).
@@ -233,10 +273,6 @@ def explained(decisions: Mapping[str, Decision]) -> dict[str, Decision]:
     }
 
 
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def disagreement(decisions: Mapping[str, Decision]) -> str | None:
     """None when every decision has the same verdict; otherwise which semantics decided
     what, one line each with its reason (registered semantics in registry order, then the
@@ -254,7 +290,7 @@ def disagreement(decisions: Mapping[str, Decision]) -> str | None:
     order = [name for name in _REGISTRY if name in decisions] + [name for name in decisions if name not in _REGISTRY]
     right = [name for name in order if decisions[name].correct]
     wrong = [name for name in order if not decisions[name].correct]
-    lines = [f"correct under {_listed(right)}; incorrect under {_listed(wrong)}"]
+    lines = [f"correct under {listed(right)}; incorrect under {listed(wrong)}"]
     lines.extend(f"  {decisions[name]}" for name in order)
     for name in order:
         decision = decisions[name]
