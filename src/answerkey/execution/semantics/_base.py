@@ -137,6 +137,13 @@ class Semantics:
     It abstains from no item: a predicted query that failed is incorrect under every
     semantics before ``decide`` is called; ``decide`` raises ``ValueError`` for a gold result
     it cannot judge, which makes the item an error of the test.
+
+    >>> class SameCount(Semantics):
+    ...     name, rule, default = "same-count", "as many rows as the gold", False
+    ...     def decide(self, item):
+    ...         return self.decision(len(item.gold_rows) == len(item.predicted_rows), "rows counted")
+    >>> SameCount().rewrite("SELECT 1", predicted=True), SameCount().rewritten_pair("SELECT 1", "SELECT 2")
+    (Rewritten(sql='SELECT 1', changes=()), None)
     """
 
     name: str = ""
