@@ -68,20 +68,17 @@ from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     SEMANTICS,
     Decision,
-    RewrittenPair,
-    checked_options,
     decide,
     decide_all,
     decided_semantics,
     disagreement,
-    explained,
     has_outer_order_by,
     names,
-    options_of,
-    options_signature,
     semantics_named,
     soft_f1,
 )
+from answerkey.execution.semantics._base import RewrittenPair
+from answerkey.execution.semantics._registry import checked_options, explained, options_of, options_signature
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, ves
 from answerkey.metrics.table import TABLE_METRICS, table_scores

@@ -61,19 +61,14 @@ spider2: incorrect: gold column 1 (name) matches no predicted column
 
 from collections.abc import Mapping
 
-from answerkey.execution.semantics._base import Decision, Item, Rewritten, RewrittenPair, Semantics
+from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
 from answerkey.execution.semantics._registry import (
-    MODULES_VARIABLE,
-    checked_options,
     decide,
     decide_all,
     decided_semantics,
     disagreement,
-    explained,
     import_semantics_modules,
     names,
-    options_of,
-    options_signature,
     register,
     semantics_named,
     unregister,
@@ -94,22 +89,16 @@ __all__ = [
     "Decision",
     "Item",
     "Rewritten",
-    "RewrittenPair",
     "Semantics",
     "register",
     "unregister",
-    "MODULES_VARIABLE",
     "import_semantics_modules",
     "names",
     "semantics_named",
     "decided_semantics",
-    "checked_options",
-    "options_of",
-    "options_signature",
     "OtherValue",
     "decide",
     "decide_all",
-    "explained",
     "disagreement",
     "order_by_keys",
     "has_outer_order_by",
