@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from answerkey.execution.semantics import SEMANTICS
 from answerkey.report import figure, text_table
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
@@ -94,12 +93,13 @@ def summary_table(run: SqlRun) -> str:
     semantics (the headline one marked ``*``); then metric means, the disagreements and the
     signature."""
     headline = run.options.semantics
-    names = [f"{name}*" if name == headline else name for name in SEMANTICS]
+    decided = run.options.decided_semantics
+    names = [f"{name}*" if name == headline else name for name in decided]
     rows = [
         (
             name,
             *(getattr(group, count) for count in FIGURES),
-            *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in SEMANTICS),
+            *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in decided),
         )
         for name, group in _groups(run)
     ]
@@ -126,6 +126,7 @@ def workbook(run: SqlRun) -> Workbook:
     difficulty and each tag, with a chart of accuracy per difficulty; ``Disagreements``: the
     items the semantics disagree on, with the verdict under each and why."""
     names = list(run.metric_names)
+    decided = run.options.decided_semantics
     overview = Sheet(
         "Overview",
         [
@@ -139,7 +140,7 @@ def workbook(run: SqlRun) -> Workbook:
             Column("predicted SQL", 50, "text", wrap=True),
             Column("difficulty", 11, "text"),
             Column("tags", 20, "text"),
-            *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in SEMANTICS),
+            *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in decided),
             Column("disagreement", 50, "text", wrap=True),
             *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
         ],
@@ -157,7 +158,7 @@ def workbook(run: SqlRun) -> Workbook:
                 ", ".join(result.item.tags) or None,
                 *(
                     _verdict(result.outcome.verdicts[name]) if name in result.outcome.verdicts else None
-                    for name in SEMANTICS
+                    for name in decided
                 ),
                 result.outcome.disagreement,
                 *(result.outcome.metrics.get(name) for name in names),
@@ -184,7 +185,7 @@ def workbook(run: SqlRun) -> Workbook:
             Column("group", 24, "text"),
             *(Column(count, 10, "integer") for count in FIGURES),
             Column("accuracy", 10, "ratio"),
-            *(Column(name, 11, "ratio") for name in SEMANTICS),
+            *(Column(name, 11, "ratio") for name in decided),
             *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
         ],
         [
@@ -192,7 +193,7 @@ def workbook(run: SqlRun) -> Workbook:
                 name,
                 *(getattr(group, count) for count in FIGURES),
                 group.accuracy,
-                *(group.accuracy_by_semantics[semantics] for semantics in SEMANTICS),
+                *(group.accuracy_by_semantics[semantics] for semantics in decided),
                 *(group.metrics.get(metric) for metric in names),
             ]
             for name, group in groups
@@ -205,14 +206,14 @@ def workbook(run: SqlRun) -> Workbook:
         [
             Column("id", 10, "text"),
             Column("db_id", 18, "text"),
-            *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in SEMANTICS),
+            *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in decided),
             Column("why", 80, "text", wrap=True),
         ],
         [
             [
                 result.item.id,
                 result.item.db_id,
-                *(_verdict(result.outcome.verdicts[name]) for name in SEMANTICS),
+                *(_verdict(result.outcome.verdicts[name]) for name in decided),
                 result.outcome.disagreement,
             ]
             for result in run.results
