@@ -10,6 +10,9 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
 - Warnings are printed on standard error, the first few of each kind, then a count.
+
+The options of the commands that run SQL are in ``answerkey.cli.query_options``, so that
+``judge`` and ``check`` never load the SQL adapters.
 """
 
 from __future__ import annotations
@@ -25,8 +28,7 @@ from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
-from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT, WARNINGS_SHOWN
-from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
+from answerkey.limits import WARNINGS_SHOWN
 from answerkey.report import ReportPaths, Result, write_reports
 
 __all__ = [
@@ -39,7 +41,6 @@ __all__ = [
     "report_options",
     "metrics_option",
     "timeout_option",
-    "query_limit_options",
     "fail_under_option",
     "start",
     "show_warnings",
@@ -133,45 +134,6 @@ def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], 
     """``--timeout SECONDS``: a finite number above 0."""
     return click.option(
         "--timeout", type=FiniteFloat(0, open=True), default=default, show_default=True, metavar="SECONDS", help=help
-    )
-
-
-def query_limit_options(timeout_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--timeout``, ``--max-rows`` and ``--max-result-bytes``: the bounds of one SQL query
-    (``answerkey.limits``), the same for every command that runs SQL."""
-
-    def add(function: Callable[..., Any]) -> Callable[..., Any]:
-        function = click.option(
-            "--max-result-bytes",
-            type=click.IntRange(min=1),
-            default=SQL_MAX_RESULT_BYTES,
-            show_default=True,
-            metavar="BYTES",
-            help="A query whose result holds more bytes fails.",
-        )(function)
-        function = click.option(
-            "--max-rows",
-            type=click.IntRange(min=1),
-            default=SQL_MAX_ROWS,
-            show_default=True,
-            metavar="ROWS",
-            help="A query returning more rows fails.",
-        )(function)
-        return timeout_option(SQL_TIMEOUT, timeout_help)(function)
-
-    return add
-
-
-def ves_runs_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--ves-runs RUNS``: how many times the queries of a correct prediction are timed for
-    BIRD's valid efficiency score, the same for every command that computes it."""
-    return click.option(
-        "--ves-runs",
-        type=click.IntRange(min=1),
-        default=DEFAULT_VES_RUNS,
-        show_default=True,
-        metavar="RUNS",
-        help=help,
     )
 
 

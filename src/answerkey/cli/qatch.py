@@ -10,13 +10,12 @@ from answerkey.cli.options import (
     finish,
     jobs_option,
     metric_names,
-    query_limit_options,
     quiet_option,
     report_options,
     start,
     strings_option,
-    ves_runs_option,
 )
+from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.metrics.table import TABLE_METRICS
