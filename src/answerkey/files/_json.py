@@ -214,8 +214,6 @@ def json_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
     return positions
 
 
-
-
 @dataclass(frozen=True)
 class JsonLine:
     """One line of a JSON Lines file: its 1-based line number and its value or its error."""
