@@ -9,9 +9,8 @@ import click
 from answerkey.cli.judge import max_chars_option, read_answer
 from answerkey.cli.options import quiet_option
 from answerkey.errors import InputError, plural
-from answerkey.files import source_name
+from answerkey.files import json_text, source_name
 from answerkey.grammar import strict_violation
-from answerkey.report import json_text
 
 __all__ = ["check"]
 

@@ -7,11 +7,10 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.options import epsilon_option, quiet_option, scalars_option, strings_option
 from answerkey.comparator import judge as judge_answers
-from answerkey.files import read_text, source_name
+from answerkey.files import json_text, read_text, source_name
 from answerkey.grammar import parse
 from answerkey.limits import CLI_MAX_CAS_CHARS
 from answerkey.model import Answer
-from answerkey.report import json_text
 
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 

@@ -1,35 +1,27 @@
-"""Options and output handling shared by the commands, so they mean the same everywhere.
+"""Options shared by the commands, so they mean the same everywhere.
 
 Choices and defaults come from the registries and constants (``SCALAR_RULES``,
 ``STRING_MODES``, ``DEFAULT_EPSILON``, the metric registries, ``answerkey.limits``), never
 retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (exit 2).
 
-- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
-  sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
-  checked before anything runs (``start``).
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
-- Warnings are printed on standard error, the first few of each kind, then a count.
 
-The options of the commands that run SQL are in ``answerkey.cli.query_options``, so that
-``judge`` and ``check`` never load the SQL adapters.
+The report options and what a command does with its result (``--json``, ``--yaml``,
+``--xlsx``, warnings) are in ``answerkey.cli.output``; the options of the commands that run
+SQL in ``answerkey.cli.query_options``. Neither is imported here, so that ``judge`` and
+``check`` load no report writer and no SQL adapter.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
-from answerkey.errors import RunWarning, plural
-from answerkey.files import OutputError
-from answerkey.limits import WARNINGS_SHOWN
-from answerkey.report import ReportPaths, Result, write_reports
 
 __all__ = [
     "FiniteFloat",
@@ -38,13 +30,9 @@ __all__ = [
     "strings_option",
     "quiet_option",
     "jobs_option",
-    "report_options",
     "metrics_option",
     "timeout_option",
     "fail_under_option",
-    "start",
-    "show_warnings",
-    "finish",
 ]
 
 
@@ -137,22 +125,6 @@ def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], 
     )
 
 
-def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None, **kwargs: Any) -> Any:
-        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
-
-    for name, what in (
-        ("xlsx", "an Excel workbook"),
-        ("yaml", "the report as YAML ('-': standard output)"),
-        ("json", "the report as JSON ('-': standard output)"),
-    ):
-        wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
-    return wrapper
-
-
 def metric_names(text: str, known: Sequence[str], *, none: bool = True) -> tuple[str, ...]:
     """The metric names of ``--metrics`` text: comma-separated names, ``all``, or ``none``."""
     text = text.strip()
@@ -188,40 +160,3 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
         callback=convert,
         help=f"Metrics to compute, comma-separated from: {names}; or all" + (", or none." if none else "."),
     )
-
-
-def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
-    """Print warnings on standard error, kind by kind (in order of first appearance): the
-    first ``shown`` of each kind, then how many more there are."""
-    kinds: dict[str, list[RunWarning | str]] = {}
-    for warning in warnings:
-        kinds.setdefault(getattr(warning, "kind", ""), []).append(warning)
-    for group in kinds.values():
-        for warning in group[:shown]:
-            click.echo(f"warning: {warning}", err=True)
-        if len(group) > shown:
-            click.echo(
-                f"warning: ... and {plural(len(group) - shown, 'more warning')} like these (all are in the reports)",
-                err=True,
-            )
-
-
-def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
-    """Check the report paths against the inputs before anything runs: a bad path is
-    trouble (exit 2) at once, an odd file name a warning."""
-    try:
-        show_warnings(reports.check(inputs))
-    except OutputError as error:
-        raise Trouble(error.message) from None
-
-
-def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
-    """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
-    report went to standard output)."""
-    show_warnings(result.warnings)
-    try:
-        write_reports(result, reports, quiet=quiet)
-    except OutputError as error:
-        raise Trouble(error.message) from None
-    if not quiet and not reports.to_stdout:
-        click.echo(result.summary_table())

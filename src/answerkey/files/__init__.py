@@ -17,7 +17,8 @@ suffix does not fit the format. ``write_output`` and ``output_stream`` replace a
 atomically (a temporary file beside it, renamed over it, keeping the old file's mode), write
 directly to anything else (``/dev/null``, a FIFO, a terminal, ``-`` for standard output) and
 follow symbolic links; a temporary file left by a killed run is removed by the next write to
-the same path.
+the same path. ``json_text`` writes JSON as answerkey's reports do: objects indented, each
+element of a list on a line of its own.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "items.json")
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 from answerkey.files._document import Document
 from answerkey.files._json import JsonLine, decode_json, json_positions, read_jsonl
+from answerkey.files._json_text import json_pieces, json_text
 from answerkey.files._reading import (
     DOCUMENT_SUFFIXES,
     STDIN,
@@ -57,6 +59,8 @@ __all__ = [
     "source_name",
     "read_text",
     "decode_json",
+    "json_text",
+    "json_pieces",
     "json_positions",
     "Document",
     "load_document",
