@@ -100,3 +100,16 @@ def test_judge_and_check_load_no_sql_report_or_dask_module(tmp_path, arguments):
     probe = [line for line in result.stdout.splitlines() if line.startswith("probe:")]
     status, *loaded = probe[-1].split()[1:]
     assert (status, loaded) == ("0", [])
+
+
+def test_the_sql_command_loads_dask_only_for_a_cluster():
+    """``answerkey.execution`` (``DaskExecutor``, ``ClusterError``) and the ``sql`` command
+    import Dask only when a cluster is asked for, so a local run never pays for it."""
+    probe = (
+        "import sys\n"
+        "from answerkey.execution import ClusterError, DaskExecutor\n"
+        "import answerkey.cli.sql\n"
+        "print('probe:', *sorted(name for name in ('dask', 'distributed') if name in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "probe:"
