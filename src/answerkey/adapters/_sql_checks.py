@@ -177,6 +177,7 @@ def being_written(real: str, label: str) -> str | None:
 
 
 def byte_limit(limit: int) -> str:
+    """How the errors name a byte limit, with the option that raises it."""
     return f"the limit of {limit:,} bytes (--max-result-bytes raises it)"
 
 

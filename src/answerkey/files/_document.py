@@ -11,6 +11,8 @@ from answerkey.files._json import json_positions
 
 
 def record_positions(node: Any, positions: dict[tuple[Any, ...], tuple[int, int]]) -> None:
+    """Add to ``positions`` the (line, column) of every value under the YAML ``node``, keyed
+    by its path of keys and indexes (an alias's values are where its anchor stands)."""
     import yaml
 
     stack: list[tuple[tuple[Any, ...], Any]] = [((), node)]

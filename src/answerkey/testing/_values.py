@@ -88,6 +88,7 @@ _NANOSECONDS = st.one_of(st.just(0), st.integers(0, 999))
 
 
 def time_zone(minutes: int | None) -> _dt.tzinfo | None:
+    """The fixed UTC offset of ``minutes``, or None (a naive value)."""
     return None if minutes is None else _dt.timezone(_dt.timedelta(minutes=minutes))
 
 
@@ -164,6 +165,8 @@ def _values(types: tuple[str, ...], nil: bool, with_failures: bool) -> st.Search
 
 @functools.cache
 def column_values(kind: str, nil: bool) -> st.SearchStrategy[Value]:
+    """Values of one column type (``VALUE_TYPES``; integers and reals mix as numbers), with
+    nil among them when ``nil``."""
     base: st.SearchStrategy[Any] = numbers() if kind in ("integer", "real") else _BY_TYPE[kind]()
     return st.one_of(base, st.just(NIL)) if nil else base
 
