@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterator, Mapping
@@ -214,7 +213,7 @@ def write_entry(path: str, data: bytes) -> None:
     # readers refuse (it must parse, be of their format and hold its own key) and compute
     # again: an entry lost is only recomputed.
     directory, name = os.path.split(path)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}-{secrets.token_hex(8)}{_ENTRY_TEMPORARY_SUFFIX}")
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}-{os.urandom(8).hex()}{_ENTRY_TEMPORARY_SUFFIX}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     try:
         descriptor = os.open(temporary, flags, 0o666)  # 0o666 less the umask, as for any new file
