@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from answerkey.adapters import sql
+from answerkey.adapters import _sqlite_processes
 from answerkey.adapters.sql import Databases, QueryResult, run_query, sql_value, stop_query_processes
 from answerkey.limits import MAX_DB_ID_CHARS
 from answerkey.model import NIL, Number, Relation, String
@@ -639,7 +639,7 @@ def test_the_time_this_process_takes_over_chunks_is_not_the_querys(tmp_path, mon
     counts neither towards the query's time limit nor in its seconds: a quick query whose
     six chunks take half a second each here is not stopped at a 1 s limit."""
     _large_database(tmp_path / "big" / "big.sqlite", 50_001)
-    ask = sql._QueryProcess.ask
+    ask = _sqlite_processes.QueryProcess.ask
     taken = []
 
     def slow_ask(self, request, wait, receive):
@@ -650,7 +650,7 @@ def test_the_time_this_process_takes_over_chunks_is_not_the_querys(tmp_path, mon
 
         return ask(self, request, wait, slow_receive)
 
-    monkeypatch.setattr(sql._QueryProcess, "ask", slow_ask)
+    monkeypatch.setattr(_sqlite_processes.QueryProcess, "ask", slow_ask)
     result = Databases(tmp_path, timeout=1).run("big", "SELECT id FROM t")
     assert result.error is None and len(result.rows) == 50_001
     assert taken == [10_000] * 5 + [1]
@@ -702,7 +702,7 @@ def _in_this_process(run):
     """``run``, with no helper process to run queries in."""
 
     def without_helpers(*arguments):
-        processes = sql._STATE.processes
+        processes = _sqlite_processes.STATE.processes
         unavailable, idle = processes._unavailable, processes._idle
         processes._unavailable, processes._idle = True, []
         try:

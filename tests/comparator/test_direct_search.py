@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from answerkey import judge
 from answerkey.comparator import search
+from answerkey.comparator._assignment import walks as _walks
+from answerkey.comparator._direct import DirectSides as _DirectSides
 from answerkey.comparator.search import (
-    _DirectSides,
     _searched_mapping,
-    _walks,
     find_mapping,
     find_projection,
     ordered_equivalent,

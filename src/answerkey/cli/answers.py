@@ -11,7 +11,8 @@ from answerkey.answers.load import load_table
 from answerkey.answers.run import run_answers
 from answerkey.answers.schema import OUTPUT_LAYOUTS
 from answerkey.cli import Trouble
-from answerkey.cli.options import fail_under_option, finish, quiet_option, report_options, start
+from answerkey.cli.options import fail_under_option, quiet_option
+from answerkey.cli.output import finish, report_options, start
 from answerkey.files import OutputError, write_output
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import ReportPaths

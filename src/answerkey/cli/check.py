@@ -7,11 +7,10 @@ from typing import Any
 import click
 
 from answerkey.cli.judge import max_chars_option, read_answer
-from answerkey.cli.options import json_option, quiet_option, start, write_json
+from answerkey.cli.options import check_json_path, json_option, quiet_option, write_json
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.grammar import strict_violation
-from answerkey.report import ReportPaths
 
 __all__ = ["check"]
 
@@ -39,7 +38,7 @@ def check(
 
     Exit status: 0 all valid, 2 any file invalid or unreadable.
     """
-    start(ReportPaths(json=json_path), {path: path for path in files})
+    check_json_path(json_path, {path: path for path in files})
     to_stdout = json_path == "-"
     results: list[dict[str, Any]] = []
     bad = 0

@@ -6,11 +6,11 @@ import click
 
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
+    check_json_path,
     epsilon_option,
     json_option,
     quiet_option,
     scalars_option,
-    start,
     strings_option,
     write_json,
 )
@@ -19,7 +19,6 @@ from answerkey.files import read_text, source_name
 from answerkey.grammar import parse
 from answerkey.limits import CLI_MAX_CAS_CHARS
 from answerkey.model import Answer
-from answerkey.report import ReportPaths
 
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
@@ -83,7 +82,7 @@ def judge(
     """
     if canonical == "-" and system == "-":
         raise Trouble("only one of CANONICAL and SYSTEM can be read from standard input")
-    start(ReportPaths(json=json_path), {"CANONICAL": canonical, "SYSTEM": system})
+    check_json_path(json_path, {"CANONICAL": canonical, "SYSTEM": system})
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)

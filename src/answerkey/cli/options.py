@@ -1,35 +1,33 @@
-"""Options and output handling shared by the commands, so they mean the same everywhere.
+"""Options shared by the commands, so they mean the same everywhere.
 
 Choices and defaults come from the registries and constants (``SCALAR_RULES``,
 ``STRING_MODES``, ``DEFAULT_EPSILON``, the metric registries, ``answerkey.limits``), never
 retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (exit 2).
 
-- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
-  sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
-  checked before anything runs (``start``). ``judge``, ``check`` and ``fuzz`` take ``--json OUT``
-  alone (``json_option``) for their one document.
+- ``--json OUT`` alone (``json_option``) for the commands with one document (``judge``,
+  ``check``, ``fuzz``): ``-`` sends it to standard output; the path is checked before anything
+  runs (``check_json_path``) and written atomically (``write_json``).
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
-- Warnings are printed on standard error, the first few of each kind, then a count.
+
+The report options and what a command does with its result (``--json``, ``--yaml``,
+``--xlsx``, warnings) are in ``answerkey.cli.output``; the options of the commands that run
+SQL in ``answerkey.cli.query_options``. Neither is imported here, so that ``judge`` and
+``check`` load no report writer and no SQL adapter.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import click
 
 from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
-from answerkey.errors import RunWarning, plural
-from answerkey.files import OutputError, write_output
-from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT, WARNINGS_SHOWN
-from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
-from answerkey.report import ReportPaths, Result, json_text, write_reports
+from answerkey.files import OutputError, check_outputs, json_text, write_output
 
 __all__ = [
     "FiniteFloat",
@@ -38,16 +36,12 @@ __all__ = [
     "strings_option",
     "quiet_option",
     "jobs_option",
-    "report_options",
     "json_option",
+    "check_json_path",
     "write_json",
     "metrics_option",
     "timeout_option",
-    "query_limit_options",
     "fail_under_option",
-    "start",
-    "show_warnings",
-    "finish",
 ]
 
 
@@ -140,61 +134,6 @@ def timeout_option(default: float, help: str) -> Callable[[Callable[..., Any]], 
     )
 
 
-def query_limit_options(timeout_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--timeout``, ``--max-rows`` and ``--max-result-bytes``: the bounds of one SQL query
-    (``answerkey.limits``), the same for every command that runs SQL."""
-
-    def add(function: Callable[..., Any]) -> Callable[..., Any]:
-        function = click.option(
-            "--max-result-bytes",
-            type=click.IntRange(min=1),
-            default=SQL_MAX_RESULT_BYTES,
-            show_default=True,
-            metavar="BYTES",
-            help="A query whose result holds more bytes fails.",
-        )(function)
-        function = click.option(
-            "--max-rows",
-            type=click.IntRange(min=1),
-            default=SQL_MAX_ROWS,
-            show_default=True,
-            metavar="ROWS",
-            help="A query returning more rows fails.",
-        )(function)
-        return timeout_option(SQL_TIMEOUT, timeout_help)(function)
-
-    return add
-
-
-def ves_runs_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--ves-runs RUNS``: how many times the queries of a correct prediction are timed for
-    BIRD's valid efficiency score, the same for every command that computes it."""
-    return click.option(
-        "--ves-runs",
-        type=click.IntRange(min=1),
-        default=DEFAULT_VES_RUNS,
-        show_default=True,
-        metavar="RUNS",
-        help=help,
-    )
-
-
-def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None, **kwargs: Any) -> Any:
-        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
-
-    for name, what in (
-        ("xlsx", "an Excel workbook"),
-        ("yaml", "the report as YAML ('-': standard output)"),
-        ("json", "the report as JSON ('-': standard output)"),
-    ):
-        wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
-    return wrapper
-
-
 # What ``--json`` without a path says: it was a flag of judge, check and fuzz before it took a path.
 _JSON_USAGE = "--json OUT writes the JSON to OUT, --json - prints it"
 
@@ -220,6 +159,18 @@ def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
         callback=_json_path,
         help=f"Write {what} as JSON ('-': standard output).",
     )
+
+
+def check_json_path(json_path: str | None, inputs: Mapping[str, str | None]) -> None:
+    """Check ``--json OUT`` against the inputs before anything runs, as ``answerkey.cli.output.start``
+    checks the report paths (without loading the report writers): trouble (exit 2) for a bad
+    path, a warning on standard error for an odd file name."""
+    try:
+        warnings = check_outputs({"--json": (json_path, "json")}, inputs)
+    except OutputError as error:
+        raise Trouble(error.message) from None
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def write_json(path: str, document: Any) -> None:
@@ -266,40 +217,3 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
         callback=convert,
         help=f"Metrics to compute, comma-separated from: {names}; or all" + (", or none." if none else "."),
     )
-
-
-def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
-    """Print warnings on standard error, kind by kind (in order of first appearance): the
-    first ``shown`` of each kind, then how many more there are."""
-    kinds: dict[str, list[RunWarning | str]] = {}
-    for warning in warnings:
-        kinds.setdefault(getattr(warning, "kind", ""), []).append(warning)
-    for group in kinds.values():
-        for warning in group[:shown]:
-            click.echo(f"warning: {warning}", err=True)
-        if len(group) > shown:
-            click.echo(
-                f"warning: ... and {plural(len(group) - shown, 'more warning')} like these (all are in the reports)",
-                err=True,
-            )
-
-
-def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
-    """Check the report paths against the inputs before anything runs: a bad path is
-    trouble (exit 2) at once, an odd file name a warning."""
-    try:
-        show_warnings(reports.check(inputs))
-    except OutputError as error:
-        raise Trouble(error.message) from None
-
-
-def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
-    """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
-    report went to standard output)."""
-    show_warnings(result.warnings)
-    try:
-        write_reports(result, reports, quiet=quiet)
-    except OutputError as error:
-        raise Trouble(error.message) from None
-    if not quiet and not reports.to_stdout:
-        click.echo(result.summary_table())

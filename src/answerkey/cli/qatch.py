@@ -5,18 +5,9 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import (
-    epsilon_option,
-    finish,
-    jobs_option,
-    metric_names,
-    query_limit_options,
-    quiet_option,
-    report_options,
-    start,
-    strings_option,
-    ves_runs_option,
-)
+from answerkey.cli.options import epsilon_option, jobs_option, metric_names, quiet_option, strings_option
+from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.metrics.registry import METRIC_KINDS, defaults_for, metrics_for

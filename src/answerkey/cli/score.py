@@ -8,15 +8,13 @@ from answerkey.cli import Trouble
 from answerkey.cli.options import (
     epsilon_option,
     fail_under_option,
-    finish,
     jobs_option,
     metric_names,
     quiet_option,
-    report_options,
     scalars_option,
-    start,
     strings_option,
 )
+from answerkey.cli.output import finish, report_options, start
 from answerkey.errors import InputError, InputErrors
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths

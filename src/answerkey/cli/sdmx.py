@@ -6,7 +6,8 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import finish, quiet_option, report_options, start
+from answerkey.cli.options import quiet_option
+from answerkey.cli.output import finish, report_options, start
 from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
 from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx

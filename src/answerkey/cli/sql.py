@@ -10,16 +10,13 @@ from answerkey.cli import Trouble
 from answerkey.cli.options import (
     epsilon_option,
     fail_under_option,
-    finish,
     jobs_option,
     metric_names,
-    query_limit_options,
     quiet_option,
-    report_options,
-    start,
     strings_option,
-    ves_runs_option,
 )
+from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs

@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, finish, quiet_option, report_options, start
+from answerkey.cli.options import epsilon_option, quiet_option
+from answerkey.cli.output import finish, report_options, start
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import REPORT_FORMATS, ReportPaths
 from answerkey.steps.aggregates import MISSING_USAGE_RULES

@@ -34,11 +34,11 @@ ones (``ordered_equivalent``). A walk covers both ways, so invariant 1 holds, an
 projection of a walk is a walk, so invariant 4 does, checked from the first column on. Where
 keys decide matching, equal runs of key tuples are necessary for a walk but not enough:
 canonical tuples that differ but match (``"a"`` and ``"A"`` folded, 1 and 1.0 with epsilon 0)
-are separate steps, each needing a system tuple of its own (``_walks`` counts them).
+are separate steps, each needing a system tuple of its own (``_assignment.walks`` counts them).
 
 **Two searches.** Most answers of a corpus have a few columns, told apart by their values.
 When the canonical and system columns make at most ``_DIRECT_PAIRS`` pairs and their
-candidates allow at most ``_DIRECT_MAPPINGS`` mappings, ``_DirectSides`` searches directly.
+candidates allow at most ``_DIRECT_MAPPINGS`` mappings, ``_direct.DirectSides`` searches directly.
 Each column is keyed once; invariant 1 is tested pair by pair: equal sets of value types
 (values of different types never match), then equal sets of keys (proof of coverage: each
 value matches its equal), else, where a column holds reals compared with a tolerance, the
@@ -60,7 +60,7 @@ searches on the same answers against an exhaustive enumeration of mappings (and
 
 In the general search, when no real is compared with a tolerance, or when every number
 matches at most one number of the other answer (a system number's key then becomes the key
-of the canonical number it matches, so that keys decide matching: ``_recoding``), values are
+of the canonical number it matches, so that keys decide matching: ``recoding``), values are
 replaced once by hashable keys and every check is a set comparison of key tuples; identical
 columns (equal keys in every tuple) are then one class, searched once: equal canonical
 columns must go to equal system columns (the reduced system answer holds the canonical
@@ -80,6 +80,10 @@ are the targets and whose values the tolerance is relative to. ``find_mapping(ac
 adds a test that a complete mapping must pass too, and searches on past the mappings it
 refuses: a canonical answer with sort keys (``answerkey.comparator.sortkeys``) needs the
 tuples in key order, which implies set equivalence, so every pruning above still holds.
+
+This module holds the two general searches (keys, tolerance) and the entry points; beside it
+are their building blocks (``_assignment``), invariant 3 (``_colours``), the recoding of
+numbers (``_recoding``) and the direct search (``_direct``).
 """
 
 from __future__ import annotations
@@ -87,17 +91,32 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from itertools import chain, groupby, repeat
-from operator import attrgetter, itemgetter
-from typing import Any
+from itertools import chain, repeat
+from operator import attrgetter
 
+from answerkey.comparator._assignment import (
+    Accept,
+    HashedPrefixes,
+    coded_rows,
+    column_classes,
+    depth_first,
+    ordered_equivalent,
+    project,
+    recoded_keys,
+    row_getter,
+    search_injective,
+    walks,
+)
+from answerkey.comparator._colours import ColumnColours
+from answerkey.comparator._direct import DirectSides
+from answerkey.comparator._recoding import recoding
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
-from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window, within_epsilon
+from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
-from answerkey.model import Date, Number, String, Value
+from answerkey.model import Number
 
 __all__ = [
     "find_mapping",
@@ -108,181 +127,6 @@ __all__ = [
     "closest_mapping",
     "Accept",
 ]
-
-
-def project(rows: Sequence[Row], columns: Sequence[int]) -> list[Row]:
-    """The rows reduced to ``columns`` (in that order), duplicates dropped, order kept."""
-    return list(dict.fromkeys(tuple(row[c] for c in columns) for row in rows))
-
-
-def _collapse_runs(rows: Sequence[Row]) -> list[Row]:
-    collapsed: list[Row] = []
-    for row in rows:
-        if not collapsed or collapsed[-1] != row:
-            collapsed.append(row)
-    return collapsed
-
-
-def ordered_equivalent(canonical: Sequence[Row], system: Sequence[Row], rule: MatchRule) -> bool:
-    """The system sequence walks the canonical one in order: each system tuple matches the
-    current canonical tuple or the next one, the first matches the first and the last the last.
-
-    Runs of identical canonical tuples count once (duplicates carry no weight), and a run of
-    system tuples may match one canonical tuple. Unlike collapsing identical system tuples,
-    this stays sound with a tolerance ((1.00001) (1.0) walks (1.0)) and under projection: a
-    projection of a walk is a walk, so the search may prune on partial projections.
-    """
-    canonical = _collapse_runs(canonical)
-    if not canonical or not system:
-        return not canonical and not system
-    match = rule.match
-    last = len(canonical) - 1
-
-    def matches(index: int, row: Row) -> bool:
-        return all(match(c, s) for c, s in zip(canonical[index], row))
-
-    # Canonical positions the walk can be at; a tuple matching two neighbours keeps both open.
-    positions = {0} if matches(0, system[0]) else set()
-    for row in system[1:]:
-        if not positions:
-            return False
-        positions = {
-            target
-            for position in positions
-            for target in (position, position + 1)
-            if target <= last and matches(target, row)
-        }
-    return last in positions
-
-
-def _getter(columns: Sequence[int]):
-    """A function projecting a row onto ``columns``, always returning a tuple."""
-    if len(columns) == 1:
-        only = columns[0]
-        return lambda row: (row[only],)
-    return itemgetter(*columns)
-
-
-def _coded(
-    rows: Sequence[Row], rule: MatchRule, ids: dict, recode: dict | None = None, keys: list[Sequence] | None = None
-) -> list[tuple[int, ...]]:
-    """The distinct rows with each value's match key (replaced by ``recode[key]`` where it has
-    one) replaced by its number in ``ids`` (shared by both sides), column by column with
-    C-level maps. ``keys``: the keys of each column, when the caller has them."""
-    columns_keys = map(rule.keys, zip(*rows)) if keys is None else keys
-    return list(dict.fromkeys(zip(*[coded(_recoded_keys(column, recode), ids) for column in columns_keys])))
-
-
-def _recoded_keys(keys: Sequence, recode: dict | None) -> Sequence:
-    return list(map(recode.get, keys, keys)) if recode else keys
-
-
-def _classes(columns: Sequence) -> tuple[list[int], list[list[int]]]:
-    """Columns grouped by equal (hashable) contents: each column's class, and each class's
-    columns in order; classes are numbered in order of their first column."""
-    numbers: dict = {}
-    of_column = [numbers.setdefault(column, len(numbers)) for column in columns]
-    members: list[list[int]] = [[] for _ in numbers]
-    for column, number in enumerate(of_column):
-        members[number].append(column)
-    return of_column, members
-
-
-def _runs(hashes) -> list:
-    """A sequence with each run of equal elements written once."""
-    return list(map(itemgetter(0), groupby(hashes)))
-
-
-class _HashedPrefixes:
-    """The canonical tuples projected onto the first d+1 columns of the search order, as one
-    hash per tuple, and the system tuples' hashes for the columns assigned so far.
-
-    Level 0 is the first column's keys (small ints); level d hashes the pair (level d-1,
-    key). Equal projections give equal hashes, so unequal hash sets (or, ``ordered``, unequal
-    runs) prove the projections differ; equal ones are taken as equal, and the caller checks
-    a complete mapping on the keys. Arrays of 64-bit ints: 8 bytes per tuple and level.
-    """
-
-    def __init__(self, canonical_columns: list[Sequence[int]], ordered: bool) -> None:
-        self.columns = canonical_columns
-        self.ordered = ordered
-        self.levels: list[array] = []
-        self._compared: tuple[int, Any] = (-1, None)
-
-    @staticmethod
-    def extended(previous: array | None, keys: Sequence[int]) -> array:
-        """The hashes of one more column: the keys themselves at level 0."""
-        if previous is None:
-            return array("q", keys)
-        return array("q", map(hash, zip(previous, keys)))
-
-    def level(self, depth: int) -> array:
-        """The canonical hashes at ``depth`` (levels are made in order as the search goes down)."""
-        while len(self.levels) <= depth:
-            previous = self.levels[-1] if self.levels else None
-            self.levels.append(self.extended(previous, self.columns[len(self.levels)]))
-        return self.levels[depth]
-
-    def agree(self, depth: int, system: array) -> bool:
-        """The system hashes at ``depth`` look like the canonical ones: the same set (or, in
-        order, the same runs)."""
-        compared_depth, canonical = self._compared
-        if compared_depth != depth:
-            level = self.level(depth)
-            canonical = _runs(level) if self.ordered else set(level)
-            self._compared = (depth, canonical)
-        return (_runs(system) if self.ordered else set(system)) == canonical
-
-
-def _depth_first(
-    options: Sequence[Sequence[int]],
-    extend: Callable[[int, int, Any], Any],
-    initial: Any,
-    accept: Callable[[list[int], Any], bool] | None = None,
-) -> list[int] | None:
-    """Targets ``t[d] in options[d]``, all different, such that ``extend`` accepts each in
-    turn, or None: depth first with an explicit stack (no recursion).
-
-    ``extend(depth, target, state)`` returns the state after assigning ``target`` at
-    ``depth`` (from the state before it; ``initial`` at depth 0), or None to refuse it;
-    ``accept(targets, state)``, when given, must also hold for a complete assignment.
-    """
-    width = len(options)
-    targets: list[int] = []
-    states = [initial]
-    used: set[int] = set()
-    positions = [0] * (width + 1)  # positions[d]: the next candidate to try at depth d
-    depth = 0
-    while depth >= 0:
-        if depth == width:
-            if accept is None or accept(targets, states[-1]):
-                return targets
-            depth -= 1
-            used.discard(targets.pop())
-            states.pop()
-            continue
-        choices = options[depth]
-        advanced = False
-        while positions[depth] < len(choices):
-            candidate = choices[positions[depth]]
-            positions[depth] += 1
-            if candidate in used:
-                continue
-            state = extend(depth, candidate, states[-1])
-            if state is not None:
-                targets.append(candidate)
-                states.append(state)
-                used.add(candidate)
-                depth += 1
-                positions[depth] = 0
-                advanced = True
-                break
-        if not advanced:
-            depth -= 1
-            if depth >= 0:
-                used.discard(targets.pop())
-                states.pop()
-    return None
 
 
 class _KeyedSides:
@@ -303,17 +147,17 @@ class _KeyedSides:
     ) -> None:
         # Each distinct key becomes a small int once, so later projections hash int tuples.
         # recode: system keys standing for the canonical key of the number they match (see
-        # _recoding), so that matching is equality of keys with a tolerance too. keys: each
+        # recoding), so that matching is equality of keys with a tolerance too. keys: each
         # side's keys column by column, when the caller has them.
         ids: dict = {}
-        self.canonical = _coded(canonical, rule, ids, keys=None if keys is None else keys[0])
-        self.system = _coded(system, rule, ids, recode, keys=None if keys is None else keys[1])
+        self.canonical = coded_rows(canonical, rule, ids, keys=None if keys is None else keys[0])
+        self.system = coded_rows(system, rule, ids, recode, keys=None if keys is None else keys[1])
         self.arity = len(canonical[0]), len(system[0])
         columns = list(zip(*self.canonical))
-        self.canonical_of, self.canonical_members = _classes(columns)
+        self.canonical_of, self.canonical_members = column_classes(columns)
         self.canonical_columns = [columns[members[0]] for members in self.canonical_members]
         columns = list(zip(*self.system))
-        _, self.system_members = _classes(columns)
+        _, self.system_members = column_classes(columns)
         self.system_columns = [columns[members[0]] for members in self.system_members]
 
     def column_options(self) -> list[list[int]]:
@@ -355,7 +199,7 @@ class _KeyedSides:
             return options
         if len(canonical) != len(system):
             return None
-        colours = _ColumnColours(
+        colours = ColumnColours(
             self.canonical_columns,
             self.system_columns,
             list(map(len, self.canonical_members)),
@@ -375,7 +219,7 @@ class _KeyedSides:
         if options is None or any(not choices for choices in options):
             return None
         order = sorted(range(len(options)), key=lambda a: (len(options[a]), a))
-        prefixes = _HashedPrefixes([self.canonical_columns[a] for a in order], ordered=False)
+        prefixes = HashedPrefixes([self.canonical_columns[a] for a in order], ordered=False)
         system_columns = self.system_columns
 
         def extend(depth: int, target: int, previous: array | None) -> array | None:
@@ -397,93 +241,8 @@ class _KeyedSides:
                 return False
             return accept is None or accept(assigned(targets))
 
-        targets = _depth_first([options[a] for a in order], extend, None, complete)
+        targets = depth_first([options[a] for a in order], extend, None, complete)
         return None if targets is None else assigned(targets)
-
-
-# Pair counts cost (ambiguous columns) x (columns) x (distinct tuples + a pair's overhead, in
-# tuples); past this the refinement stops and the depth-first search does the rest.
-_PAIR_COUNT_BUDGET = 4_000_000
-_PAIR_OVERHEAD = 32
-
-
-class _ColumnColours:
-    """Colours of the columns of two sets of distinct key tuples of one arity (invariant 3).
-
-    Colours are small ints from one palette shared by both sides, so equal colours mean equal
-    signatures (or, rarely, signatures of equal hash: colours then only tell apart fewer
-    columns, which stays sound). A valid mapping maps every canonical column to a system column
-    of its colour. ``sizes``, when the columns stand for classes of identical columns, are the
-    classes' sizes, part of the first colour.
-    """
-
-    def __init__(
-        self,
-        canonical_columns: list[tuple],
-        system_columns: list[tuple],
-        canonical_sizes: list[int] | None = None,
-        system_sizes: list[int] | None = None,
-    ) -> None:
-        self.columns = {"canonical": canonical_columns, "system": system_columns}
-        self.palette: dict = {}
-        self.pairs: dict = {}
-        self.canonical = [
-            self._paint(("counts", size, hash(_counts(column))))
-            for column, size in zip(canonical_columns, canonical_sizes or [1] * len(canonical_columns))
-        ]
-        self.system = [
-            self._paint(("counts", size, hash(_counts(column))))
-            for column, size in zip(system_columns, system_sizes or [1] * len(system_columns))
-        ]
-
-    def _paint(self, signature) -> int:
-        return self.palette.setdefault(signature, len(self.palette))
-
-    def _pair(self, side: str, i: int, j: int) -> int:
-        colour = self.pairs.get((side, i, j))
-        if colour is None:
-            columns = self.columns[side]
-            colour = self.pairs[side, i, j] = self._paint(("pairs", hash(_counts(zip(columns[i], columns[j])))))
-        return colour
-
-    def _refined(self, side: str, colours: list[int], ambiguous: set[int]) -> list[int]:
-        others = range(len(colours))
-        return [
-            self._paint(
-                (
-                    "refined",
-                    colour,
-                    hash(tuple(sorted((colours[j], self._pair(side, i, j)) for j in others if j != i))),
-                )
-            )
-            if colour in ambiguous
-            else colour
-            for i, colour in enumerate(colours)
-        ]
-
-    def refine(self) -> bool:
-        """Refine until the colour classes stop splitting; False when the two sides' colour
-        multisets differ (no mapping exists)."""
-        rows = len(self.columns["canonical"][0])
-        while True:
-            if sorted(self.canonical) != sorted(self.system):
-                return False
-            sizes = Counter(self.canonical)
-            ambiguous = {colour for colour, size in sizes.items() if size > 1}
-            columns = sum(sizes[colour] for colour in ambiguous)
-            if not ambiguous or columns * len(self.canonical) * (rows + _PAIR_OVERHEAD) > _PAIR_COUNT_BUDGET:
-                return True
-            canonical = self._refined("canonical", self.canonical, ambiguous)
-            system = self._refined("system", self.system, ambiguous)
-            split = len(set(canonical)) > len(sizes)
-            self.canonical, self.system = canonical, system
-            if not split:
-                return sorted(self.canonical) == sorted(self.system)
-
-
-def _counts(values) -> tuple:
-    """A multiset as a hashable value: its (element, count) pairs in sorted order."""
-    return tuple(sorted(Counter(values).items()))
 
 
 class _TolerantSides:
@@ -515,7 +274,7 @@ class _TolerantSides:
         # to drop them would cost more than they do.
         self.rows = {"canonical": list(canonical), "system": list(system)}
         self.columns = {side: list(zip(*rows)) for side, rows in self.rows.items()}
-        # With ``recode`` (see _recoding), keys decide matching: no column needs the tolerance.
+        # With ``recode`` (see recoding), keys decide matching: no column needs the tolerance.
         self.tolerant = {
             side: [recode is None and rule.tolerant and column_has_reals(column) for column in columns]
             for side, columns in self.columns.items()
@@ -524,7 +283,7 @@ class _TolerantSides:
         self.ids: dict = {}  # match key -> its small int, shared by both sides
         self.keys = {
             side: [
-                coded(_recoded_keys(rule.keys(column), recode if side == "system" else None), self.ids)
+                coded(recoded_keys(rule.keys(column), recode if side == "system" else None), self.ids)
                 for column in columns
             ]
             for side, columns in self.columns.items()
@@ -533,8 +292,8 @@ class _TolerantSides:
     def options(self) -> list[list[int]]:
         """For each canonical column, the system columns whose values cover it both ways
         (invariant 1): one shared list per class of canonical columns with equal value sets."""
-        canonical_of, canonical_members = _classes([frozenset(column) for column in self.columns["canonical"]])
-        _, system_members = _classes([frozenset(column) for column in self.columns["system"]])
+        canonical_of, canonical_members = column_classes([frozenset(column) for column in self.columns["canonical"]])
+        _, system_members = column_classes([frozenset(column) for column in self.columns["system"]])
         canonical = _ColumnSummary.of_classes(self, "canonical", canonical_members)
         system = _ColumnSummary.of_classes(self, "system", system_members)
         by_keys: dict[tuple, list[int]] = {}
@@ -590,8 +349,8 @@ class _TolerantSides:
     def _fits(self, columns: Sequence[int], targets: Sequence[int]) -> bool:
         """The projections onto ``columns`` and ``targets`` are equivalent (in order, if
         ordered), with the tolerance where a column holds reals."""
-        canonical = list(map(_getter(columns), self.rows["canonical"]))
-        system = list(map(_getter(targets), self.rows["system"]))
+        canonical = list(map(row_getter(columns), self.rows["canonical"]))
+        system = list(map(row_getter(targets), self.rows["system"]))
         if self.reference != "canonical":
             canonical, system = system, canonical
         if self.ordered:
@@ -606,14 +365,14 @@ class _TolerantSides:
     def _same_keys(self, columns: Sequence[int], targets: Sequence[int], system_keys: Sequence[Sequence[int]]) -> bool:
         """The canonical keys of ``columns`` and ``system_keys`` (the keys of system columns
         ``targets``, one list per column) make the same set of key tuples; in order, the
-        other side's key tuples walk the reference side's (``_walks``: equal runs of keys are
+        other side's key tuples walk the reference side's (``walks``: equal runs of keys are
         not enough where the reference side has different rows with equal keys)."""
         canonical = zip(*[self.keys["canonical"][i] for i in columns])
         system = zip(*system_keys)
         if self.ordered:
             if self.reference == "canonical":
-                return _walks(map(_getter(columns), self.rows["canonical"]), canonical, system)
-            return _walks(map(_getter(targets), self.rows["system"]), system, canonical)
+                return walks(map(row_getter(columns), self.rows["canonical"]), canonical, system)
+            return walks(map(row_getter(targets), self.rows["system"]), system, canonical)
         return set(canonical) == set(system)
 
     def _recoded(self, column: int, target: int) -> list[int] | None:
@@ -680,7 +439,7 @@ class _TolerantSides:
         tolerant = self.tolerant
         # Columns with reals last: until they are assigned, prefix checks compare hashed keys.
         order = sorted(range(len(options)), key=lambda i: (tolerant["canonical"][i], len(options[i]), i))
-        prefixes = _HashedPrefixes([self.keys["canonical"][i] for i in order], ordered=self.ordered)
+        prefixes = HashedPrefixes([self.keys["canonical"][i] for i in order], ordered=self.ordered)
 
         def extend(depth: int, target: int, state: tuple | None):
             # The system keys of each column so far: recoded where its values and the canonical
@@ -720,7 +479,7 @@ class _TolerantSides:
                 return False
             return accept is None or accept(assigned(targets))
 
-        targets = _depth_first([options[i] for i in order], extend, None, complete)
+        targets = depth_first([options[i] for i in order], extend, None, complete)
         return None if targets is None else assigned(targets)
 
 
@@ -766,278 +525,11 @@ class _ColumnSummary:
         return summaries
 
 
-class _DirectSides:
-    """Answers with few columns, searched directly: every pair of columns tested for
-    invariant 1, then the projections themselves compared (invariant 4), columns with reals
-    last. No classes, colours or hashes: ``find_mapping`` sends here only answers whose column
-    pairs and candidate mappings are few (see ``_DIRECT_PAIRS``).
-
-    Each column's values are keyed once. Equal sets of keys prove a column pair compatible,
-    and equal sets of key tuples a projection equivalent (each value matches its equal); keys
-    decide where no real is compared with tolerance, and elsewhere the tolerance is applied
-    only when keys differ.
-    """
-
-    def __init__(
-        self,
-        canonical: Sequence[Row],
-        system: Sequence[Row],
-        rule: MatchRule,
-        ordered: bool,
-        keyed: tuple[Sequence[KeyedColumn], Sequence[KeyedColumn]] | None = None,
-    ) -> None:
-        self.rule = rule
-        self.ordered = ordered
-        self.rows = (canonical, system)
-        if keyed is None:
-            # One column at a time, dropped once keyed: a large answer's values are not held
-            # twice more (_column makes one again where a rare case needs it).
-            keyed = (
-                [rule.keyed(column) for column in zip(*canonical)],
-                [rule.keyed(column) for column in zip(*system)],
-            )
-        self.widths = (len(keyed[0]), len(keyed[1]))
-        tolerant = rule.tolerant
-        self.types: tuple[list[frozenset], list[frozenset]] = ([c.kinds for c in keyed[0]], [c.kinds for c in keyed[1]])
-        self.tolerant: tuple[list[bool], list[bool]] = (
-            [tolerant and c.reals for c in keyed[0]],
-            [tolerant and c.reals for c in keyed[1]],
-        )
-        self.keys: tuple[list[Sequence], list[Sequence]] = ([c.keys for c in keyed[0]], [c.keys for c in keyed[1]])
-        self.equal: set[tuple[int, int]] = set()  # column pairs with equal sets of keys
-        # Options not proven column by column (see options): the complete projection decides.
-        self.unproven = False
-        self._key_sets: tuple[list[set | None], list[set | None]] = ([None] * self.widths[0], [None] * self.widths[1])
-        # The bounds of keys known already (see _key_bounds); the others are found when needed.
-        self._bounds: tuple[dict[int, tuple | None], dict[int, tuple | None]] = tuple(  # type: ignore[assignment]
-            {i: c.bounds for i, c in enumerate(side) if c.bounds is not None and c.kinds in _ORDERED_KINDS}
-            for side in keyed
-        )
-        self._canonical_keys: dict[tuple[int, ...], dict[tuple, tuple]] = {}
-        self._ranges: tuple[dict[int, tuple[Decimal, Decimal]], dict[int, tuple[Decimal, Decimal]]] = ({}, {})
-        self._windows: dict[int, tuple] = {}
-
-    def _column(self, side: int, index: int) -> tuple[Value, ...]:
-        """A column's values, in row order."""
-        return tuple(map(itemgetter(index), self.rows[side]))
-
-    def options(self, most: int, *, cheap: bool | None = None) -> list[list[int]] | None:
-        """For each canonical column, the system columns whose values cover it both ways; None
-        as soon as they allow more than ``most`` mappings (the general search does better).
-
-        On large answers (``cheap``; None: from ``_CHEAP_FROM_CELLS`` values), a cheap
-        necessary test (``_possible``) is made first. When it leaves each canonical column
-        one system column, those are the options, ``unproven``: whether they cover each
-        other is not checked, as only one mapping is left and ``find`` checks its complete
-        projection, which an incompatible pair fails (invariant 1 is sound). The search finds
-        the same mapping as with proven options, or none as they would, without a set of keys
-        per column (on large answers, most of the time of the search)."""
-        if cheap is None:
-            cheap = len(self.rows[0]) * self.widths[0] + len(self.rows[1]) * self.widths[1] >= _CHEAP_FROM_CELLS
-        targets = range(self.widths[1])
-        if cheap:
-            possible = [[j for j in targets if self._possible(i, j)] for i in range(self.widths[0])]
-        else:
-            possible = [list(targets)] * self.widths[0]
-        self.unproven = cheap and all(len(choices) == 1 for choices in possible)
-        if self.unproven:
-            return possible
-        options = []
-        mappings = 1
-        for i, choices in enumerate(possible):
-            compatible = [j for j in choices if self._compatible(i, j)]
-            mappings *= len(compatible)
-            if mappings > most:
-                return None
-            options.append(compatible)
-        return options
-
-    def _possible(self, i: int, j: int) -> bool:
-        """A necessary condition for ``_compatible(i, j)``, cheap: equal sets of value types,
-        and the same smallest and largest key (equal sets of keys have them) or, where reals
-        are compared with a tolerance, ranges close enough."""
-        if self.types[0][i] != self.types[1][j]:
-            return False
-        if self.tolerant[0][i] or self.tolerant[1][j]:
-            return self._ranges_close(i, j)
-        bounds = self._key_bounds(0, i)
-        return bounds is None or bounds == self._key_bounds(1, j)
-
-    def _key_bounds(self, side: int, column: int) -> tuple | None:
-        """The smallest and the largest key of a column of numbers, strings or dates (None
-        for others: their keys need not be ordered)."""
-        if column not in self._bounds[side]:
-            keys = self.keys[side][column]
-            ordered = self.types[side][column] in _ORDERED_KINDS
-            self._bounds[side][column] = (min(keys), max(keys)) if ordered else None
-        return self._bounds[side][column]
-
-    def _key_set(self, side: int, column: int) -> set:
-        """The set of a column's keys, made when first needed (kept: the search compares it
-        with several columns)."""
-        found = self._key_sets[side][column]
-        if found is None:
-            found = self._key_sets[side][column] = set(self.keys[side][column])
-        return found
-
-    def _compatible(self, i: int, j: int) -> bool:
-        """Canonical column ``i`` and system column ``j`` cover each other (invariant 1); a
-        pair with equal sets of keys is noted in ``equal``."""
-        # Values of different types never match, so the sets of types must be equal.
-        if self.types[0][i] != self.types[1][j]:
-            return False
-        sets = self._key_sets  # a column's set of keys is never empty: `or` makes it once
-        if (sets[0][i] or self._key_set(0, i)) == (sets[1][j] or self._key_set(1, j)):
-            self.equal.add((i, j))
-            return True
-        if not (self.tolerant[0][i] or self.tolerant[1][j]) or not self._ranges_close(i, j):
-            return False
-        canonical = list(map(_single, dict.fromkeys(self._column(0, i))))
-        system = list(map(_single, dict.fromkeys(self._column(1, j))))
-        return equivalent(canonical, system, self.rule, (0,))
-
-    def _ranges_close(self, i: int, j: int) -> bool:
-        """A necessary condition for columns with numbers, cheap (as in ``_TolerantSides``):
-        with M the largest |canonical number|, mutual coverage puts the smallest numbers within
-        M * epsilon of each other, and the largest too."""
-        windows = self._windows.get(i)
-        if windows is None:
-            low, high = self._range(0, i)
-            magnitude = max(low.copy_abs(), high.copy_abs())
-            epsilon = self.rule.exact_epsilon
-            windows = self._windows[i] = (
-                tolerance_window(low, epsilon, canonical=True, magnitude=magnitude),
-                tolerance_window(high, epsilon, canonical=True, magnitude=magnitude),
-            )
-        low, high = self._range(1, j)
-        (lowest, highest), (lower, higher) = windows  # canonical=True always bounds
-        return lowest <= low <= highest and lower <= high <= higher
-
-    def _range(self, side: int, column: int) -> tuple[Decimal, Decimal]:
-        """The smallest and the largest number of a column holding numbers."""
-        found = self._ranges[side].get(column)
-        if found is None:
-            if self.types[side][column] == {Number}:
-                bounds = self._bounds[side].get(column)  # as _key_bounds: a number's key is its value
-                if bounds is None:
-                    keys = self.keys[side][column]
-                    bounds = self._bounds[side][column] = (min(keys), max(keys))
-            else:  # numbers and nils: the numbers' keys
-                numbers = [key for key in self.keys[side][column] if type(key) in _NUMBER_KEYS]
-                bounds = min(numbers), max(numbers)
-            found = self._ranges[side][column] = (_exact(bounds[0]), _exact(bounds[1]))
-        return found
-
-    def fits(self, columns: list[int], targets: list[int]) -> bool:
-        """The projections onto ``columns`` and ``targets`` are equivalent (in order, if ordered)."""
-        pairs = list(zip(columns, targets))
-        tolerant = tuple(
-            position for position, (i, j) in enumerate(pairs) if self.tolerant[0][i] or self.tolerant[1][j]
-        )
-        if self.unproven or self.equal.issuperset(pairs):
-            keys = [self.keys[1][j] for j in targets]
-            if self.ordered:
-                same = _walks(map(_getter(columns), self.rows[0]), self._canonical_key_tuples(columns), zip(*keys))
-            else:
-                # Equal sets: every system key tuple is canonical, and they hit every canonical
-                # one. Probing with tuples fresh from zip, in order, and keeping only the
-                # canonical ones hit, is faster on large answers than comparing two sets (which
-                # walks one set's scattered tuples), and holds no second set of tuples.
-                known = self._canonical_key_set(columns)
-                try:
-                    same = len(set(map(known.__getitem__, zip(*keys)))) == len(known)
-                except KeyError:
-                    same = False
-            if same or not tolerant:
-                return same
-        canonical, system = list(map(_getter(columns), self.rows[0])), list(map(_getter(targets), self.rows[1]))
-        if self.ordered:
-            return ordered_equivalent(canonical, system, self.rule)
-        return equivalent(canonical, system, self.rule, tolerant)
-
-    def _canonical_key_set(self, columns: list[int]) -> dict[tuple, tuple]:
-        """The canonical key tuples of ``columns``, each mapped to itself (kept: the search
-        asks again for other targets)."""
-        found = self._canonical_keys.get(tuple(columns))
-        if found is None:
-            found = self._canonical_keys[tuple(columns)] = {keys: keys for keys in self._canonical_key_tuples(columns)}
-        return found
-
-    def _canonical_key_tuples(self, columns: list[int]) -> Iterator[tuple]:
-        """The canonical rows' keys on ``columns``, row by row."""
-        return zip(*[self.keys[0][i] for i in columns])
-
-    def find(self, options: list[list[int]], accept: Accept | None = None) -> tuple[int, ...] | None:
-        """The mapping of canonical columns onto system columns, or None (``options``: those
-        of ``options()``; ``accept``: see ``find_mapping``)."""
-        if not all(options):
-            return None
-        if all(len(choices) == 1 for choices in options):
-            # One mapping at most: only the complete projection needs checking.
-            mapping = [choices[0] for choices in options]
-            single = len(mapping) == 1 and not self.ordered and not self.unproven  # its options checked it
-            if (
-                len(set(mapping)) == len(mapping)
-                and (single or self.fits(list(range(len(mapping))), mapping))
-                and (accept is None or accept(tuple(mapping)))
-            ):
-                return tuple(mapping)
-            return None
-        tolerant = self.tolerant[0]
-        order = sorted(range(len(options)), key=lambda i: (tolerant[i], len(options[i]), i))
-        return search_injective(options, self.fits, check_first=self.ordered, order=order, accept=accept)
-
-
-# Answers of fewer values (both sides) skip the cheap test of options(): on them the bounds
-# of every column cost more than the sets of keys they save (measured: k = 8 columns x 50
-# rows of 0 and 1, whose bounds are all equal, took a fifth longer with it).
-_CHEAP_FROM_CELLS = 10_000
-# Columns of these types have keys that can be ordered (numbers, strings, dates).
-_ORDERED_KINDS = (frozenset({Number}), frozenset({String}), frozenset({Date}))
-
-
-# The keys of numbers: an integer's int, a real's Decimal (or float: MatchRule.keyed_plain).
-_NUMBER_KEYS = frozenset({int, Decimal, float})
-
-
-def _exact(key: int | Decimal | float) -> Decimal:
-    """A number's key as the exact decimal of its value (a float's: the decimal it prints as)."""
-    return Decimal(repr(key)) if type(key) is float else Decimal(key)
-
-
-def _single(value: Value) -> Row:
-    """A value as a tuple of one (a column's values as one-column rows)."""
-    return (value,)
-
-
-def _walks(canonical_rows: Iterable[Row], canonical_keys: Iterable[tuple], system_keys: Iterable[tuple]) -> bool:
-    """``ordered_equivalent`` where equal keys are matching values: the system key tuples
-    walk the canonical ones. Canonical rows identical to the one before count once; then each
-    run of equal canonical keys (rows that differ but match, as "a" and "A" folded) must be
-    met by a run of the system's as long at least, a step per row.
-
-    >>> _walks([(1,), (1,), (2,)], [(1,), (1,), (2,)], [(1,), (2,), (2,)])
-    True
-    >>> _walks([("a",), ("A",)], [("a",), ("a",)], [("a",)])
-    False
-    """
-    collapsed = [next(run)[0] for _, run in groupby(zip(canonical_keys, canonical_rows), key=itemgetter(1))]
-    canonical = [(keys, len(list(run))) for keys, run in groupby(collapsed)]
-    system = [(keys, len(list(run))) for keys, run in groupby(system_keys)]
-    return len(canonical) == len(system) and all(
-        keys == other and count <= length for (keys, count), (other, length) in zip(canonical, system)
-    )
-
-
 # Answers with at most this many pairs of columns (canonical x system) are searched directly
-# (_DirectSides) when their columns' candidates allow at most this many mappings: the
+# (DirectSides) when their columns' candidates allow at most this many mappings: the
 # general search's classes, colours and hashes then cost more than they save (see find_mapping).
 _DIRECT_PAIRS = 64
 _DIRECT_MAPPINGS = 64
-
-
-# A test a complete mapping must also pass (see find_mapping).
-Accept = Callable[[tuple[int, ...]], bool]
 
 
 def find_mapping(
@@ -1082,7 +574,7 @@ def _mapping(
     direct: bool,
 ) -> tuple[int, ...] | None:
     if direct:
-        sides = _DirectSides(canonical, system, rule, ordered, keyed)
+        sides = DirectSides(canonical, system, rule, ordered, keyed)
         options = sides.options(_DIRECT_MAPPINGS)
         if options is not None:
             return sides.find(options, accept)
@@ -1096,7 +588,7 @@ def _searched_mapping(
     system: Sequence[Row],
     rule: MatchRule,
     ordered: bool,
-    known: _DirectSides | None = None,
+    known: DirectSides | None = None,
     accept: Accept | None = None,
 ) -> tuple[int, ...] | None:
     """``find_mapping`` by the general search: classes of columns, counting invariants and
@@ -1106,7 +598,7 @@ def _searched_mapping(
     # Recoding pays for itself on large answers; on small ones trying it costs more than the
     # tolerant search it would replace.
     reals = None if known is None else any(chain(*known.tolerant))
-    recode = _recoding(rule, canonical, system, "canonical", attempt=cells >= _RECODE_FROM_CELLS, has_reals=reals)
+    recode = recoding(rule, canonical, system, "canonical", attempt=cells >= _RECODE_FROM_CELLS, has_reals=reals)
     if ordered or recode is None:
         return _TolerantSides(canonical, system, rule, ordered, recode=recode).find(accept=accept)
     keys = None if known is None or recode else known.keys
@@ -1115,106 +607,6 @@ def _searched_mapping(
 
 # Answers with fewer values than this are not recoded (see _searched_mapping).
 _RECODE_FROM_CELLS = 2_000
-
-
-def _recoding(
-    rule: MatchRule,
-    canonical: Sequence[Row],
-    system: Sequence[Row],
-    reference: str,
-    *,
-    attempt: bool = True,
-    has_reals: bool | None = None,
-) -> dict | None:
-    """When the keys can decide matching: {} without a tolerance to apply (no real, or epsilon
-    0); with one, the system keys to replace by the canonical key of the number they match,
-    when each number of either answer matches at most one number of the other (and no two
-    numbers of one answer share a key, as 5 and 5.0 do). Then a value matches another
-    exactly when their keys, so replaced, are equal, and the keyed search (classes, counting
-    invariants) decides. None when some number matches several, or a tolerance applies and
-    ``attempt`` is false: the tolerant search decides. ``reference`` names the side the
-    tolerance is relative to; ``has_reals``, when the caller knows it, whether some column
-    holds a real.
-    """
-    if has_reals is None:
-        has_reals = rule.tolerant and any(map(column_has_reals, chain(zip(*canonical), zip(*system))))
-    if not (rule.tolerant and has_reals):
-        return {}
-    if not attempt:
-        return None
-    sides = {"canonical": list(zip(*canonical)), "system": list(zip(*system))}
-    # A number's key is its value: an int for an integer, a Decimal for a real.
-    values = {side: [_number_keys(rule, column) for column in columns] for side, columns in sides.items()}
-    other = "system" if reference == "canonical" else "canonical"
-    epsilon = rule.exact_epsilon
-    # Dense numbers (a reference number matching two others) show in samples too: a cheap
-    # way out before collecting and sorting them all.
-    samples = {
-        side: list(set(chain.from_iterable(keys[:: max(1, len(keys) * len(found) // _SAMPLE)] for keys in found)))
-        for side, found in values.items()
-    }
-    if _some_match_twice(samples[reference], sorted(samples[other]), epsilon):
-        return None
-    numbers: dict[str, list] = {}
-    for side, found in values.items():
-        integers: set = set()
-        reals: set = set()
-        for keys in found:
-            kinds = set(map(type, keys))
-            if kinds == {int}:
-                integers.update(keys)
-            elif int not in kinds:
-                reals.update(keys)
-            else:
-                integers.update(key for key in keys if type(key) is int)
-                reals.update(key for key in keys if type(key) is not int)
-        if not integers.isdisjoint(reals):  # 5 and 5.0: one key, two ways of matching
-            return None
-        numbers[side] = [*integers, *reals]
-    others = sorted(numbers[other])
-    partners: dict = {}  # a number of the other side -> the reference number it matches
-    for number in numbers[reference]:
-        found = _matches_of(number, others, epsilon)
-        if len(found) > 1 or (found and found[0] in partners):
-            return None
-        if found:
-            partners[found[0]] = number
-    if reference == "canonical":
-        return {match: number for match, number in partners.items()}
-    return {number: match for match, number in partners.items()}
-
-
-_SAMPLE = 2000
-
-
-def _matches_of(number: int | Decimal, others: list, epsilon: Decimal) -> list:
-    """The numbers of ``others`` (sorted) that match the reference ``number``."""
-    window = tolerance_window(Decimal(number), epsilon, canonical=True)
-    assert window is not None  # canonical=True always bounds
-    return [
-        match
-        for match in others[bisect_left(others, window[0]) : bisect_right(others, window[1])]
-        if _numbers_match(number, match, epsilon)
-    ]
-
-
-def _some_match_twice(numbers: list, others: list, epsilon: Decimal) -> bool:
-    return any(len(_matches_of(number, others, epsilon)) > 1 for number in numbers)
-
-
-def _number_keys(rule: MatchRule, column: Sequence) -> list:
-    """The keys (values) of the numbers of a column."""
-    kinds = set(map(type, column))
-    if kinds == {Number}:
-        return rule.keys(column)
-    return [value.value for value in column if type(value) is Number] if Number in kinds else []
-
-
-def _numbers_match(reference: int | Decimal, other: int | Decimal, epsilon: Decimal) -> bool:
-    """``MatchRule.match`` on two numbers given by their values (ints are integers)."""
-    if type(reference) is int and type(other) is int:
-        return reference == other
-    return within_epsilon(Decimal(reference), Decimal(other), epsilon)
 
 
 def find_projection(
@@ -1233,7 +625,7 @@ def find_projection(
     ([[1], [0]], (1, 0))
     """
     with gc_paused(len(system) * len(system[0]) + len(maximal) * len(maximal[0]) >= PAUSE_FROM_CELLS):
-        recode = _recoding(rule, system, maximal, "system")
+        recode = recoding(rule, system, maximal, "system")
         if ordered or recode is None:
             sides = _TolerantSides(system, maximal, rule, ordered, reference="system", recode=recode)
             options = sides.options()
@@ -1243,46 +635,6 @@ def find_projection(
         keyed = _KeyedSides(system, maximal, rule, recode)
         options = keyed.column_options()
         return options, keyed.find() if all(options) else None
-
-
-def search_injective(
-    options: Sequence[Sequence[int]],
-    fits: Callable[[list[int], list[int]], bool],
-    *,
-    check_first: bool = False,
-    order: Sequence[int] | None = None,
-    accept: Accept | None = None,
-) -> tuple[int, ...] | None:
-    """An injective assignment ``column i -> result[i]`` with ``result[i] in options[i]``, or None.
-
-    Columns are assigned most constrained first, depth first, with an explicit stack (no
-    recursion); ``fits(columns, targets)`` is asked after each assignment about the assigned
-    prefix and prunes a branch when it says no. ``check_first=False`` skips the question for
-    the first column, whose options already answer it. ``order`` overrides the column order.
-    ``accept(result)``, when given, must also hold for the complete assignment.
-
-    >>> search_injective([[0, 1], [0]], lambda columns, targets: True)
-    (1, 0)
-    """
-    width = len(options)
-    if order is None:
-        order = sorted(range(width), key=lambda i: (len(options[i]), i))
-
-    def extend(depth: int, target: int, assigned: list[int]) -> list[int] | None:
-        targets = [*assigned, target]
-        if (depth == 0 and not check_first) or fits(list(order[: depth + 1]), targets):
-            return targets
-        return None
-
-    def assigned(targets: list[int]) -> tuple[int, ...]:
-        mapping = [0] * width
-        for column, target in zip(order, targets):
-            mapping[column] = target
-        return tuple(mapping)
-
-    complete = None if accept is None else lambda targets, state: accept(assigned(targets))
-    targets = _depth_first([options[i] for i in order], extend, [], complete)
-    return None if targets is None else assigned(targets)
 
 
 def closest_mapping(
@@ -1298,9 +650,11 @@ def closest_mapping(
     all column pairs.
     """
     ids: dict = {}
-    canonical_of, canonical_members = _classes([frozenset(coded(rule.keys(column), ids)) for column in zip(*canonical)])
+    canonical_of, canonical_members = column_classes(
+        [frozenset(coded(rule.keys(column), ids)) for column in zip(*canonical)]
+    )
     system_sets = [frozenset(coded(rule.keys(column), ids)) for column in zip(*system)]
-    _, system_members = _classes(system_sets)
+    _, system_members = column_classes(system_sets)
     holders: dict[int, list[int]] = {}  # value -> the system classes holding it
     for number, members in enumerate(system_members):
         for value in system_sets[members[0]]:

@@ -5,6 +5,7 @@ result that is a ``Result``: its ``signature``, its ``warnings``, a ``document()
 and YAML (plain values; it holds ``signature`` and ``warnings`` too), a ``summary_table()``
 for the terminal and a ``workbook()`` (``answerkey.report.workbook``). ``write_reports``
 writes any of them to the paths a command was given, the same way for every command.
+``json_text`` (from ``answerkey.files``) is the JSON text of the reports.
 
 >>> print(text_table(["metric", "mean"], [["cell_recall", "0.826"], ["tuple_order", "-"]]))
 metric        mean
@@ -14,13 +15,12 @@ tuple_order      -
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from answerkey.errors import RunWarning
-from answerkey.files import check_outputs, output_stream, write_output
+from answerkey.files import check_outputs, json_pieces, json_text, output_stream, write_output
 from answerkey.report.excel import write_workbook
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
@@ -88,54 +88,6 @@ class ReportPaths:
         return check_outputs(self.outputs(), inputs)
 
 
-class _Encoder(json.JSONEncoder):
-    def __init__(self) -> None:
-        super().__init__(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
-
-
-_compact = _Encoder().encode
-
-
-def _json_pieces(value: Any, indent: str = "") -> Iterator[str]:
-    """The JSON text of ``value`` in pieces, one list element each: a large report is written
-    without ever holding all of its text at once."""
-    if isinstance(value, dict) and value:
-        inner = indent + "  "
-        separator = "{\n"
-        for key, item in value.items():
-            yield f"{separator}{inner}{_compact(str(key))}: "
-            yield from _json_pieces(item, inner)
-            separator = ",\n"
-        yield "\n" + indent + "}"
-    elif isinstance(value, list) and value:
-        inner = indent + "  "
-        separator = "[\n"
-        for item in value:
-            yield separator + inner + _compact(item)
-            separator = ",\n"
-        yield "\n" + indent + "]"
-    else:
-        yield _compact(value)
-
-
-def json_text(document: Any) -> str:
-    """``document`` as JSON text: objects indented, each element of a list on one line of
-    its own (so a report of thousands of items reads, and diffs, line by line).
-
-    >>> print(json_text({"summary": {"items": 2}, "items": [{"id": "q1"}, {"id": "q2"}]}))
-    {
-      "summary": {
-        "items": 2
-      },
-      "items": [
-        {"id": "q1"},
-        {"id": "q2"}
-      ]
-    }
-    """
-    return "".join(_json_pieces(document)) + "\n"
-
-
 def yaml_text(document: Any, *, comment: str = "") -> str:
     """``document`` as YAML (safe, keys in document order, text with line breaks as literal
     blocks); ``comment`` becomes a leading ``#`` line."""
@@ -166,7 +118,7 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) ->
         document = result.document()
         if paths.json:
             with output_stream(paths.json) as stream:
-                for piece in _json_pieces(document):
+                for piece in json_pieces(document):
                     stream.write(piece.encode())
                 stream.write(b"\n")
         if paths.yaml:

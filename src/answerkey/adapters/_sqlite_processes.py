@@ -1,0 +1,307 @@
+"""The helper processes that run SQLite queries, and their pipe protocol (``answerkey.adapters.sql``).
+
+A thread running a query takes an idle helper or starts one; the helper reads the query
+(``answerkey.adapters._sqlite_read``) and sends its rows back in chunks, and is killed when
+it is stuck past the deadline inside one SQLite function call.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import marshal
+import math
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+from answerkey.adapters._sql_alarms import arm_alarm, disarm_alarm
+from answerkey.adapters._sql_checks import past_time_limit
+from answerkey.adapters._sqlite_read import EXIT_TIMEOUT, KILL_GRACE, Chunk, Reply, Request, execute_request
+from answerkey.gc_pause import gc_paused
+
+# A helper looks this often whether the process that started it is still there, and ends
+# itself with this status when it is not.
+_ORPHAN_POLL = 0.5
+_EXIT_ORPHANED = 125
+# A helper that has not started within this many seconds is killed (and queries run here).
+_START_WAIT = 30.0
+# Idle helpers kept for reuse; the rest are ended when their query is answered.
+_IDLE_PROCESSES = 4
+
+# A helper sends the rows it reads in chunks of CHUNK_ROWS rows, each in a message of its own (a
+# Chunk, a 2-tuple), before its reply (a 4-tuple, without rows): this process takes one
+# chunk while the helper reads the next. Marshal's version 2 (no shared references) writes
+# them faster, which is what the helper, the slower side, does.
+_MARSHAL_VERSION = 2
+
+
+class QueryProcess:
+    """A helper process running queries (``serve_queries``), which can be killed when a
+    query is stuck inside one SQLite function call."""
+
+    def __init__(self) -> None:
+        # The directory holding this package goes first on the helper's path, so that it
+        # imports this same answerkey; -P keeps the current directory off that path.
+        source = str(Path(__file__).resolve().parents[2])
+        boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); import answerkey.adapters.sql as s; s.serve_queries()"
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", "-c", boot, source],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        if self.process.stdin is None or self.process.stdout is None:  # never: both are pipes
+            raise OSError("the query process has no pipes")
+        self.requests: IO[bytes] = self.process.stdin
+        self.replies: IO[bytes] = self.process.stdout
+        _widen(self.replies)
+        self.killed = False
+        alarm = arm_alarm(time.monotonic() + _START_WAIT, self.kill)
+        try:
+            ready = _receive(self.replies)
+        finally:
+            disarm_alarm(alarm)
+        if ready != b"":
+            self.end()
+            raise OSError("the query process did not start")
+
+    def kill(self) -> None:
+        """Kill the process now (from the alarm thread, past a deadline)."""
+        self.killed = True
+        with contextlib.suppress(OSError):
+            self.process.kill()
+
+    def ask(self, request: bytes, wait: float, receive: Callable[[Chunk | None], object]) -> Reply | None:
+        """The reply to ``request``, its chunks of rows given to ``receive`` as they come;
+        None if the process ended (or was killed after waiting ``wait`` seconds in all for
+        its messages: the time ``receive`` takes is not counted) before replying.
+        ``BrokenPipeError`` if it had ended before."""
+        try:
+            _send(self.requests, request)
+        except (OSError, ValueError) as error:
+            raise BrokenPipeError("the query process has ended") from error
+        while True:
+            began = time.monotonic()
+            alarm = arm_alarm(began + wait, self.kill) if math.isfinite(wait) else None
+            try:
+                body = _receive(self.replies)
+            except (OSError, ValueError):
+                body = None
+            finally:
+                if alarm is not None:
+                    disarm_alarm(alarm)
+            wait -= time.monotonic() - began
+            if body is None:
+                return None
+            message = marshal.loads(body)
+            if message is not None and len(message) == 4:
+                return message
+            receive(message)
+
+    def end(self) -> int:
+        """Wait for the process to end (it ends when its requests pipe closes): its exit status."""
+        for pipe in (self.requests, self.replies):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        try:
+            return self.process.wait(timeout=KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.process.wait()
+
+
+class QueryProcesses:
+    """The idle helper processes of this process; a thread running a query takes one."""
+
+    def __init__(self) -> None:
+        self._idle: list[QueryProcess] = []
+        self._lock = threading.Lock()
+        self._unavailable = bool(getattr(sys, "frozen", False)) or not sys.executable
+
+    def run(self, request: Request, receive: Callable[[Chunk | None], object]) -> Reply | None:
+        """The reply of a helper to ``request`` (without rows: its chunks of rows are given
+        to ``receive`` as they come), or None if no helper can run."""
+        timeout = request[2]
+        received = 0
+
+        def counted(chunk: Chunk | None) -> None:
+            nonlocal received
+            received += 1
+            receive(chunk)
+
+        for _attempt in range(2):
+            process = self._take()
+            if process is None:
+                return None
+            try:
+                reply = process.ask(marshal.dumps(request), timeout + KILL_GRACE, counted)
+            except BrokenPipeError:
+                process.end()  # it had ended while idle (killed from outside): start another
+                continue
+            except BaseException:
+                process.kill()
+                process.end()
+                raise
+            if reply is None:
+                status = process.end()
+                if process.killed or status == EXIT_TIMEOUT:
+                    return (), [], past_time_limit(timeout), None
+                if _attempt == 0 and status == -signal.SIGKILL and not received:
+                    # Killed from outside while idle, before it saw the request: the pipe took
+                    # the request all the same, so no BrokenPipeError said so. Start another.
+                    continue
+                how = f"signal {-status}" if status < 0 else f"exit status {status}"
+                return (), [], f"the process running the query ended unexpectedly ({how})", None
+            self._give_back(process)
+            columns, rows, error, seconds = reply
+            return columns, rows, error, seconds
+        return None
+
+    def _take(self) -> QueryProcess | None:
+        with self._lock:
+            while self._idle:
+                process = self._idle.pop()
+                if process.process.poll() is None:
+                    return process
+                process.end()  # it ended while idle (killed from outside)
+            if self._unavailable:
+                return None
+        try:
+            return QueryProcess()
+        except (OSError, ValueError, subprocess.SubprocessError):
+            self._unavailable = True
+            return None
+
+    def _give_back(self, process: QueryProcess) -> None:
+        with self._lock:
+            if len(self._idle) < _IDLE_PROCESSES:
+                self._idle.append(process)
+                return
+        process.end()
+
+    def stop(self) -> None:
+        """End the idle helpers."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for process in idle:
+            process.end()
+
+    def forget(self) -> None:
+        """In a forked child: close the pipes to the parent's helpers, leave them to the parent."""
+        for process in self._idle:
+            for pipe in (process.requests, process.replies):
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
+# A pipe that holds a whole chunk of rows (about 0.5 MB for 10,000 rows of five values) lets
+# a helper go on reading while this process takes the chunk in, rather than wait for it.
+_PIPE_BYTES = 1 << 20
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """Make ``pipe`` hold ``_PIPE_BYTES`` where the system allows it (Linux); else leave it."""
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if setting is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(pipe.fileno(), setting, _PIPE_BYTES)
+
+
+def _send(stream: IO[bytes], body: bytes) -> None:
+    stream.write(struct.pack("<Q", len(body)))
+    stream.write(body)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(8)
+    if len(header) < 8:
+        return None
+    (size,) = struct.unpack("<Q", header)
+    body = stream.read(size)
+    return body if len(body) == size else None
+
+
+def serve_queries() -> None:
+    """The main loop of a helper process: answer the query requests on stdin, one at a time,
+    on stdout, until stdin ends. Started by this module (``python -c``); not for other use."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(
+        target=_end_when_orphaned, args=(os.getppid(),), name="answerkey-orphan-watch", daemon=True
+    ).start()
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing else may write into the replies
+    try:
+        _send(replies, b"")
+        while (request := _receive(requests)) is not None:
+            path, query, timeout, max_rows, max_result_bytes = marshal.loads(request)
+            # A query's rows are acyclic and freed as they are sent: the cyclic collector
+            # would walk the chunk being read again and again (a third of the time).
+            with gc_paused():
+                columns, rows, error, seconds = execute_request(
+                    (path, query, timeout, max_rows, max_result_bytes),
+                    isolated=True,
+                    send=lambda rows: _send(replies, _message(rows)),
+                )
+            if rows:
+                _send(replies, _message(rows))
+            _send(replies, marshal.dumps((columns, [], error, seconds), _MARSHAL_VERSION))
+    except BrokenPipeError:
+        pass  # the process that started this one has ended
+
+
+def _end_when_orphaned(parent: int) -> None:
+    """In a helper: end it once the process that started it has ended (killed, say, where it
+    could not close the requests pipe), even inside a query without a time limit."""
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_POLL)
+    os._exit(_EXIT_ORPHANED)
+
+
+def _message(rows: list[tuple[object, ...]] | None) -> bytes:
+    """What a helper sends for rows given to its sink: their chunk, or None (drop them all)."""
+    return marshal.dumps(None if rows is None else chunk_of(rows), _MARSHAL_VERSION)
+
+
+def chunk_of(rows: list[tuple[object, ...]]) -> Chunk:
+    """Rows as a helper sends them."""
+    return list(zip(*rows)), len(rows)
+
+
+def stop_query_processes() -> None:
+    """End this process's idle helper processes (the next query starts one again). Called
+    at exit; useful before measuring, or before forking many workers."""
+    STATE.processes.stop()
+
+
+class _ProcessState:
+    """This process's helper processes: a forked child starts its own."""
+
+    def __init__(self) -> None:
+        self.processes = QueryProcesses()
+        # The parent's helpers, seen from a forked child: kept, so that their Popen objects
+        # are never collected (and warned about) here.
+        self.inherited: list[QueryProcesses] = []
+
+    def after_fork_in_child(self) -> None:
+        self.processes.forget()
+        self.inherited.append(self.processes)
+        self.processes = QueryProcesses()
+
+
+STATE = _ProcessState()
+if hasattr(os, "register_at_fork"):  # not on Windows, which cannot fork
+    os.register_at_fork(after_in_child=STATE.after_fork_in_child)
+atexit.register(stop_query_processes)

@@ -1,0 +1,78 @@
+"""What the commands do with their results, the same way everywhere: the report options,
+the warnings, the reports and the summary table.
+
+- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
+  sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
+  checked before anything runs (``start``).
+- Warnings are printed on standard error, the first few of each kind, then a count.
+- ``finish``: the warnings, the reports, then the summary table (unless ``--quiet``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import click
+
+from answerkey.cli import Trouble
+from answerkey.errors import RunWarning, plural
+from answerkey.files import OutputError
+from answerkey.limits import WARNINGS_SHOWN
+from answerkey.report import ReportPaths, Result, write_reports
+
+__all__ = ["report_options", "show_warnings", "start", "finish"]
+
+
+def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None, **kwargs: Any) -> Any:
+        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
+
+    for name, what in (
+        ("xlsx", "an Excel workbook"),
+        ("yaml", "the report as YAML ('-': standard output)"),
+        ("json", "the report as JSON ('-': standard output)"),
+    ):
+        wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
+    return wrapper
+
+
+def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
+    """Print warnings on standard error, kind by kind (in order of first appearance): the
+    first ``shown`` of each kind, then how many more there are."""
+    kinds: dict[str, list[RunWarning | str]] = {}
+    for warning in warnings:
+        kinds.setdefault(getattr(warning, "kind", ""), []).append(warning)
+    for group in kinds.values():
+        for warning in group[:shown]:
+            click.echo(f"warning: {warning}", err=True)
+        if len(group) > shown:
+            click.echo(
+                f"warning: ... and {plural(len(group) - shown, 'more warning')} like these (all are in the reports)",
+                err=True,
+            )
+
+
+def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
+    """Check the report paths against the inputs before anything runs: a bad path is
+    trouble (exit 2) at once, an odd file name a warning."""
+    try:
+        show_warnings(reports.check(inputs))
+    except OutputError as error:
+        raise Trouble(error.message) from None
+
+
+def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
+    """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
+    report went to standard output)."""
+    show_warnings(result.warnings)
+    try:
+        write_reports(result, reports, quiet=quiet)
+    except OutputError as error:
+        raise Trouble(error.message) from None
+    if not quiet and not reports.to_stdout:
+        click.echo(result.summary_table())
