@@ -282,18 +282,18 @@ def test_not_a_database_file(spider):
 @pytest.mark.parametrize("query", [LIKE_BOMB, INSTR_BOMB], ids=["like", "instr"])
 @pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
 def test_one_long_function_call_is_stopped_at_the_time_limit(spider, query):
-    """A query stuck inside one SQLite function call is stopped just past the time limit (its
-    helper process is ended) and the next query runs."""
+    """A query stuck inside one SQLite function call is stopped at the time limit by ending
+    its helper process (the call never looks at SQLite's interrupt flag), and the next query
+    runs."""
     stop_query_processes()
     others = _children()  # processes earlier tests started (a multiprocessing forkserver, ...)
     assert Databases(spider).run("world", "SELECT 1").ok
     helpers = _children() - others
     assert helpers
-    start = time.monotonic()
     result = Databases(spider, timeout=1).run("world", query)
-    elapsed = time.monotonic() - start
-    assert result.error == "the query ran past the time limit of 1 s"
-    assert elapsed < 3  # a bound on a hang: unstopped, the query runs for tens of seconds
+    assert (result.error, result.seconds) == ("the query ran past the time limit of 1 s", None)
+    # The helper was ended: a query left to finish its call (tens of seconds) and then
+    # refused as late would have left it running, to serve the next query.
     assert not helpers & _children()
     assert Databases(spider).run("world", "SELECT count(*) FROM country").rows == ((Number.of(5),),)
 
