@@ -81,10 +81,10 @@ def test_a_completed_query_carries_its_time(spider):
     compares), positive and within its time limit; a failed one has None; equality of
     results ignores the measurement."""
     for result in (
-        Databases(spider, timeout=5).run("world", "SELECT name FROM country"),
-        run_query(spider / "world" / "world.sqlite", "SELECT count(*) FROM country", timeout=5),
+        Databases(spider, timeout=60).run("world", "SELECT name FROM country"),
+        run_query(spider / "world" / "world.sqlite", "SELECT count(*) FROM country", timeout=60),
     ):
-        assert result.ok and isinstance(result.seconds, float) and 0 < result.seconds < 5
+        assert result.ok and isinstance(result.seconds, float) and 0 < result.seconds < 60
     assert Databases(spider).run("world", "SELECT nope FROM country").seconds is None
     assert Databases(spider).run("mars", "SELECT 1").seconds is None
     assert Databases(spider, timeout=0.2).run("world", RUNAWAY).seconds is None
