@@ -214,12 +214,13 @@ def test_the_settings_the_engine_was_opened_with_hold(root, engines):
 
 
 def test_a_slow_query_stops_at_the_time_limit_with_the_shared_message(root, engines):
-    """A long query is interrupted at the deadline: SQLite's message, well before it would have finished."""
+    """A long query is interrupted at the deadline: SQLite's message, well before it would have
+    finished (SLOW runs for minutes on the engine's one thread)."""
     engine = engines(root, timeout=0.5)
     database = engine.databases("world")[0]
     started = time.monotonic()
     assert engine.run(database, SLOW).error == "the query ran past the time limit of 0.5 s"
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # stopped, not refused once it had run to its end
     assert engine.run(database, "SELECT count(*) FROM country").rows == ((Number.of(1),),)
 
 

@@ -315,27 +315,27 @@ def test_settings_changed_inside_a_query_do_not_outlive_it(engines):
 
 
 def test_a_slow_query_stops_at_the_time_limit_with_the_shared_message(engines):
-    """pg_sleep and a long computation stop at the deadline with SQLite's message; the session serves the next query."""
+    """pg_sleep and a long computation stop at the deadline with SQLite's message, long
+    before they could have ended (minutes); the session serves the next query."""
     engine = engines(timeout=0.5)
     database = engine.databases("shop")[0]
-    for query in ("SELECT pg_sleep(5)", "SELECT count(*) FROM generate_series(1, 10000000000)"):
+    for query in ("SELECT pg_sleep(300)", "SELECT count(*) FROM generate_series(1, 10000000000)"):
         started = time.monotonic()
         assert engine.run(database, query).error == "the query ran past the time limit of 0.5 s"
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 60  # stopped, not refused once it had run to its end
     assert engine.run(database, "SELECT 1").rows == ((Number.of(1),),)
 
 
 def test_a_query_waiting_for_a_lock_stops_at_the_time_limit(server, engines):
-    """A table locked by another session makes the query wait only until the time limit."""
+    """A table locked by another session makes the query wait only until the time limit
+    (the lock is held until the test ends: without the limit the query would wait for ever)."""
     locker = psycopg.connect(server.url("shop"))
     try:
         locker.execute("LOCK TABLE item IN ACCESS EXCLUSIVE MODE")
         engine = engines(timeout=0.5)
-        started = time.monotonic()
         assert engine.run(engine.databases("shop")[0], "SELECT * FROM item").error == (
             "the query ran past the time limit of 0.5 s"
         )
-        assert time.monotonic() - started < 3
     finally:
         locker.rollback()
         locker.close()
@@ -351,11 +351,11 @@ def test_row_and_byte_limits_stop_reading_with_the_shared_messages(engines):
     assert engine.run(database, "SELECT repeat('x', 60) FROM generate_series(1, 2)").error == (
         "the query's result is larger than the limit of 100 bytes (--max-result-bytes raises it)"
     )
-    started = time.monotonic()
+    # Billions of rows (pg_class has hundreds): only a reader that stops at the limit ends
+    # with this message; one that read them all would run into the session's 30 s time limit.
     assert engine.run(database, "SELECT a.oid FROM pg_class a, pg_class b, pg_class c, pg_class d").error == (
         "the query's result is larger than the limit of 100 bytes (--max-result-bytes raises it)"
     )
-    assert time.monotonic() - started < 5
     assert engine.run(database, "SELECT 'ok'").rows == ((String("ok"),),)
 
 
@@ -471,9 +471,9 @@ def test_a_session_ended_by_the_server_is_replaced(server, engines):
     database = engine.databases("shop")[0]
     first = engine.run(database, "SELECT pg_backend_pid()").rows[0][0].value
     server.execute("postgres", f"SELECT pg_terminate_backend({first})")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120  # a guard against a hang, not a measure
     while server.execute("postgres", f"SELECT count(*) FROM pg_stat_activity WHERE pid = {first}") != [(0,)]:
-        assert time.monotonic() < deadline
+        assert time.monotonic() < deadline, "the server never ended the session"
         time.sleep(0.05)
     result = engine.run(database, "SELECT pg_backend_pid()")
     assert result.error is None and result.rows[0][0].value != first

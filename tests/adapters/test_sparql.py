@@ -373,13 +373,17 @@ def test_any_json_is_read_or_rejected_cleanly(document):
 
 @given(st.lists(st.dictionaries(st.sampled_from(["a", "b"]), term_shapes | json_values, max_size=2), max_size=4))
 def test_any_bindings_are_read_or_rejected_cleanly(bindings):
-    """Malformed or unusual terms give a relation or an InputError naming the binding."""
+    """Malformed or unusual terms give an InputError naming the binding, or the relation of
+    a row per binding that reading each term alone gives (term_by_term, below)."""
     try:
         relation = relation_from_sparql_results({"head": {"vars": ["a", "b"]}, "results": {"bindings": bindings}})
     except InputError as error:
         assert error.message.startswith("binding ")
     else:
-        assert len(relation) == len(bindings) or relation.arity == 0
+        assert (len(relation), relation.arity) == (len(bindings), 2 if bindings else 0)  # no rows: no columns
+        expected = term_by_term(bindings, ["a", "b"])
+        assert relation.rows == tuple(expected)
+        assert [list(map(type, row)) for row in relation.rows] == [list(map(type, row)) for row in expected]
 
 
 TEXTS = [
@@ -430,11 +434,25 @@ well_formed_terms = st.fixed_dictionaries(
 )
 
 
+# The datatype a literal's JSON number or boolean value implies (module docstring).
+IMPLIED_DATATYPES = {bool: XSD + "boolean", int: XSD + "integer", float: XSD + "double"}
+
+
+def as_text(term):
+    """A literal whose value is a JSON number or boolean, as the literal of its text (with
+    the datatype that value implies unless it has one); any other term as it is."""
+    value = term.get("value") if isinstance(term, dict) else None
+    if type(value) not in IMPLIED_DATATYPES or term.get("type") not in ("literal", "typed-literal"):
+        return term
+    text = ("true" if value else "false") if isinstance(value, bool) else repr(value)
+    return {**term, "value": text, "datatype": term.get("datatype") or IMPLIED_DATATYPES[type(value)]}
+
+
 def term_by_term(bindings, variables):
     """The reading the module docstring describes, one term at a time: the oracle."""
     columns = []
     for name in variables:
-        terms = [binding.get(name) for binding in bindings]
+        terms = [None if binding.get(name) is None else as_text(binding[name]) for binding in bindings]
         column = [NIL if term is None else term_value(term) for term in terms]
         if len({type(value) for value in column if value is not NIL}) > 1:
             column = [NIL if term is None else _rdf_term_text(term) for term in terms]

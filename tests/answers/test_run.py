@@ -48,7 +48,7 @@ def serve_table_replies():
     server.reply_to("Which transformers", "2\t1\t1\tOnly OSLO T1 is named.")
     server.reply_to("Q-server-error", "", status=500)
     server.reply_to("Q-malformed", "All claims match.")
-    server.reply_to("Q-slow", "1\t1\t1\ttoo late", delay=5)
+    server.reply_to("Q-slow", "1\t1\t1\ttoo late", delay=600)  # woken when the stub closes
     server.reply_to("Q-impossible", "1\t2\t3\tThree of one.")
     server.reply_to("Q-quoted", '3\t2\t2\tA "reason"\twith a tab,\nand a line break.')
     return server
@@ -66,7 +66,8 @@ def judged():
     """TABLE judged once (the slow row waits out the timeout), with the stub that judged it."""
     server = serve_table_replies()
     try:
-        judge = AnswerJudge(url=server.url, model="stub-model", timeout=0.5, retries=0)
+        # Time enough for every other reply on a loaded machine: only Q-slow's runs out.
+        judge = AnswerJudge(url=server.url, model="stub-model", timeout=2, retries=0)
         yield run_answers(read_table(TABLE, "in.tsv"), judge), server
     finally:
         server.close()
@@ -84,7 +85,7 @@ def test_each_row_is_judged_or_keeps_its_error(judged):
         Correctness(2, 1, 1, "Only OSLO T1 is named."),
         Correctness(error="the judge endpoint answered HTTP 500"),
         Correctness(error="expected 4 tab-separated fields, got: 'All claims match.'"),
-        Correctness(error="the judge endpoint did not answer within 0.5 seconds"),
+        Correctness(error="the judge endpoint did not answer within 2 seconds"),
         Correctness(reason="Three of one.", error="impossible claim counts: 1, 2, 3"),
         Correctness(error="the question, the reference answer or the actual answer is blank"),
         Correctness(3, 2, 2, 'A "reason"\twith a tab,\nand a line break.'),
@@ -107,7 +108,7 @@ def test_row_errors_are_warnings_at_their_lines(run):
     assert run.warnings == [
         RunWarning("in.tsv:3: the judge endpoint answered HTTP 500", "row-error"),
         RunWarning("in.tsv:4: expected 4 tab-separated fields, got: 'All claims match.'", "row-error"),
-        RunWarning("in.tsv:5: the judge endpoint did not answer within 0.5 seconds", "row-error"),
+        RunWarning("in.tsv:5: the judge endpoint did not answer within 2 seconds", "row-error"),
         RunWarning("in.tsv:6: impossible claim counts: 1, 2, 3", "row-error"),
         RunWarning("in.tsv:7: the question, the reference answer or the actual answer is blank", "row-error"),
     ]
@@ -122,7 +123,7 @@ def test_the_output_tsv_as_graphrag_eval_writes_it(run):
         "0.5\t1.0\t0.6666666666666666\r\n"
         "2\tQ-server-error\tR\tA\t\t\t\t\tthe judge endpoint answered HTTP 500\t\t\t\r\n"
         "3\tQ-malformed\tR\tA\t\t\t\t\texpected 4 tab-separated fields, got: 'All claims match.'\t\t\t\r\n"
-        "4\tQ-slow\tR\tA\t\t\t\t\tthe judge endpoint did not answer within 0.5 seconds\t\t\t\r\n"
+        "4\tQ-slow\tR\tA\t\t\t\t\tthe judge endpoint did not answer within 2 seconds\t\t\t\r\n"
         "5\tQ-impossible\tR\tA\t\t\t\tThree of one.\timpossible claim counts: 1, 2, 3\t\t\t\r\n"
         "6\tQ-blank\tR\t \t\t\t\t\tthe question, the reference answer or the actual answer is blank\t\t\t\r\n"
         '7\tQ-quoted\tR\t"two\nlines"\t3\t2\t2\t"A ""reason""\twith a tab,\nand a line break."\t\t'

@@ -263,11 +263,10 @@ def test_the_whole_process_group_is_killed_on_timeout(tmp_path):
     call = run_command([sys.executable, str(FORMATTERS / "hangs_with_child.py"), str(pid_file)], "[]", timeout=1.0)
     assert call.status is None and call.error is None
     child = int(pid_file.read_text())
-    for _ in range(100):  # reaping by init is asynchronous; wait until the child is gone
-        if not _alive(child):
-            break
-        time.sleep(0.05)
-    assert not _alive(child)
+    # Reaping by init is asynchronous; a child left alone would sleep for 600 s.
+    alive = _gone_within([child], 60)
+    _kill_all(alive)
+    assert alive == []
 
 
 def _alive(pid: int) -> bool:
@@ -593,7 +592,8 @@ def test_fuzz_self_quiet_prints_nothing():
 
 
 def _gone_within(pids, seconds: float) -> list[int]:
-    """The pids still alive (not a zombie) after waiting up to ``seconds`` for them to go."""
+    """The pids still alive (not a zombie) after waiting up to ``seconds`` for them to go: a
+    guard against a hang, for processes that, left alone, would live for 600 s."""
     deadline = time.monotonic() + seconds
     while (alive := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -614,31 +614,31 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds proces
 def test_run_command_kills_what_left_the_process_group(tmp_path, how):
     """A process the formatter starts in a new session (setsid), a new group (os.setpgid) or
     with a daemon's double fork is gone when the call returns; the call ends when the
-    formatter exits, although the leftover still holds its stdout (issue 19, item 12)."""
+    formatter exits, although the leftover still holds its stdout (issue 19, item 12): a call
+    that waited for the leftover's copy of stdout would end at its time limit, killed (status
+    None), not with the formatter's exit status."""
     pid_file = tmp_path / "pids"
-    started = time.monotonic()
     call = run_command(
-        [sys.executable, str(FORMATTERS / "leaves_a_process.py"), how, str(pid_file)], "[[1]]", timeout=20
+        [sys.executable, str(FORMATTERS / "leaves_a_process.py"), how, str(pid_file)], "[[1]]", timeout=120
     )
-    took = time.monotonic() - started
     [pid] = map(int, pid_file.read_text().split())
-    alive = _gone_within([pid], 0.5)
+    alive = _gone_within([pid], 60)
     _kill_all(alive)
     assert (call.status, call.stdout, call.overflow) == (0, b"((1))\n", False)
     assert alive == []
-    assert took < 10, "the call waited for the leftover's copy of stdout"
 
 
 @needs_proc
 @pytest.mark.parametrize("how", ["setsid", "setpgid", "double-fork"])
 def test_roundtrip_leaves_no_process_behind(tmp_path, how):
     """`fuzz roundtrip` with a formatter that leaves a process out of its group on every call:
-    it passes, and every one of those processes is gone shortly after the run."""
+    it passes, and every one of those processes is gone after the run (left alone, each would
+    sleep for 600 s)."""
     pid_file = tmp_path / "pids"
     command = f"{_python(FORMATTERS / 'leaves_a_process.py')} {how} {shlex.quote(str(pid_file))}"
     result = _invoke("roundtrip", "--cmd", command, "-n", "10", "--timeout", "20", "--json", "-")
     pids = [int(line) for line in pid_file.read_text().split()]
-    alive = _gone_within(pids, 2)
+    alive = _gone_within(pids, 60)
     _kill_all(alive)
     assert result.exit_code == 0, result.output
     assert len(pids) == json.loads(result.stdout)["calls"] > 1

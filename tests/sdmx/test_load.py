@@ -5,7 +5,6 @@ defect 8, issue 19 item 6)."""
 import json
 import os
 import textwrap
-import time
 
 import pytest
 
@@ -66,16 +65,15 @@ def test_directory_is_read_recursively_in_sorted_order(tmp_path):
 
 
 def test_fifo_symlink_loop_and_dangling_link_are_skipped_with_warnings(tmp_path, within):
-    """A FIFO, a symlink loop and a dangling link in the cases directory are not opened: the load
-    finishes at once and each is a skipped-file warning carried into the run's warnings."""
+    """A FIFO, a symlink loop and a dangling link in the cases directory are not opened (opening
+    the FIFO would wait for ever for a writer): the load finishes and each is a skipped-file
+    warning carried into the run's warnings."""
     write(tmp_path / "a.yaml", CASE)
     os.mkfifo(tmp_path / "pipe.yaml")
     os.symlink("loop.yaml", tmp_path / "loop.yaml")
     os.symlink("gone.yaml", tmp_path / "dangling.yml")
-    started = time.monotonic()
-    with within(10):
+    with within(60):  # a guard: the load would hang on the FIFO
         cases = load_cases(tmp_path)
-    assert time.monotonic() - started < 5
     assert [case.id for case in cases] == ["c1"]
     assert cases.warnings == [
         RunWarning(
