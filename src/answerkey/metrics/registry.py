@@ -15,13 +15,11 @@ columns and the docs ask the registry; no other list of metric names decides any
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
+
+from answerkey.plugins import import_modules
 
 __all__ = [
     "METRICS",
@@ -170,28 +168,4 @@ def import_metric_modules(environ: Mapping[str, str] | None = None) -> list[str]
     """Import the modules ``ANSWERKEY_METRIC_MODULES`` names (comma-separated: each a
     module name, or the path of a ``.py`` file), so that the metrics they register are
     known to every command; the names imported. ``answerkey.metrics`` calls it once."""
-    environ = os.environ if environ is None else environ
-    names = [name.strip() for name in environ.get(MODULES_VARIABLE, "").split(",") if name.strip()]
-    for name in names:
-        if name.endswith(".py"):
-            _import_file(name)
-        else:
-            importlib.import_module(name)
-    return names
-
-
-def _import_file(path: str) -> None:
-    """Import the Python file at ``path`` as the module named by its file name."""
-    module_name = os.path.splitext(os.path.basename(path))[0]
-    if module_name in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None or not os.path.isfile(path):
-        raise ImportError(f"{MODULES_VARIABLE}: no Python file at {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
+    return import_modules(MODULES_VARIABLE, environ)

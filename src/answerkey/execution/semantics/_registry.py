@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -15,6 +11,7 @@ from answerkey.comparator import MatchRule
 from answerkey.errors import did_you_mean
 from answerkey.execution.semantics._base import Decision, Item, Semantics
 from answerkey.execution.semantics._result import listed, one_line
+from answerkey.plugins import import_modules
 
 __all__ = [
     "MODULES_VARIABLE",
@@ -140,31 +137,7 @@ def import_semantics_modules(environ: Mapping[str, str] | None = None) -> list[s
     module name, or the path of a ``.py`` file), so that the semantics they register are
     known to every command and every process of a run; the names imported.
     ``answerkey.execution.semantics`` calls it once, after registering its own."""
-    environ = os.environ if environ is None else environ
-    modules = [name.strip() for name in environ.get(MODULES_VARIABLE, "").split(",") if name.strip()]
-    for name in modules:
-        if name.endswith(".py"):
-            _import_file(name)
-        else:
-            importlib.import_module(name)
-    return modules
-
-
-def _import_file(path: str) -> None:
-    """Import the Python file at ``path`` as the module named by its file name (once)."""
-    module_name = os.path.splitext(os.path.basename(path))[0]
-    if module_name in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None or not os.path.isfile(path):
-        raise ImportError(f"{MODULES_VARIABLE}: no Python file at {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
+    return import_modules(MODULES_VARIABLE, environ)
 
 
 def _failed(semantics: str, gold: QueryResult, predicted: QueryResult) -> Decision | None:
