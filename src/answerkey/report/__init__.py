@@ -6,6 +6,10 @@ and YAML (plain values; it holds ``signature`` and ``warnings`` too), a ``summar
 for the terminal and a ``workbook()`` (``answerkey.report.workbook``). ``write_reports``
 writes any of them to the paths a command was given, the same way for every command.
 
+A workflow's result is ``Reported``: it builds one ``Report``, the workflow's report model
+(``answerkey.report.model``, the model ``answerkey schema`` prints), and its document, table
+and workbook all come from that model.
+
 >>> print(text_table(["metric", "mean"], [["cell_recall", "0.826"], ["tuple_order", "-"]]))
 metric        mean
 cell_recall  0.826
@@ -27,6 +31,8 @@ from answerkey.signature import Signature
 
 __all__ = [
     "Result",
+    "Report",
+    "Reported",
     "ReportPaths",
     "REPORT_FORMATS",
     "write_reports",
@@ -64,6 +70,42 @@ class Result(Protocol):
     def workbook(self) -> Workbook:
         """The Excel report's sheets."""
         ...
+
+
+class Report(Protocol):
+    """One report, built once: its document, its summary table and its workbook."""
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report: plain values."""
+        ...
+
+    def summary_table(self) -> str:
+        """The figures as a plain-text table."""
+        ...
+
+    def workbook(self) -> Workbook:
+        """The Excel report's sheets."""
+        ...
+
+
+class Reported:
+    """The base of a result whose reports all come from one ``Report`` (its ``report()``)."""
+
+    def report(self) -> Report:
+        """The result's report model."""
+        raise NotImplementedError
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report (``answerkey schema`` gives its shape)."""
+        return self.report().document()
+
+    def summary_table(self) -> str:
+        """The figures as a plain-text table."""
+        return self.report().summary_table()
+
+    def workbook(self) -> Workbook:
+        """The Excel report's sheets."""
+        return self.report().workbook()
 
 
 @dataclass(frozen=True)
