@@ -32,7 +32,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from answerkey.report import figure, text_table
-from answerkey.report.model import ReportModel
+from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
 __all__ = [

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from answerkey.cli.judge import max_chars_option, read_answer
@@ -11,7 +9,8 @@ from answerkey.cli.options import quiet_option
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
 from answerkey.grammar import strict_violation
-from answerkey.report import json_text
+from answerkey.report import ReportPaths, write_reports
+from answerkey.report.cas import CheckResult, FileCheck
 
 __all__ = ["check"]
 
@@ -42,7 +41,7 @@ def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, 
 
     Exit status: 0 all valid, 2 any file invalid or unreadable.
     """
-    results: list[dict[str, Any]] = []
+    checked: list[FileCheck] = []
     bad = 0
     for path in files:
         source = source_name(path)
@@ -54,17 +53,15 @@ def check(files: tuple[str, ...], as_system: bool, strict: bool, as_json: bool, 
         except InputError as error:
             error.source = source
             bad += 1
-            results.append(
-                {"file": source, "ok": False, "line": error.line, "column": error.column, "message": error.message}
-            )
+            checked.append(FileCheck(source, error.line, error.column, error.message))
             if not as_json:
                 click.echo(str(error), err=True)
             continue
-        results.append({"file": source, "ok": True, "line": None, "column": None, "message": None})
+        checked.append(FileCheck(source))
         if not quiet and not as_json:
             click.echo(f"{source}: ok")
     if as_json:
-        click.echo(json_text({"files": results, "valid": len(files) - bad, "invalid": bad}), nl=False)
+        write_reports(CheckResult(checked, system=as_system, strict=strict), ReportPaths(json="-"))
     elif bad and not quiet and len(files) > 1:
         click.echo(f"{plural(bad, 'file')} of {len(files):,} invalid", err=True)
     raise click.exceptions.Exit(2 if bad else 0)

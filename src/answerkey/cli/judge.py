@@ -11,7 +11,8 @@ from answerkey.files import read_text, source_name
 from answerkey.grammar import parse
 from answerkey.limits import CLI_MAX_CAS_CHARS
 from answerkey.model import Answer
-from answerkey.report import json_text
+from answerkey.report import ReportPaths, write_reports
+from answerkey.report.cas import JudgeResult
 
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
@@ -83,12 +84,11 @@ def judge(
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
+    result = JudgeResult(verdict, explain=explain)
     if quiet:
         pass
     elif as_json:
-        click.echo(json_text(verdict.document(explain=explain)), nl=False)
-    elif explain:
-        click.echo(verdict.explain())
+        write_reports(result, ReportPaths(json="-"))
     else:
-        click.echo(verdict.label)
+        click.echo(result.summary_table())
     raise click.exceptions.Exit(0 if verdict.correct else 1)

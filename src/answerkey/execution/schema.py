@@ -38,7 +38,7 @@ from answerkey.errors import kind_of
 from answerkey.execution.semantics import SEMANTICS
 from answerkey.files import read_id
 from answerkey.report import figure, text_table
-from answerkey.report.model import ReportModel
+from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
 __all__ = [

@@ -24,7 +24,7 @@ from pydantic.json_schema import SkipJsonSchema
 from answerkey.errors import plural
 from answerkey.files import read_id
 from answerkey.report import figure, text_table
-from answerkey.report.model import ReportModel
+from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
 __all__ = [

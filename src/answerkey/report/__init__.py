@@ -7,7 +7,7 @@ for the terminal and a ``workbook()`` (``answerkey.report.workbook``). ``write_r
 writes any of them to the paths a command was given, the same way for every command.
 
 A workflow's result is ``Reported``: it builds one ``Report``, the workflow's report model
-(``answerkey.report.model``, the model ``answerkey schema`` prints), and its document, table
+(``answerkey.report.schema``, the model ``answerkey schema`` prints), and its document, table
 and workbook all come from that model.
 
 >>> print(text_table(["metric", "mean"], [["cell_recall", "0.826"], ["tuple_order", "-"]]))

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.report import figure, text_table
-from answerkey.report.model import ReportModel
+from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 __all__ = [

@@ -39,7 +39,7 @@ from pydantic_core import PydanticCustomError
 
 from answerkey.errors import InputError, kind_of
 from answerkey.report import figure, text_table
-from answerkey.report.model import ReportModel
+from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
 from answerkey.signature import Signature
 from answerkey.steps.outputs import parse_reference_output
