@@ -26,6 +26,7 @@ from answerkey.errors import RunWarning
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge, Correctness
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = ["RowJudgement", "AnswersRun", "judge_table", "judge_signature", "ordered_in_threads"]
@@ -102,9 +103,11 @@ class AnswersRun(Reported):
 
     def report(self) -> AnswersReport:
         """The report (``answerkey schema answers-report``)."""
-        return AnswersReport.model_construct(
+        return build(
+            AnswersReport,
             signature=str(self.signature),
-            summary=AnswersSummary.model_construct(
+            summary=build(
+                AnswersSummary,
                 rows=len(self.rows),
                 judged=self.judged,
                 errors=self.errors,
@@ -123,7 +126,8 @@ class AnswersRun(Reported):
 
 def _row_report(judgement: RowJudgement) -> RowReport:
     correctness, row = judgement.correctness, judgement.row
-    return RowReport.model_construct(
+    return build(
+        RowReport,
         line=row.line,
         question_text=row.question,
         reference_answer=row.reference_answer,

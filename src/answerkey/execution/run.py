@@ -80,6 +80,7 @@ from answerkey.metrics.table import TABLE_METRICS, table_scores
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import ProgressBar
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = [
@@ -692,7 +693,8 @@ class SqlRun(Reported):
 
     def report(self) -> SqlReport:
         """The report (``answerkey schema sql-report``): items in input order."""
-        return SqlReport.model_construct(
+        return build(
+            SqlReport,
             signature=str(self.signature),
             layout=self.layout,
             summary=_figures(
@@ -710,7 +712,8 @@ class SqlRun(Reported):
 
 def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **more: Any) -> Any:
     """``group``'s figures as a ``model`` (``SqlSummary`` takes ``more``: the headline, the groups)."""
-    return model.model_construct(
+    return build(
+        model,
         items=group.items,
         evaluated=group.evaluated,
         correct=group.correct,
@@ -729,7 +732,8 @@ def _verdict(correct: bool) -> str:
 
 def _item_report(result: ItemResult) -> SqlItemReport:
     item, outcome = result.item, result.outcome
-    return SqlItemReport.model_construct(
+    return build(
+        SqlItemReport,
         id=item.id,
         db_id=item.db_id,
         verdict=outcome.verdict,

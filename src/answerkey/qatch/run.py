@@ -43,6 +43,7 @@ from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
 from answerkey.qatch.schema import QatchReport, QatchSummary, QatchTestReport
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = [
@@ -385,11 +386,13 @@ class QatchRun(Reported):
 
     def report(self) -> QatchReport:
         """The report (``answerkey schema qatch-report``)."""
-        return QatchReport.model_construct(
+        return build(
+            QatchReport,
             signature=str(self.signature),
             task=self.options.task,
             metrics=list(self.metric_names),
-            summary=QatchSummary.model_construct(
+            summary=build(
+                QatchSummary,
                 tests=self.counts["tests"],
                 evaluated=self.counts["evaluated"],
                 errors=self.counts["errors"],
@@ -403,7 +406,8 @@ class QatchRun(Reported):
 
 
 def _test_report(result: QatchResult) -> QatchTestReport:
-    return QatchTestReport.model_construct(
+    return build(
+        QatchTestReport,
         id=result.test.id,
         line=result.test.line,
         db_id=result.test.db_id,

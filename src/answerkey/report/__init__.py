@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from answerkey.errors import RunWarning
 from answerkey.files import check_outputs, output_stream, write_output
+from answerkey.gc_pause import gc_paused
 from answerkey.report.excel import write_workbook
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
@@ -97,7 +98,9 @@ class Reported:
 
     def document(self) -> dict[str, Any]:
         """The JSON/YAML report (``answerkey schema`` gives its shape)."""
-        return self.report().document()
+        # A model per item, none in a reference cycle: collections would only walk them.
+        with gc_paused():
+            return self.report().document()
 
     def summary_table(self) -> str:
         """The figures as a plain-text table."""

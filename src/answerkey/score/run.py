@@ -55,6 +55,7 @@ from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.score.load import Answers, Corpus
 from answerkey.score.schema import CATEGORIES, VERDICTS, GroupFigures, ItemReport, ScoreReport, Summary
 from answerkey.signature import Signature
@@ -220,7 +221,8 @@ class ScoreRun(Reported):
 
     def report(self) -> ScoreReport:
         """The report (``answerkey schema score-report``): undefined figures are None."""
-        return ScoreReport.model_construct(
+        return build(
+            ScoreReport,
             signature=str(self.signature),
             summary=_figures(
                 self.summary,
@@ -239,7 +241,8 @@ def _numbers(metrics: dict[str, float] | dict[str, float | None]) -> dict[str, f
 
 def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **more: Any) -> Any:
     """``group``'s figures as a ``model`` (``Summary`` takes ``more``: the groups)."""
-    return model.model_construct(
+    return build(
+        model,
         items=group.items,
         scored=group.scored,
         correct=group.correct,
@@ -254,7 +257,8 @@ def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **mo
 
 
 def _item_report(item: ItemResult) -> ItemReport:
-    return ItemReport.model_construct(
+    return build(
+        ItemReport,
         id=item.id,
         verdict=item.verdict,
         reason=item.reason,

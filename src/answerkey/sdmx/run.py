@@ -35,6 +35,7 @@ from answerkey.files import validation_errors
 from answerkey.model import Relation
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.sdmx.load import Cases, Selections
 from answerkey.sdmx.schema import (
     CaseReport,
@@ -237,7 +238,8 @@ class SuiteResult(Reported):
 
     def report(self) -> SdmxReport:
         """The report (``answerkey schema sdmx-report``): undefined figures (NaN) are None."""
-        return SdmxReport.model_construct(
+        return build(
+            SdmxReport,
             signature=str(self.signature),
             summary=_figures(self.summary, SummaryReport, by_tag={tag: _figures(s) for tag, s in self.by_tag.items()}),
             cases=[case_report(case) for case in self.cases],
@@ -251,12 +253,13 @@ def _number(value: float) -> float | None:
 
 
 def _terms(terms: Iterable[TermPair]) -> list[TermReport]:
-    return [TermReport.model_construct(id=term.id, name=term.name) for term in terms]
+    return [build(TermReport, id=term.id, name=term.name) for term in terms]
 
 
 def _figures(summary: Summary, model: type[Figures] = Figures, **more: Any) -> Any:
     """``summary``'s figures as a ``model`` (``SummaryReport`` takes ``more``: the tags)."""
-    return model.model_construct(
+    return build(
+        model,
         cases=summary.cases,
         macro_recall=_number(summary.macro_recall),
         macro_precision=_number(summary.macro_precision),
@@ -266,7 +269,8 @@ def _figures(summary: Summary, model: type[Figures] = Figures, **more: Any) -> A
 
 def dimension_report(dimension: DimensionResult) -> DimensionReport:
     """One target dimension's outcome as in the report (NaN as None)."""
-    return DimensionReport.model_construct(
+    return build(
+        DimensionReport,
         dataset_id=dimension.dataset_id,
         dimension_name=dimension.dimension_name,
         recall=_number(dimension.recall),
@@ -279,7 +283,8 @@ def dimension_report(dimension: DimensionResult) -> DimensionReport:
 
 def case_report(case: CaseResult) -> CaseReport:
     """One case's figures and terms as in the report (NaN as None)."""
-    return CaseReport.model_construct(
+    return build(
+        CaseReport,
         id=case.id,
         name=case.name,
         query=case.query,
@@ -288,7 +293,8 @@ def case_report(case: CaseResult) -> CaseReport:
         macro_precision=_number(case.macro_precision),
         dimensions=[dimension_report(dimension) for dimension in case.dimensions],
         dimensions_not_in_target=[
-            DimensionNotInTargetReport.model_construct(
+            build(
+                DimensionNotInTargetReport,
                 dataset_id=d.dataset_id,
                 dimension_name=d.dimension_name,
                 precision=_number(d.precision) if case.scores_not_in_target else None,

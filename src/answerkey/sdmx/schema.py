@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.report import figure, text_table
-from answerkey.report.schema import ReportModel
+from answerkey.report.schema import ReportModel, build
 from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 __all__ = [
@@ -332,7 +332,8 @@ def not_in_target_text(case: CaseReport) -> str:
     if case.scores_not_in_target:
         return "\n\n".join(
             dimension_block(
-                DimensionReport.model_construct(
+                build(
+                    DimensionReport,
                     dataset_id=d.dataset_id,
                     dimension_name=d.dimension_name,
                     recall=None,

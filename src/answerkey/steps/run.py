@@ -30,6 +30,7 @@ from answerkey.errors import InputError, RunWarning, plural
 from answerkey.metrics.answers import AnswerJudge
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 from answerkey.steps.aggregates import aggregate_results
 from answerkey.steps.load import (
@@ -148,9 +149,11 @@ class EvaluationRun(Reported):
 
     def report(self) -> ResultsReport:
         """The report (``answerkey schema steps-results``): the results as computed."""
-        return ResultsReport.model_construct(
+        return build(
+            ResultsReport,
             signature=str(self.signature),
-            summary=ResultsSummary.model_construct(
+            summary=build(
+                ResultsSummary,
                 questions=len(self.results),
                 success=len(self.results) - self.errors,
                 error=self.errors,
@@ -174,7 +177,8 @@ class AggregationRun(Reported):
 
     def report(self) -> AggregatesReport:
         """The report (``answerkey schema steps-aggregates``): the aggregates as computed."""
-        return AggregatesReport.model_construct(
+        return build(
+            AggregatesReport,
             signature=str(self.signature),
             **self.aggregates,
             warnings=[str(warning) for warning in self.warnings],
