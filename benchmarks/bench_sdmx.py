@@ -3,7 +3,7 @@
     python benchmarks/bench_sdmx.py [--cases N]
 
 Figures:
-- scoring: ``answerkey.sdmx.evaluate`` on a synthetic suite (validated models in, typed
+- scoring: ``answerkey.sdmx.run_sdmx`` on a synthetic suite (validated models in, typed
   relations and result dataclasses out) against a bare loop of Python set operations on the same
   terms, the least any implementation must do;
 - workbook: the spine's writer (``answerkey.report.excel.write_workbook``) against openpyxl writing the
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _table import Figure, best_of, print_table, write_json
 from answerkey.report.excel import write_workbook
-from answerkey.sdmx import SelectionRecord, TestCase, evaluate, load_cases, load_selections
+from answerkey.sdmx import SelectionRecord, TestCase, load_cases, load_selections, run_sdmx
 from answerkey.sdmx.report import details_text, not_in_target_text
 
 DIMENSIONS = ["INDICATOR", "COUNTRY", "FREQUENCY", "UNIT"]
@@ -116,11 +116,11 @@ def main() -> None:
     # Validated once, as the command does after loading; scoring is measured on the models.
     case_models = [TestCase.model_validate(case) for case in cases]
     record_models = [SelectionRecord.model_validate(record) for record in records]
-    result = evaluate(case_models, record_models)
+    result = run_sdmx(case_models, record_models)
     mine = [(c.macro_recall, c.macro_precision) for c in result.cases]
     theirs = baseline_scores(cases, records)
     assert all(abs(m[0] - t[0]) < 1e-12 and (t[1] is None or abs(m[1] - t[1]) < 1e-12) for m, t in zip(mine, theirs))
-    value = best_of(lambda: evaluate(case_models, record_models), 3)
+    value = best_of(lambda: run_sdmx(case_models, record_models), 3)
     base = best_of(lambda: baseline_scores(cases, records), 3)
     add(f"scoring {count} cases", value, base, "plain Python sets, no model or details", 15)
 
@@ -166,7 +166,7 @@ def main() -> None:
             [json.loads(line) for line in selections_path.read_text().splitlines()]
 
         def load_mine():
-            evaluate(load_cases(cases_path), load_selections(selections_path))
+            run_sdmx(load_cases(cases_path), load_selections(selections_path))
 
         value, base = best_of(load_mine, 1), best_of(load_plain, 1)
         add(f"load + score {count} cases", value, base, "yaml.SafeLoader + json.loads only", 2)

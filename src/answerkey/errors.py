@@ -14,6 +14,7 @@ names), misspelt names with ``did_you_mean``.
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "ParseError",
     "RunWarning",
     "line_column",
+    "LineIndex",
     "plural",
     "kind_of",
     "did_you_mean",
@@ -174,6 +176,32 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     column = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, column
+
+
+class LineIndex:
+    """The line starts of ``text``, found once, so that the line and column of many offsets
+    cost a binary search each instead of a count from the start (which made locating every
+    item of a large file quadratic).
+
+    >>> index = LineIndex("ab\ncd\n\nef")
+    >>> index.line_column(4), index.line_column(0), index.line_column(8)
+    ((2, 2), (1, 1), (4, 1))
+    """
+
+    __slots__ = ("_starts",)
+
+    def __init__(self, text: str) -> None:
+        starts = [0]
+        find, position = text.find, text.find("\n")
+        while position >= 0:
+            starts.append(position + 1)
+            position = find("\n", position + 1)
+        self._starts = starts
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and column of character ``offset``, as ``line_column`` gives them."""
+        line = bisect.bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

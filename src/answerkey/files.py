@@ -31,6 +31,7 @@ answerkey.errors.InputError: ...items.json:2:30: the key 'answer' is given twice
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -74,6 +75,7 @@ __all__ = [
     "output_stream",
     "OUTPUT_SUFFIXES",
     "write_entry",
+    "read_entry",
 ]
 
 STDIN = "<stdin>"
@@ -1097,3 +1099,45 @@ def write_entry(path: str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def read_entry(path: str, max_bytes: int) -> bytes:
+    """The bytes of the cache entry at ``path``, which ``write_entry`` wrote: a regular file of
+    at most ``max_bytes``. ``FileNotFoundError`` when there is none; ``ValueError`` saying why
+    when it is something else (a FIFO would block the run, a device or a sparse file hold no end
+    of bytes, a symbolic link points anywhere) or too large; ``OSError`` when it cannot be read.
+    Checked before it is opened and again on the open file, which is opened without blocking
+    and without following a link, so nothing swapped in between is read.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "ab", "abc.json")
+    >>> write_entry(path, b"{}"); read_entry(path, 2)
+    b'{}'
+    >>> read_entry(path, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: it holds 2 bytes, more than the 1 an entry may
+    >>> os.mkfifo(path + ".fifo"); read_entry(path + ".fifo", 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: it is not a regular file
+    """
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise ValueError("it is not a regular file")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # replaced by a link since lstat
+            raise ValueError("it is not a regular file") from None
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError("it is not a regular file")
+        if status.st_size > max_bytes:
+            raise ValueError(f"it holds {status.st_size:,} bytes, more than the {max_bytes:,} an entry may")
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew while being read
+        raise ValueError(f"it holds more than the {max_bytes:,} bytes an entry may")
+    return data

@@ -1,7 +1,10 @@
 """Mapping a pure function over many items in several processes, results in input order.
 
 Workers never outlive the process that started them: killed with ``kill -9`` mid-run, it
-leaves no worker running (see ``exit_with_parent``).
+leaves no worker running (see ``exit_with_parent``). A worker that dies (``kill -9``, the
+out-of-memory killer, a crash) costs no result: the items it had not returned run again once
+in fresh workers, and a second death is a ``WorkerDied`` error saying which process died,
+how, and which items were left.
 """
 
 from __future__ import annotations
@@ -16,13 +19,18 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["ordered_map", "shared", "batched", "mark_fork_safe", "exit_with_parent"]
+__all__ = ["ordered_map", "shared", "batched", "mark_fork_safe", "exit_with_parent", "WorkerDied"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
 _shared: object = None
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of ``ordered_map`` died twice running the same items: the message
+    says which process, how it ended and which items were left."""
 
 
 def shared() -> object:
@@ -144,19 +152,50 @@ def ordered_map(
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     # About 32 chunks per worker: small enough that no worker idles long at the end.
     chunk = chunk or max(1, min(64, len(items) // (jobs * 32)))
-    method = _start_method()
-    context = multiprocessing.get_context(method)
-    # Workers are started by this thread (see exit_with_parent), or by the fork server.
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=context,
-        initializer=_start_worker,
-        initargs=(shared, os.getpid(), method != "forkserver"),
-    ) as pool:
-        yield from pool.map(function, items, chunksize=chunk)
+    done = 0
+    for attempt in (1, 2):
+        method = _start_method()
+        # Workers are started by this thread (see exit_with_parent), or by the fork server.
+        with ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context(method),
+            initializer=_start_worker,
+            initargs=(shared, os.getpid(), method != "forkserver"),
+        ) as pool:
+            try:
+                for result in pool.map(function, items[done:], chunksize=chunk):
+                    done += 1
+                    yield result
+                return
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise WorkerDied(
+                        f"a worker process {_how_a_worker_died(pool)} while running items {done + 1}-{len(items)}"
+                        f" of {len(items)}, and again when they ran in fresh workers"
+                    ) from None
+
+
+def _how_a_worker_died(pool: object) -> str:
+    """How a broken pool's worker ended (``(pid 12) was killed by SIGKILL``): the first that
+    did not end by the SIGTERM the pool sends the others once one has died."""
+    processes = getattr(pool, "_processes", None) or {}  # the executor's own table of workers
+    codes = [(pid, process.exitcode) for pid, process in processes.items() if process.exitcode is not None]
+    codes.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
+    if not codes:
+        return "died"
+    pid, code = codes[0]
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (out of memory?)" if -code == signal.SIGKILL else ""
+        return f"(pid {pid}) was killed by {name}{hint}"
+    return f"(pid {pid}) exited with status {code}"
 
 
 # Threads whose module makes a forked child start afresh (os.register_at_fork): they hold no

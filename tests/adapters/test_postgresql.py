@@ -233,6 +233,19 @@ REFUSALS = [
         "SELECT query_to_xml('SELECT pg_read_file(''/etc/hostname'')', true, false, '')",
         "the function query_to_xml may not run: it could change the session or run other SQL",
     ),
+    # Catalogs that hold secrets: the cast would carry a password verifier into the error message.
+    ("SELECT rolpassword::int FROM pg_authid", "pg_authid may not be read: it holds passwords or other secrets"),
+    (
+        'SELECT "rolpassword"::int FROM pg_catalog . "pg_authid"',
+        "pg_authid may not be read: it holds passwords or other secrets",
+    ),
+    ('SELECT 1 FROM U&"pg_\\0061uthid"', "pg_authid may not be read: it holds passwords or other secrets"),
+    ("SELECT passwd::int FROM pg_shadow", "pg_shadow may not be read: it holds passwords or other secrets"),
+    ("SELECT umoptions FROM pg_user_mappings", "pg_user_mappings may not be read: it holds passwords or other secrets"),
+    ("SELECT subconninfo FROM pg_subscription", "pg_subscription may not be read: it holds passwords or other secrets"),
+    ("SELECT data FROM pg_largeobject", "pg_largeobject may not be read: it holds passwords or other secrets"),
+    ("SELECT lo_get(1)", "lo_get may not be read: it holds passwords or other secrets"),
+    ("SELECT * FROM pg_file_settings", "pg_file_settings may not be read: it holds passwords or other secrets"),
 ]
 
 
@@ -246,6 +259,32 @@ def test_refusals_hold_for_a_superuser_and_for_a_read_only_role(server, engines,
     assert engine.run(engine.databases("shop")[0], query).error == error
     assert not os.path.exists(MARKER)
     assert _state(server) == before
+
+
+@pytest.mark.parametrize("user", ["answerkey", "reader"])
+def test_no_password_verifier_reaches_a_result_or_a_message(server, engines, user):
+    """pg_read_all_data (as which the superuser's and the reader's queries run) may read pg_authid: a
+    query that names it, in any spelling, is refused, and no verifier appears in a result or an error."""
+    engine = engines(user, password=PASSWORD)
+    database = engine.databases("shop")[0]
+    for query in (
+        "SELECT rolpassword::int FROM pg_authid",
+        "SELECT rolpassword FROM pg_catalog.pg_authid WHERE rolpassword IS NOT NULL",
+        'SELECT * FROM "pg_authid"',
+        "SELECT passwd FROM pg_shadow",
+    ):
+        result = engine.run(database, query)
+        assert result.error is not None and "may not be read" in result.error
+        assert "SCRAM" not in repr(result) and "md5" not in repr(result)
+    # The role the queries run as could read it: the refusal is what stands in the way.
+    import psycopg
+
+    with psycopg.connect(server.url("shop"), autocommit=True) as connection:
+        connection.execute("SET ROLE pg_read_all_data")
+        [(verifiers,)] = connection.execute(
+            "SELECT count(*) FROM pg_authid WHERE rolpassword LIKE 'SCRAM-SHA-256$%'"
+        ).fetchall()
+    assert verifiers >= 1
 
 
 def test_queries_run_as_pg_read_all_data_when_the_role_may(engines):

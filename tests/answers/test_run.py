@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from answerkey.answers.load import read_table
-from answerkey.answers.run import judge_table, ordered_in_threads
+from answerkey.answers.run import ordered_in_threads, run_answers
 from answerkey.cli.schema import json_schema
 from answerkey.errors import RunWarning
 from answerkey.metrics.answers import AnswerJudge, Correctness
@@ -67,7 +67,7 @@ def judged():
     server = serve_table_replies()
     try:
         judge = AnswerJudge(url=server.url, model="stub-model", timeout=0.5, retries=0)
-        yield judge_table(read_table(TABLE, "in.tsv"), judge), server
+        yield run_answers(read_table(TABLE, "in.tsv"), judge), server
     finally:
         server.close()
 
@@ -215,7 +215,7 @@ def test_no_judgement_at_all_suggests_the_endpoint(stub):
     """When every call fails, one more warning points at the endpoint's settings rather than the rows."""
     stub.rules.clear()
     stub.default = stub_server.Reply("", status=401)
-    run = judge_table(read_table(TABLE, "in.tsv"), AnswerJudge(url=stub.url, model="m", timeout=5))
+    run = run_answers(read_table(TABLE, "in.tsv"), AnswerJudge(url=stub.url, model="m", timeout=5))
     assert run.judged == 0 and run.f1 is None
     assert run.warnings[-1] == RunWarning(
         f"no row was judged: is the endpoint at ANSWERKEY_JUDGE_URL ({stub.url}) right, and its model (m) and key?",
@@ -233,7 +233,7 @@ def test_jobs_send_requests_at_once_and_keep_the_order(stub):
     table = read_table(
         "Question\tReference answer\tActual answer\n" + "".join(f"Q-gated-{n}\tR\tA\n" for n in range(3)), "in.tsv"
     )
-    run = judge_table(table, AnswerJudge(url=stub.url, timeout=20), jobs=3)
+    run = run_answers(table, AnswerJudge(url=stub.url, timeout=20), jobs=3)
     assert [judgement.correctness.reason for judgement in run.rows] == ["gated 0", "gated 1", "gated 2"]
     assert not gate.broken
 
@@ -265,7 +265,7 @@ def test_ordered_in_threads_keeps_order_and_raises_at_the_item():
 def test_blank_rows_alone_do_not_blame_the_endpoint(stub):
     """Rows never sent (blank cells) are errors of the rows: no warning about the endpoint's settings."""
     table = read_table("Question\tReference answer\tActual answer\nQ\t\tA\n\tR\tA\n", "in.tsv")
-    run = judge_table(table, AnswerJudge(url=stub.url, timeout=5))
+    run = run_answers(table, AnswerJudge(url=stub.url, timeout=5))
     assert [warning.kind for warning in run.warnings] == ["row-error", "row-error"]
     assert stub.requests == []
 
@@ -278,7 +278,7 @@ def test_a_progress_bar_from_five_rows_on_a_terminal(monkeypatch, fake_terminal,
     server.reply_to("Q", "1\t1\t1\tsame")
     try:
         text = "Question\tReference answer\tActual answer\n" + "Q\tR\tA\n" * rows
-        run = judge_table(read_table(text, "in.tsv"), AnswerJudge(url=server.url, model="m", timeout=5), quiet=False)
+        run = run_answers(read_table(text, "in.tsv"), AnswerJudge(url=server.url, model="m", timeout=5), quiet=False)
     finally:
         server.close()
     assert run.judged == rows

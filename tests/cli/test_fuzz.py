@@ -491,7 +491,7 @@ def test_roundtrip_json_reports_the_minimal_failure():
     """--json: one document with the outcome, the options, the minimal relation, what was sent,
     what came back, why it is wrong and how to reproduce it; exit 1."""
     command = _python(FORMATTERS / "crashes_on_nil.py")
-    result = _invoke("roundtrip", "--cmd", command, "-n", "30", "--seed", "11", "--shrink-calls", "10", "--json")
+    result = _invoke("roundtrip", "--cmd", command, "-n", "30", "--seed", "11", "--shrink-calls", "10", "--json", "-")
     assert result.exit_code == 1, result.output
     document = json.loads(result.stdout)
     failure = document.pop("failure")
@@ -522,7 +522,7 @@ def test_roundtrip_json_reports_the_minimal_failure():
 
 def test_roundtrip_json_of_a_pass():
     """--json of a passing run: outcome ok, no failure, nothing to reproduce; exit 0."""
-    result = _invoke("roundtrip", "--cmd", _python(GOOD), "-n", "5", "--seed", "3", "--json", "-q")
+    result = _invoke("roundtrip", "--cmd", _python(GOOD), "-n", "5", "--seed", "3", "--json", "-", "-q")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert (document["outcome"], document["examples"], document["failure"], document["reproduce"]) == (
@@ -549,7 +549,7 @@ def test_fuzz_self_json_lists_each_parsers_outcome(monkeypatch):
             raise KeyError("bracket")
 
     monkeypatch.setitem(PARSERS, "fragile", FuzzTarget("fragile", fragile, lambda: st.text("ab]", max_size=5)))
-    result = _invoke("self", "--parser", "cas", "--parser", "fragile", "-n", "50", "--json")
+    result = _invoke("self", "--parser", "cas", "--parser", "fragile", "-n", "50", "--json", "-")
     assert result.exit_code == 1
     document = json.loads(result.stdout)
     cas, bug = document.pop("parsers")
@@ -565,6 +565,22 @@ def test_fuzz_self_json_lists_each_parsers_outcome(monkeypatch):
     }
     assert (bug["outcome"], bug["input"]) == ("bug", "]")
     assert bug["error"].endswith("KeyError: 'bracket'\n")
+
+
+def test_fuzz_json_takes_a_path_as_every_command(tmp_path):
+    """fuzz self --json OUT writes the document --json - prints and still shows the text
+    report; --json without a path is a usage error naming the new form (exit 2)."""
+    out = tmp_path / "fuzzed.json"
+    result = _invoke("self", "--parser", "csv", "-n", "5", "--json", str(out))
+    assert (result.exit_code, result.stdout) == (0, "csv: ok (5 inputs)\n")
+    assert out.read_text(encoding="utf-8") == _invoke("self", "--parser", "csv", "-n", "5", "--json", "-").stdout
+    assert json.loads(out.read_text(encoding="utf-8"))["outcome"] == "ok"
+    old = _invoke("self", "--parser", "csv", "-n", "5", "--json")
+    assert old.exit_code == 2
+    assert old.stderr == (
+        "cli fuzz self: --json needs a path now: --json OUT writes the JSON to OUT, --json - prints it "
+        "(see 'cli fuzz self --help')\n"
+    )
 
 
 def test_fuzz_self_quiet_prints_nothing():
@@ -620,7 +636,7 @@ def test_roundtrip_leaves_no_process_behind(tmp_path, how):
     it passes, and every one of those processes is gone shortly after the run."""
     pid_file = tmp_path / "pids"
     command = f"{_python(FORMATTERS / 'leaves_a_process.py')} {how} {shlex.quote(str(pid_file))}"
-    result = _invoke("roundtrip", "--cmd", command, "-n", "10", "--timeout", "20", "--json")
+    result = _invoke("roundtrip", "--cmd", command, "-n", "10", "--timeout", "20", "--json", "-")
     pids = [int(line) for line in pid_file.read_text().split()]
     alive = _gone_within(pids, 2)
     _kill_all(alive)

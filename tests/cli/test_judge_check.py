@@ -85,7 +85,7 @@ def test_judge_options(run, files):
 
 def test_judge_json_and_explain(run, files):
     """--json prints the verdict with its signature; --explain says why."""
-    result = run("judge", "--json", files("c.cas", "53200.0"), files("s.cas", "53190.9"))
+    result = run("judge", "--json", "-", files("c.cas", "53200.0"), files("s.cas", "53190.9"))
     document = json.loads(result.stdout)
     assert result.exit_code == 1
     assert document == {
@@ -97,7 +97,9 @@ def test_judge_json_and_explain(run, files):
         "signature": f"eps:0.0001|scalars:atis|strings:exact|v:{__version__}",
     }
     explained = json.loads(
-        run("judge", "--json", "--explain", files("c3.cas", "((1 53200.0))"), files("s3.cas", "((53190.9 1))")).stdout
+        run(
+            "judge", "--json", "-", "--explain", files("c3.cas", "((1 53200.0))"), files("s3.cas", "((53190.9 1))")
+        ).stdout
     )
     assert explained["explanation"] == [
         {
@@ -109,10 +111,85 @@ def test_judge_json_and_explain(run, files):
             "out_of_order": None,
         }
     ]
-    correct = json.loads(run("judge", "--json", files("c4.cas", "((1 2))"), files("s4.cas", "((2 1))")).stdout)
+    correct = json.loads(run("judge", "--json", "-", files("c4.cas", "((1 2))"), files("s4.cas", "((2 1))")).stdout)
     assert correct["mapping"] == [{"canonical": 1, "system": 2}, {"canonical": 2, "system": 1}]
     explained = run("judge", "--explain", files("c2.cas", "53200.0"), files("s2.cas", "53190.9"))
     assert "53190.9 for 53200.0: off by 9.1, more than 5.32" in explained.stdout
+
+
+JSON_USAGE = "--json OUT writes the JSON to OUT, --json - prints it"
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["judge", "C", "S", "--json"], f"cli judge: --json needs a path now: {JSON_USAGE} (see 'cli judge --help')"),
+        (
+            ["judge", "--json", "--explain", "C", "S"],
+            f"cli judge: --json needs a path now: {JSON_USAGE} (see 'cli judge --help')",
+        ),
+        (
+            ["judge", "--json", "C", "S"],
+            f"cli judge: --json C: that is an answer file; {JSON_USAGE} (see 'cli judge --help')",
+        ),
+        (
+            ["check", "--json", "C", "S"],
+            f"cli check: --json C: that is an answer file; {JSON_USAGE} (see 'cli check --help')",
+        ),
+        (["check", "C", "--json"], f"cli check: --json needs a path now: {JSON_USAGE} (see 'cli check --help')"),
+    ],
+)
+def test_json_without_a_path_is_a_usage_error_naming_the_new_form(run, files, arguments, message):
+    """--json was a flag of judge and check: used so, it is one line of usage error (exit 2),
+    and the answer file the old form would take for the JSON's path is left as it was."""
+    paths = {"C": files("c.cas", "53200.0"), "S": files("s.cas", "53190.9")}
+    result = run(*(paths.get(argument, argument) for argument in arguments))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == message.replace(" C:", f" {paths['C']}:") + "\n"
+    with open(paths["C"], encoding="utf-8") as canonical:
+        assert canonical.read() == "53200.0"
+
+
+def test_judge_and_check_write_json_to_a_path(run, files, tmp_path):
+    """--json OUT writes the document --json - prints to OUT; standard output shows what it
+    shows without --json."""
+    canonical, system = files("c.cas", "53200.0"), files("s.cas", "53190.9")
+    verdict = tmp_path / "verdict.json"
+    result = run("judge", "--json", str(verdict), canonical, system)
+    assert (result.exit_code, result.stdout) == (1, "incorrect\n")
+    assert verdict.read_text(encoding="utf-8") == run("judge", "--json", "-", canonical, system).stdout
+    bad = files("bad.cas", "((1")
+    checked = tmp_path / "checked.json"
+    result = run("check", "--json", str(checked), canonical, bad)
+    assert (result.exit_code, result.stdout) == (2, f"{canonical}: ok\n")
+    assert result.stderr.startswith(f"{bad}:1:4: ")
+    assert result.stderr.endswith("1 file of 2 invalid\n")
+    assert json.loads(checked.read_text(encoding="utf-8"))["invalid"] == 1
+    assert checked.read_text(encoding="utf-8") == run("check", "--json", "-", canonical, bad).stdout
+
+
+def test_json_replaces_a_file_as_every_report_does(run, files, tmp_path):
+    """--json OUT replaces an existing OUT by renaming a new file over it (a reader never sees
+    half a document), refuses an input as OUT and a missing directory (exit 2)."""
+    canonical, system = files("c.cas", "53200.0"), files("s.txt", "53200.0")
+    out = tmp_path / "verdict.json"
+    out.write_text("old", encoding="utf-8")
+    before = out.stat().st_ino
+    assert run("judge", "--json", str(out), canonical, system).exit_code == 0
+    assert out.stat().st_ino != before
+    assert json.loads(out.read_text(encoding="utf-8"))["verdict"] == "correct"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["c.cas", "s.txt", "verdict.json"]
+    refused = run("judge", "--json", system, canonical, system)
+    assert (refused.exit_code, refused.stderr) == (
+        2,
+        f"--json {system}: this is the input SYSTEM; refusing to overwrite it\n",
+    )
+    missing = run("check", "--json", str(tmp_path / "nope" / "r.json"), canonical)
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        f"--json {tmp_path / 'nope' / 'r.json'}: no such directory {tmp_path / 'nope'}\n",
+    )
 
 
 def test_check_reports_each_bad_file(run, files):
@@ -159,7 +236,7 @@ def test_numbers_at_the_documented_bounds_are_judged_and_explained(run, files):
     explained = run("judge", "--explain", canonical, system)
     assert explained.exit_code == 1
     assert "1e999999 for 1e1000000: off by 9E+999999, more than 1E+999996" in explained.stdout
-    document = json.loads(run("judge", "--json", "--explain", canonical, system).stdout)
+    document = json.loads(run("judge", "--json", "-", "--explain", canonical, system).stdout)
     assert document["verdict"] == "incorrect" and document["explanation"][0]["out_of_tolerance"]
     assert run("judge", files("w.cas", "((1e1000000 1))"), files("v.cas", "((1e1000000 1))")).exit_code == 0
 
@@ -210,7 +287,7 @@ def test_judge_explains_a_tuple_out_of_key_order(run, files):
         '  system tuple 4 ("SMITH" 40000) with key (40000) should come before system tuple 3 ("ADAMS" 52000) '
         "with key (52000)",
     ]
-    document = json.loads(run("judge", "--json", "--explain", canonical, system).stdout)
+    document = json.loads(run("judge", "--json", "-", "--explain", canonical, system).stdout)
     assert document["explanation"][0]["out_of_order"] == {
         "system_tuple": 4,
         "tuple": '("SMITH" 40000)',

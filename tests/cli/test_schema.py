@@ -41,9 +41,9 @@ def test_score_judge_and_check_reports_validate(run_cli, repo_root, write_file, 
     jsonschema.validate(report, json_schema("score-report"))
     canonical, system = "examples/paper/salary.cas", write_file("s.cas", "((53190.9 2))")
     for options in ([], ["--explain"]):
-        verdict = json.loads(run_cli("judge", "--json", *options, canonical, system).stdout)
+        verdict = json.loads(run_cli("judge", "--json", "-", *options, canonical, system).stdout)
         jsonschema.validate(verdict, json_schema("judge-report"))
-    checked = run_cli("check", "--json", canonical, write_file("bad.cas", "((1"))
+    checked = run_cli("check", "--json", "-", canonical, write_file("bad.cas", "((1"))
     assert checked.exit_code == 2
     jsonschema.validate(json.loads(checked.stdout), json_schema("check-report"))
 
@@ -51,7 +51,7 @@ def test_score_judge_and_check_reports_validate(run_cli, repo_root, write_file, 
 def test_check_json_says_where_each_file_is_wrong(run_cli, write_file):
     """check --json: one entry per file, with the line, column and message of an error."""
     good, bad = write_file("good.cas", "((1))"), write_file("bad.cas", "((1)\n (2 3))")
-    result = run_cli("check", "--json", good, bad)
+    result = run_cli("check", "--json", "-", good, bad)
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {
         "files": [
@@ -75,10 +75,10 @@ def test_fuzz_reports_validate(run_cli, repo_root, write_file, monkeypatch):
     satisfy their schemas."""
     monkeypatch.chdir(repo_root)
     for formatter, code in (("examples/fuzz/rows_to_cas.py", 0), ("tests/fixtures/formatters/drops_last_column.py", 1)):
-        result = run_cli("fuzz", "roundtrip", "--cmd", f"{sys.executable} {formatter}", "-n", "20", "--json", "-q")
+        result = run_cli("fuzz", "roundtrip", "--cmd", f"{sys.executable} {formatter}", "-n", "20", "--json", "-", "-q")
         assert result.exit_code == code
         jsonschema.validate(json.loads(result.stdout), json_schema("fuzz-roundtrip-report"))
-    result = run_cli("fuzz", "self", "-n", "5", "--parser", "cas", "--json", "-q")
+    result = run_cli("fuzz", "self", "-n", "5", "--parser", "cas", "--json", "-", "-q")
     jsonschema.validate(json.loads(result.stdout), json_schema("fuzz-self-report"))
     generated = run_cli("fuzz", "generate", "-n", "3", "-o", "-")
     records = [json.loads(line) for line in generated.stdout.splitlines()]

@@ -311,12 +311,12 @@ def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn, fake_terminal):
     import sys
 
     from answerkey.score.load import load_answers, load_corpus
-    from answerkey.score.run import score_corpus
+    from answerkey.score.run import run_score
 
     terminal = fake_terminal
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 10)
-    score_corpus(load_corpus(CORPUS), load_answers(ANSWERS), quiet=quiet)
+    run_score(load_corpus(CORPUS), load_answers(ANSWERS), quiet=quiet)
     assert ("score [" in terminal.text and "25/25" in terminal.text) is drawn
 
 

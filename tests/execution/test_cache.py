@@ -4,6 +4,7 @@ entries that cannot be read back are refused, never trusted, and entries are wri
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 from dataclasses import replace
@@ -64,8 +65,11 @@ def test_entries_are_json_text_keyed_by_everything_that_decides_a_result(tmp_pat
     assert cache.put(KEY, result) is None
     path = tmp_path / KEY.digest[:2] / f"{KEY.digest}.json"
     entry = json.loads(path.read_text(encoding="utf-8"))
+    # The checksum covers what follows it: the columns and the rows, as written.
+    content = path.read_bytes().split(b'"sha256":"', 1)[1][64 + 2 :]
+    assert entry.pop("sha256") == hashlib.sha256(content).hexdigest()
     assert entry == {
-        "format": 1,
+        "format": 2,
         "key": {
             "engine": "sqlite",
             "location": "/data/shop/shop.sqlite",
@@ -96,9 +100,9 @@ def test_failed_results_are_not_stored(tmp_path):
     ("text", "why"),
     [
         ("{", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-        ('{"format": 2}', "not an entry of format 1"),
-        ('{"format": 1, "key": {}}', "the entry is for another query or database"),
-        ("[]", "not an entry of format 1"),
+        ('{"format": 1}', "not an entry of format 2"),
+        ('{"format": 2, "key": {}}', "the entry is for another query or database"),
+        ("[]", "not an entry of format 2"),
     ],
 )
 def test_an_unreadable_entry_is_a_warning_and_a_miss(tmp_path, text, why):

@@ -6,7 +6,7 @@ import openpyxl
 import pytest
 
 from answerkey.cli.schema import json_schema
-from answerkey.qatch.run import QatchOptions, QatchTest, run_tests
+from answerkey.qatch.run import QatchOptions, QatchTest, run_qatch
 from answerkey.report import ReportPaths, write_reports
 
 MALFORMED = 'the prediction is not a table like [["wales", "scotland"], ["england"]]'
@@ -22,7 +22,7 @@ def run():
         QatchTest("malformed", 3, None, [["a"]], '=HYPERLINK("http://x", "y")'),
         QatchTest("broken", 4, None, "[1]", [["a"]]),
     ]
-    return run_tests(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
+    return run_qatch(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
 
 
 def test_document(run):

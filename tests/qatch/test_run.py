@@ -16,7 +16,7 @@ from answerkey.qatch.run import (
     TestOutcome,
     evaluate_test,
     needs_databases,
-    run_tests,
+    run_qatch,
 )
 from answerkey.report import Result
 from answerkey.signature import Signature
@@ -142,7 +142,7 @@ def test_run_means_counts_and_errors(databases):
     """Means are over the tests where a metric has a value: failing targets are left out, a
     failing prediction counts as 0, tuple order counts only the ordered target."""
     options = QatchOptions(task="sp", metrics=("cell_recall", "tuple_order"), root=str(databases))
-    run = run_tests(sp_tests(), options)
+    run = run_qatch(sp_tests(), options)
     assert isinstance(run, Result)
     assert run.signature == options.signature
     assert [result.test.id for result in run.results] == ["same", "ordered", "typo", "broken", "nowhere"]
@@ -158,15 +158,15 @@ def test_jobs_keep_file_order_and_results(databases):
     """Two processes give the same outcomes, in the order of the tests."""
     options = QatchOptions(task="sp", root=str(databases))
     tests = sp_tests() * 3
-    one = run_tests(tests, options, jobs=1)
-    two = run_tests(tests, options, jobs=2)
+    one = run_qatch(tests, options, jobs=1)
+    two = run_qatch(tests, options, jobs=2)
     assert one.results == two.results
     assert (one.means, one.counts) == (two.means, two.counts)
 
 
 def test_a_metric_with_no_value_has_no_mean():
     """A metric that applies to no test has the mean None (not 0) over 0 tests."""
-    run = run_tests([QatchTest("t", 1, None, "[1]", [["a"]])], QatchOptions(task="qa", metrics=("cell_recall",)))
+    run = run_qatch([QatchTest("t", 1, None, "[1]", [["a"]])], QatchOptions(task="qa", metrics=("cell_recall",)))
     assert run.means == {"cell_recall": None} and run.metric_counts == {"cell_recall": 0}
 
 
@@ -226,7 +226,7 @@ def test_a_failing_timed_run_is_a_warning(databases, monkeypatch):
     with the test and the reason."""
     monkeypatch.setattr(run_module, "time_runs", lambda *args: "a timed run of the target query failed: too slow")
     options = QatchOptions(task="sp", metrics=("execution_accuracy", "valid_efficiency_score"), root=str(databases))
-    run = run_tests(sp_tests()[:1], options)
+    run = run_qatch(sp_tests()[:1], options)
     assert run.results[0].outcome.scores == {"execution_accuracy": 1.0, "valid_efficiency_score": 0.0}
     assert run.results[0].outcome.ves_error == "a timed run of the target query failed: too slow"
     assert [(warning.kind, str(warning)) for warning in run.warnings] == [
@@ -240,13 +240,13 @@ def test_ves_with_jobs_warns_that_times_are_noisier(databases):
     options = QatchOptions(
         task="sp", metrics=("cell_recall", "valid_efficiency_score"), root=str(databases), ves_runs=3
     )
-    two = run_tests(sp_tests(), options, jobs=2)
+    two = run_qatch(sp_tests(), options, jobs=2)
     assert [warning.kind for warning in two.warnings] == ["ves-jobs"]
     assert str(two.warnings[0]) == (
         "valid_efficiency_score timed queries while 2 processes ran tests at once: the times are noisier "
         "(time with --jobs 1)"
     )
-    one = run_tests(sp_tests(), options)
+    one = run_qatch(sp_tests(), options)
     assert one.warnings == []
     assert [result.outcome.scores["cell_recall"] for result in one.results] == [
         result.outcome.scores["cell_recall"] for result in two.results

@@ -14,16 +14,16 @@ from answerkey.execution.load import load_inputs
 from answerkey.execution.run import SqlOptions, run_sql
 from answerkey.metrics.answers import Correctness
 from answerkey.qatch.load import load_tests
-from answerkey.qatch.run import QatchOptions, run_tests
+from answerkey.qatch.run import QatchOptions, run_qatch
 from answerkey.report import Reported, Result
 from answerkey.report.schema import ReportModel
 from answerkey.score.load import load_answers, load_corpus
-from answerkey.score.run import ScoreOptions, score_corpus
+from answerkey.score.run import ScoreOptions, run_score
 from answerkey.sdmx.load import load_suite
-from answerkey.sdmx.run import SCORED, evaluate
+from answerkey.sdmx.run import SCORED, run_sdmx
 from answerkey.signature import Signature
 from answerkey.steps.load import EvaluationResults, read_reference, read_responses
-from answerkey.steps.run import aggregate_steps, evaluate_steps
+from answerkey.steps.run import aggregate_steps, run_steps
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -31,22 +31,22 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def _score():
     corpus = load_corpus(EXAMPLES / "personnel" / "corpus.yaml")
     answers = load_answers(EXAMPLES / "personnel" / "answers.jsonl")
-    return score_corpus(corpus, answers, ScoreOptions(metrics=("cell_recall", "tuple_order")))
+    return run_score(corpus, answers, ScoreOptions(metrics=("cell_recall", "tuple_order")))
 
 
 def _qatch():
     tests = load_tests(EXAMPLES / "qatch" / "qa-tests.csv", task="qa")
-    return run_tests(tests, QatchOptions(task="qa", root=str(EXAMPLES / "qatch" / "databases")))
+    return run_qatch(tests, QatchOptions(task="qa", root=str(EXAMPLES / "qatch" / "databases")))
 
 
 def _sdmx():
-    return evaluate(
+    return run_sdmx(
         *load_suite(EXAMPLES / "sdmx" / "cases", EXAMPLES / "sdmx" / "selections.jsonl"), not_in_target=SCORED
     )
 
 
 def _steps():
-    return evaluate_steps(
+    return run_steps(
         read_reference(EXAMPLES / "steps" / "reference.yaml"), read_responses(EXAMPLES / "steps" / "responses.jsonl")
     )
 

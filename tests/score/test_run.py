@@ -9,7 +9,7 @@ import pytest
 from answerkey.comparator import MatchRule
 from answerkey.grammar import parse
 from answerkey.score.load import InputErrors, load_answers, load_corpus
-from answerkey.score.run import GroupSummary, ItemResult, ScoreOptions, item_metrics, score_corpus
+from answerkey.score.run import GroupSummary, ItemResult, ScoreOptions, item_metrics, run_score
 
 CORPUS = """\
 - {id: right, answer: ((1 "a") (2 "b")), tags: [relation]}
@@ -72,7 +72,7 @@ def files(tmp_path):
 
 def run(files, jobs=1, **options):
     corpus, answers = files
-    return score_corpus(load_corpus(corpus), load_answers(answers), ScoreOptions(**options), jobs=jobs)
+    return run_score(load_corpus(corpus), load_answers(answers), ScoreOptions(**options), jobs=jobs)
 
 
 def test_every_verdict_kind(files):
@@ -97,7 +97,7 @@ def test_ids_that_differ_only_in_case_are_pointed_out(tmp_path):
     corpus.write_text("".join(f"- {{id: q{index}, answer: 1}}\n" for index in range(3)))
     answers = tmp_path / "a.jsonl"
     answers.write_text("".join(f'{{"id": "Q{index}", "answer": "1"}}\n' for index in range(3)))
-    warnings = score_corpus(load_corpus(str(corpus)), load_answers(str(answers))).warnings
+    warnings = run_score(load_corpus(str(corpus)), load_answers(str(answers))).warnings
     assert [warning.kind for warning in warnings] == ["unknown-id"] * 3 + ["unknown-id-case"]
     assert str(warnings[-1]) == (
         "3 answer ids of 3 not in the corpus match a corpus id but for case (e.g. 'Q0'); ids are compared exactly"
@@ -239,7 +239,7 @@ def test_bad_corpus_items_stop_the_run(tmp_path):
     answers = tmp_path / "a.jsonl"
     answers.write_text('{"id": "ok", "answer": "((1))"}\n')
     with pytest.raises(InputErrors) as caught:
-        score_corpus(load_corpus(str(corpus)), load_answers(str(answers)))
+        run_score(load_corpus(str(corpus)), load_answers(str(answers)))
     assert [str(error) for error in caught.value.errors] == [
         f"{corpus}:4:11: item 'bad-cas': answer: tuple 2 has 2 values; the relation's tuples have 1 "
         "(at 1:6 of the answer text)",

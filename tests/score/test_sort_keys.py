@@ -8,7 +8,7 @@ import pytest
 from answerkey.errors import InputError, InputErrors
 from answerkey.model import Alternatives, Relation
 from answerkey.score.load import load_answers, load_corpus
-from answerkey.score.run import canonical_answers, check_corpus, score_corpus
+from answerkey.score.run import canonical_answers, check_corpus, run_score
 
 CORPUS = """\
 - id: by-salary
@@ -49,7 +49,7 @@ def score(tmp_path, corpus_text: str, answers: dict[str, str], name: str = "corp
     corpus.write_text(textwrap.dedent(corpus_text))
     records = tmp_path / "answers.yaml"
     records.write_text("".join(f"{key}: '{value}'\n" for key, value in answers.items()))
-    return score_corpus(load_corpus(str(corpus)), load_answers(str(records)))
+    return run_score(load_corpus(str(corpus)), load_answers(str(records)))
 
 
 def test_order_by_lets_ties_come_in_any_order(tmp_path):
@@ -96,7 +96,7 @@ def test_order_by_in_json_lines(tmp_path):
     assert loaded.items[0].order_by == (1,)
     answers = tmp_path / "a.jsonl"
     answers.write_text('{"id": "q", "answer": "((1 b) (1 a) (2 c))"}\n')
-    assert score_corpus(loaded, load_answers(str(answers))).items[0].verdict == "correct"
+    assert run_score(loaded, load_answers(str(answers))).items[0].verdict == "correct"
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_unusable_order_by_stops_the_run_with_located_errors(tmp_path):
     answers = tmp_path / "a.yaml"
     answers.write_text("beyond: ((1 2))\n")
     with pytest.raises(InputErrors) as caught:
-        score_corpus(load_corpus(str(corpus)), load_answers(str(answers)))
+        run_score(load_corpus(str(corpus)), load_answers(str(answers)))
     assert len(caught.value.errors) == 4
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from answerkey.errors import InputError, InputErrors, RunWarning
-from answerkey.sdmx import Cases, Selections, case_files, evaluate, load_cases, load_selections, load_suite
+from answerkey.sdmx import Cases, Selections, case_files, load_cases, load_selections, load_suite, run_sdmx
 
 CASE = """\
 id: c1
@@ -86,7 +86,7 @@ def test_fifo_symlink_loop_and_dangling_link_are_skipped_with_warnings(tmp_path,
         ),
         RunWarning(f"{tmp_path / 'pipe.yaml'}: skipped, not a regular file (a FIFO)", "skipped-file"),
     ]
-    suite = evaluate(cases, [{"id": "c1", "indicator_selection": []}])
+    suite = run_sdmx(cases, [{"id": "c1", "indicator_selection": []}])
     assert suite.warnings == tuple(cases.warnings)
 
 

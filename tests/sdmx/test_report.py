@@ -12,7 +12,7 @@ import yaml
 from answerkey.cli.schema import json_schema
 from answerkey.errors import RunWarning
 from answerkey.report import ReportPaths, write_reports
-from answerkey.sdmx import NOT_IN_TARGET, SdmxReport, evaluate, evaluate_case, suite_document, to_json, to_yaml
+from answerkey.sdmx import NOT_IN_TARGET, SdmxReport, evaluate_case, run_sdmx, suite_document, to_json, to_yaml
 from answerkey.sdmx.report import OVERVIEW_HEADERS, STATISTICS_HEADERS, details_text, not_in_target_text
 
 KEY = ("IMF.RES:WEO", "INDICATOR")
@@ -77,7 +77,7 @@ def small_suite(not_in_target="listed"):
         },
         {"id": "unknown", "indicator_selection": []},
     ]
-    return evaluate(cases, records, not_in_target=not_in_target)
+    return run_sdmx(cases, records, not_in_target=not_in_target)
 
 
 def test_json_document_shape_and_nan_as_null():
@@ -207,7 +207,7 @@ def test_summary_table_with_signature():
         "weo        2          1.00             0.67",
     ]
     assert lines[4].startswith("signature: match:id+name|not_in_target:listed|v:")
-    empty = evaluate([{"id": "a"}], []).summary_table().splitlines()
+    empty = run_sdmx([{"id": "a"}], []).summary_table().splitlines()
     assert empty[1] == "(all)      1             -                -"
 
 
@@ -272,7 +272,7 @@ def test_workbook_cells(tmp_path):
 
 def test_workbook_without_tags_charts_the_overall_row(tmp_path):
     """With no tags the chart shows the overall figures instead of nothing; undefined figures are empty."""
-    suite = evaluate([{"id": "a"}], [])
+    suite = run_sdmx([{"id": "a"}], [])
     assert math.isnan(suite.summary.macro_recall)
     path = tmp_path / "r.xlsx"
     write_reports(suite, ReportPaths(xlsx=str(path)), quiet=True)

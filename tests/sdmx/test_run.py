@@ -16,15 +16,15 @@ from answerkey.report import Result
 from answerkey.sdmx import (
     NOT_IN_TARGET,
     SIGNATURE,
-    SuiteResult,
+    SdmxRun,
     Summary,
     TermPair,
     as_selection,
-    evaluate,
     evaluate_case,
     load_cases,
     load_selections,
     nan_mean,
+    run_sdmx,
     signature_of,
 )
 from answerkey.signature import Signature
@@ -111,13 +111,13 @@ def test_scored_dimension_not_in_target_has_precision_zero_and_no_recall():
 
 
 def test_unknown_reading_is_a_value_error():
-    """A reading other than "listed" or "scored" is refused by evaluate_case and evaluate, naming both."""
+    """A reading other than "listed" or "scored" is refused by evaluate_case and run_sdmx, naming both."""
     message = "unknown reading of dimensions not in the target 'literal' (one of: listed, scored)"
     with pytest.raises(ValueError) as raised:
         evaluate_case({D1: [T1]}, {D1: [T1]}, not_in_target="literal")
     assert str(raised.value) == message
     with pytest.raises(ValueError) as raised:
-        evaluate([], [], not_in_target="literal")
+        run_sdmx([], [], not_in_target="literal")
     assert str(raised.value) == message
 
 
@@ -193,7 +193,7 @@ def record(case_id, *terms):
 def test_suite_means_ignore_nan_and_group_by_tag():
     """Suite and per-tag figures are means of the cases' macro figures, NaN left out."""
     cases = [case("a", ["x"], T1, T2), case("b", ["x", "y"], T1), case("c", ["y"], T1), {"id": "e", "tags": ["y"]}]
-    suite = evaluate(cases, [record("a", T1), record("b", T1), record("b", T2), record("zz", T1)])
+    suite = run_sdmx(cases, [record("a", T1), record("b", T1), record("b", T2), record("zz", T1)])
     # a: 0.5 / 1.0; b: 1.0 / 0.5; c: no record -> 0.0 / NaN; e: empty target -> NaN / NaN
     assert [(r.id, r.macro_recall) for r in suite.cases][:3] == [("a", 0.5), ("b", 1.0), ("c", 0.0)]
     assert suite.summary == Summary(4, 0.5, 0.75)
@@ -203,7 +203,7 @@ def test_suite_means_ignore_nan_and_group_by_tag():
 
 def test_suite_result_is_a_result_with_a_signature_object():
     """The suite result implements the Result protocol; its signature is a Signature naming the match rule."""
-    suite = evaluate([case("a", ["x"], T1)], [record("a", T1)])
+    suite = run_sdmx([case("a", ["x"], T1)], [record("a", T1)])
     assert isinstance(suite, Result)
     assert isinstance(suite.signature, Signature) and suite.signature == SIGNATURE
     assert suite.signature.fields["match"] == "id+name"
@@ -221,8 +221,8 @@ def test_scored_reading_suite_figures_and_signature():
         {"id": "b", "indicator_selection": [dataset("ds1", "d1", T1), dataset("ds1", "d2", T2)]},
         record("e", T1),
     ]
-    listed = evaluate(cases, records)
-    scored = evaluate(cases, records, not_in_target="scored")
+    listed = run_sdmx(cases, records)
+    scored = run_sdmx(cases, records, not_in_target="scored")
     # a: 1.0 / 1.0 both; b: 1.0 / 1.0 listed, 1.0 / 0.5 scored; e: NaN / NaN listed, NaN / 0.0 scored
     assert listed.summary == Summary(3, 1.0, 1.0)
     assert scored.summary == Summary(3, 1.0, 0.5)
@@ -241,7 +241,7 @@ def test_scored_reading_suite_figures_and_signature():
 
 def test_tag_filter_keeps_matching_cases_without_warning_about_the_others():
     """``tags`` scores only the tagged cases; selections of filtered-out cases are not 'unknown'."""
-    suite = evaluate([case("a", ["x"], T1), case("b", ["y"], T1)], [record("a", T1), record("b", T1)], tags=["y"])
+    suite = run_sdmx([case("a", ["x"], T1), case("b", ["y"], T1)], [record("a", T1), record("b", T1)], tags=["y"])
     assert [r.id for r in suite.cases] == ["b"]
     assert suite.warnings == ()
     assert list(suite.by_tag) == ["y"]
@@ -249,7 +249,7 @@ def test_tag_filter_keeps_matching_cases_without_warning_about_the_others():
 
 def test_unknown_tags_are_warnings_with_a_suggestion():
     """A --tag no case has is a warning, suggesting the tag meant (a case-only difference said so)."""
-    suite = evaluate([case("a", ["weo"], T1), case("b", ["cpi"], T1)], [], tags=["CPI", "wo", "zzz", "weo"])
+    suite = run_sdmx([case("a", ["weo"], T1), case("b", ["cpi"], T1)], [], tags=["CPI", "wo", "zzz", "weo"])
     assert [r.id for r in suite.cases] == ["a"]
     assert suite.warnings == (
         RunWarning("no case has tag 'CPI' (did you mean 'cpi'? tags are compared exactly)", "unknown-tag"),
@@ -269,7 +269,7 @@ def test_warnings_from_files_name_file_and_line(tmp_path):
             json.dumps(r) + "\n" for r in [record("a", T1), record("gone", T1), record("gone", T2), record("A2", T1)]
         )
     )
-    suite = evaluate(load_cases(cases_path), load_selections(selections_path), tags=["y"])
+    suite = run_sdmx(load_cases(cases_path), load_selections(selections_path), tags=["y"])
     assert [str(warning) for warning in suite.warnings] == [
         f"{selections_path}:2: selection for unknown case 'gone'",
         f"{selections_path}:4: selection for unknown case 'A2'",
@@ -279,7 +279,7 @@ def test_warnings_from_files_name_file_and_line(tmp_path):
 
 def test_ids_differing_only_in_case_get_a_hint():
     """Selections whose ids match case ids but for case are each warned about, then explained once."""
-    suite = evaluate([case("a", [], T1), case("b", [], T1)], [record("A", T1), record("B", T1)])
+    suite = run_sdmx([case("a", [], T1), case("b", [], T1)], [record("A", T1), record("B", T1)])
     assert [warning.kind for warning in suite.warnings] == ["unknown-case", "unknown-case", "unknown-case-case"]
     assert str(suite.warnings[-1]) == (
         "2 of the 2 unknown case ids of the selections match a case id but for case (e.g. 'A'); "
@@ -289,7 +289,7 @@ def test_ids_differing_only_in_case_get_a_hint():
 
 def test_selections_for_no_case_of_the_suite_get_a_hint():
     """When no selection names a case of the suite, one more warning asks whether the files belong together."""
-    suite = evaluate([case("a", [], T1)], [record("x", T1), record("y", T1)])
+    suite = run_sdmx([case("a", [], T1)], [record("x", T1), record("y", T1)])
     assert suite.warnings[-1] == RunWarning(
         "no selection names a case of the suite: are these the selections for these test cases?", "unknown-case-all"
     )
@@ -298,10 +298,10 @@ def test_selections_for_no_case_of_the_suite_get_a_hint():
 def test_invalid_mappings_are_input_errors_in_answerkeys_words():
     """Cases and records given as mappings are validated with answerkey's messages, naming the entry."""
     with pytest.raises(InputErrors) as caught:
-        evaluate([{"id": "a", "tags": "x"}], [])
+        run_sdmx([{"id": "a", "tags": "x"}], [])
     assert [str(error) for error in caught.value.errors] == ["cases[0]: tags: should be a list, not a string"]
     with pytest.raises(InputErrors) as caught:
-        evaluate([case("a", [], T1)], [record("a", T1), {"id": "a"}])
+        run_sdmx([case("a", [], T1)], [record("a", T1), {"id": "a"}])
     assert [str(error) for error in caught.value.errors] == [
         "selections[1]: indicator_selection: missing; this field is required"
     ]
@@ -313,23 +313,23 @@ def test_progress_bar_on_a_terminal(monkeypatch, quiet, drawn, fake_terminal):
     terminal = fake_terminal
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr("answerkey.progress.PROGRESS_THRESHOLD", 3)
-    evaluate([case(name, [], T1) for name in "abcd"], [], quiet=quiet)
+    run_sdmx([case(name, [], T1) for name in "abcd"], [], quiet=quiet)
     assert ("sdmx [" in terminal.text and "4/4" in terminal.text) is drawn
 
 
 def test_duplicate_case_id_is_an_error():
     """Two cases with one id cannot both be scored."""
     with pytest.raises(InputError, match="duplicate case id 'a'"):
-        evaluate([case("a", [], T1), case("a", [], T2)], [])
+        run_sdmx([case("a", [], T1), case("a", [], T2)], [])
 
 
 def test_case_metadata_and_query_are_filled():
-    """``evaluate`` copies id, name, tags and the user turns (the query) into each result."""
+    """``run_sdmx`` copies id, name, tags and the user turns (the query) into each result."""
     multi = case("m", ["t"], T1)
     multi["conversation"] += [{"role": "assistant", "content": "answer"}, {"role": "user", "content": "more?"}]
-    [result] = evaluate([multi], {}).cases
+    [result] = run_sdmx([multi], {}).cases
     assert (result.id, result.name, result.tags, result.query) == ("m", "m", ("t",), "question m\nmore?")
-    assert isinstance(evaluate([multi], {}), SuiteResult)
+    assert isinstance(run_sdmx([multi], {}), SdmxRun)
 
 
 def test_nan_mean_of_nothing_is_nan():

@@ -13,7 +13,7 @@ from answerkey.report import Result, json_text, yaml_text
 from answerkey.signature import Signature
 from answerkey.steps import compute_aggregates
 from answerkey.steps.load import EvaluationResults, read_reference, read_responses
-from answerkey.steps.run import UNKNOWN_SIGNATURE, StepsOptions, aggregate_steps, evaluate_steps
+from answerkey.steps.run import UNKNOWN_SIGNATURE, StepsOptions, aggregate_steps, run_steps
 from answerkey.steps.schema import METRICS, MacroFigures, QuestionResult, SampleFigures
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ EXAMPLES = ROOT / "examples" / "steps"
 
 @pytest.fixture(scope="module")
 def example_run():
-    return evaluate_steps(read_reference(EXAMPLES / "reference.yaml"), read_responses(EXAMPLES / "responses.jsonl"))
+    return run_steps(read_reference(EXAMPLES / "reference.yaml"), read_responses(EXAMPLES / "responses.jsonl"))
 
 
 def validate(document, name):
@@ -153,7 +153,7 @@ def test_warnings_are_located(tmp_path):
     )
     responses = tmp_path / "responses.jsonl"
     responses.write_text('{"question_id": "q1", "steps": []}\n{"question_id": "zz"}\n', encoding="utf-8")
-    run = evaluate_steps(read_reference(reference), read_responses(responses), StepsOptions(epsilon=0))
+    run = run_steps(read_reference(reference), read_responses(responses), StepsOptions(epsilon=0))
     assert [(warning.kind, str(warning).replace(f"{tmp_path}/", "")) for warning in run.warnings] == [
         ("unknown-question", "responses.jsonl:1: a response to question 'q1', which is not in the reference"),
         ("unknown-question", "responses.jsonl:2: a response to question 'zz', which is not in the reference"),

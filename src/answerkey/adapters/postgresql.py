@@ -21,16 +21,24 @@ outlive the transaction or get around these rules are refused by name wherever t
 calls them: ``set_config`` (it could switch the role back), session-level advisory locks,
 ``pg_terminate_backend``/``pg_cancel_backend`` (the other workers' sessions), and functions
 that run SQL given as text (``query_to_xml`` and its kin, ``ts_stat``, ``ts_rewrite``,
-``dblink*``, ``crosstab*``, ``connectby``).
+``dblink*``, ``crosstab*``, ``connectby``). Catalogs that hold secrets are refused wherever
+a query names them (``SECRET_RELATIONS``: ``pg_authid`` and ``pg_shadow`` with the roles'
+password verifiers, ``pg_user_mapping(s)``, ``pg_subscription``, ``pg_largeobject``, the
+configuration files' views; and ``lo_get``, ``loread``, ``lo_open``): ``pg_read_all_data``
+may read them, and a failing cast would carry a value into the error message and the report.
 
 Roles. When the connecting role may act as ``pg_read_all_data`` (PostgreSQL 14 and later;
 a superuser always may), each query runs as that role (``SET LOCAL ROLE``): it reads every
 table and can do nothing else, so a superuser's powers (``pg_read_file``, ``COPY ... TO
 PROGRAM``, signalling other sessions) are out of reach of the query. A superuser on an older
-server is refused. Recommended: a dedicated login role that can only read::
+server is refused. ``pg_read_all_data`` reads the system catalogs too, ``pg_authid`` among
+them (refused by name above); a role that cannot read them at all is safer. Recommended: a
+dedicated login role granted SELECT on the benchmark's schemas and nothing else::
 
     CREATE ROLE answerkey_reader LOGIN PASSWORD '...';
-    GRANT pg_read_all_data TO answerkey_reader;          -- PostgreSQL 14 and later
+    GRANT CONNECT ON DATABASE spider TO answerkey_reader;
+    GRANT USAGE ON SCHEMA concert_singer TO answerkey_reader;                 -- each schema
+    GRANT SELECT ON ALL TABLES IN SCHEMA concert_singer TO answerkey_reader;
     ALTER ROLE answerkey_reader SET default_transaction_read_only = on;
 
 Values: integers, ``numeric`` (exact, with the server's digits; ``NaN`` nil, infinities
@@ -82,6 +90,7 @@ __all__ = [
     "url_without_password",
     "refusal",
     "REFUSED_FUNCTIONS",
+    "SECRET_RELATIONS",
 ]
 
 NOT_INSTALLED = "psycopg is not installed (pip install 'answerkey[postgresql]')"
@@ -109,6 +118,25 @@ REFUSED_FUNCTIONS = frozenset(
     }
 )
 _REFUSED_PREFIXES = ("dblink", "crosstab")
+# Catalogs that hold secrets (password verifiers, user mappings' and subscriptions' connection
+# options, large objects' contents, the server's configuration files), refused wherever a
+# query names them: pg_read_all_data may read them, and an error message can carry a value
+# out ("invalid input syntax for type integer: "SCRAM-SHA-256$...").
+SECRET_RELATIONS = frozenset(
+    {
+        "pg_authid",
+        "pg_shadow",
+        "pg_user_mapping",
+        "pg_user_mappings",
+        "pg_subscription",
+        "pg_largeobject",
+        "pg_file_settings",
+        "pg_hba_file_rules",
+        "pg_ident_file_mappings",
+    }
+)
+# Functions that read large objects' contents (kept in pg_largeobject).
+_SECRET_FUNCTIONS = frozenset({"lo_get", "loread", "lo_open"})
 
 # Whether the login role is a superuser, and whether it may act as pg_read_all_data.
 _ROLE_SQL = (
@@ -226,6 +254,8 @@ def refusal(query: str) -> str | None:
     'only a query that reads may run, not a COPY statement'
     >>> refusal("SELECT pg_catalog.set_config('role', 'postgres', true)")
     'the function set_config may not run: it could change the session or run other SQL'
+    >>> refusal("SELECT rolpassword::int FROM pg_catalog.pg_authid")
+    'pg_authid may not be read: it holds passwords or other secrets'
     """
     words = _words(query)
     if not words:
@@ -237,6 +267,8 @@ def refusal(query: str) -> str | None:
     for word, called, _ in words:
         if called and (word in REFUSED_FUNCTIONS or word.startswith(_REFUSED_PREFIXES)):
             return f"the function {word} may not run: it could change the session or run other SQL"
+        if word in SECRET_RELATIONS or (called and word in _SECRET_FUNCTIONS):
+            return f"{word} may not be read: it holds passwords or other secrets"
     return None
 
 

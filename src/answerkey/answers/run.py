@@ -1,6 +1,6 @@
 """Judging each row of a questions-and-answers table by claims, with an LLM judge.
 
-``judge_table`` sends each row to the judge (``answerkey.metrics.answers.AnswerJudge``) and
+``run_answers`` sends each row to the judge (``answerkey.metrics.answers.AnswerJudge``) and
 collects an ``AnswersRun``: one ``Correctness`` per row, in the table's order, and the
 figures over the judged rows. A row the judge could not judge (a blank text, a failed call, a
 timeout, a reply not in the asked format) keeps its error and the run goes on; each such row
@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from answerkey._deprecated import keep_old_names
 from answerkey.answers.load import AnswerRow, AnswerTable
 from answerkey.answers.schema import AnswersReport, AnswersSummary, RowReport, tsv_text
 from answerkey.errors import RunWarning
@@ -29,7 +30,7 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 
-__all__ = ["RowJudgement", "AnswersRun", "judge_table", "judge_signature", "ordered_in_threads"]
+__all__ = ["RowJudgement", "AnswersRun", "run_answers", "judge_signature", "ordered_in_threads"]
 
 # A run of this many rows shows a progress bar on a terminal (the default threshold suits fast items).
 ROWS_WORTH_A_PROGRESS_BAR = 5
@@ -187,7 +188,7 @@ def ordered_in_threads(function: Callable[[T], R], items: Sequence[T], jobs: int
         stop.set()
 
 
-def judge_table(table: AnswerTable, judge: AnswerJudge, *, jobs: int = 1, quiet: bool = True) -> AnswersRun:
+def run_answers(table: AnswerTable, judge: AnswerJudge, *, jobs: int = 1, quiet: bool = True) -> AnswersRun:
     """Judge every row of ``table`` with ``judge`` (``jobs`` requests at once); never raises
     for a row: its error is kept in its ``Correctness`` and listed as a warning. ``quiet=False``
     draws a progress bar on a terminal for large tables."""
@@ -223,3 +224,7 @@ def judge_table(table: AnswerTable, judge: AnswerJudge, *, jobs: int = 1, quiet:
         )
     warnings.extend(judge.cache_warnings())
     return AnswersRun(judge_signature(judge), table.source, table.header, rows, warnings)
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"judge_table": "run_answers"})

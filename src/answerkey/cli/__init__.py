@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from answerkey.errors import InputError, InputErrors
+from answerkey.parallel import WorkerDied
 from answerkey.version import __version__
 
 __all__ = ["cli", "main", "Trouble", "COMMANDS", "EXIT_INTERRUPTED"]
@@ -107,6 +108,8 @@ class _LazyGroup(click.Group):
                 click.echo(str(error), err=True)
             raise Trouble(errors.message) from None
         except InputError as error:
+            raise Trouble(str(error)) from None
+        except WorkerDied as error:
             raise Trouble(str(error)) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)

@@ -8,7 +8,7 @@ import dataclasses
 import click
 
 from answerkey.answers.load import load_table
-from answerkey.answers.run import judge_table
+from answerkey.answers.run import run_answers
 from answerkey.answers.schema import OUTPUT_LAYOUTS
 from answerkey.cli import Trouble
 from answerkey.cli.options import fail_under_option, finish, quiet_option, report_options, start
@@ -119,7 +119,7 @@ def answers(
             f"(e.g. https://api.openai.com/v1, its key in {ENVIRONMENT['api_key']})"
         )
     table = load_table(in_file, output_layout=columns)
-    run = judge_table(table, judge, jobs=jobs, quiet=quiet)
+    run = run_answers(table, judge, jobs=jobs, quiet=quiet)
     try:
         write_output(out_file, run.tsv_text(columns))
     except OutputError as error:

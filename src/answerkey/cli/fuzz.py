@@ -13,12 +13,12 @@ import click
 
 from answerkey.adapters.rows import FORMATS, RELATION_FORMATS
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, quiet_option, timeout_option
+from answerkey.cli.options import epsilon_option, json_option, quiet_option, start, timeout_option, write_json
 from answerkey.files import OutputError, check_outputs, write_output
 from answerkey.grammar.render import render
 from answerkey.limits import FUZZ_MAX_OUTPUT_BYTES, FUZZ_TIMEOUT
 from answerkey.progress import ProgressBar
-from answerkey.report import json_text
+from answerkey.report import ReportPaths
 from answerkey.testing.fuzz import (
     DEFAULT_SHRINK_CALLS,
     PARSERS,
@@ -31,7 +31,7 @@ from answerkey.testing.fuzz import roundtrip as run_roundtrip
 
 __all__ = ["fuzz"]
 
-_JSON_HELP = "Print the outcome as one JSON document on standard output instead of the text report."
+_JSON_WHAT = "the outcome"
 _OUTPUT_CHOICES = (
     "a .jsonl file, - (JSON Lines on standard output), or a directory (an existing one, or a path ending in /)"
 )
@@ -212,7 +212,7 @@ def _reproduce(command: str, result: RoundtripResult, count: int) -> str:
     show_default=True,
     help="At most this many more calls to shrink a failure.",
 )
-@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+@json_option(_JSON_WHAT)
 @quiet_option
 def roundtrip(
     command: str,
@@ -222,7 +222,7 @@ def roundtrip(
     timeout: float,
     epsilon: float,
     shrink_calls: int,
-    as_json: bool,
+    json_path: str | None,
     quiet: bool,
 ) -> None:
     """Check that COMMAND turns relations into CAS that judges correct.
@@ -238,7 +238,7 @@ def roundtrip(
     Examples:
       answerkey fuzz roundtrip --cmd "python to_cas.py" -n 500 --seed 3
       answerkey fuzz roundtrip --cmd "sh -c 'jq -c . | ./to_cas'" --input-format sparql-json
-      answerkey fuzz roundtrip --cmd "python to_cas.py" --json > outcome.json
+      answerkey fuzz roundtrip --cmd "python to_cas.py" --json outcome.json
 
     Exit status: 0 all passed, 1 a failure found, 2 trouble (the command cannot be run).
     """
@@ -248,6 +248,7 @@ def roundtrip(
         raise Trouble(f"--cmd: {error}") from None
     if not argv:
         raise Trouble("--cmd: empty command")
+    start(ReportPaths(json=json_path), {})
     if os.sep not in argv[0] and shutil.which(argv[0]) is None:
         raise Trouble(f"--cmd: {argv[0]!r} not found on PATH")
     _need_hypothesis()
@@ -265,14 +266,14 @@ def roundtrip(
         )
     if result.trouble:
         raise Trouble(f"--cmd: {result.trouble}")
-    if as_json:
+    if json_path is not None:
         document = {
             "command": command,
             **result.document(),
             "reproduce": _reproduce(command, result, count) if result.failure else None,
         }
-        click.echo(json_text(document), nl=False)
-    elif quiet:
+        write_json(json_path, document)
+    if quiet or json_path == "-":
         pass
     elif result.failure is None:
         click.echo(
@@ -293,9 +294,9 @@ def roundtrip(
 @click.option(
     "--parser", "names", multiple=True, metavar="NAME", help="Fuzz only this parser (repeatable); default: all of them."
 )
-@click.option("--json", "as_json", is_flag=True, help=_JSON_HELP)
+@json_option(_JSON_WHAT)
 @quiet_option
-def self_command(count: int, seed: int, names: tuple[str, ...], as_json: bool, quiet: bool) -> None:
+def self_command(count: int, seed: int, names: tuple[str, ...], json_path: str | None, quiet: bool) -> None:
     """Fuzz every answerkey parser and report any undocumented exception.
 
     Each parser (CAS, JSON rows, CSV, SPARQL results JSON, corpus YAML and JSONL, answer
@@ -309,20 +310,21 @@ def self_command(count: int, seed: int, names: tuple[str, ...], as_json: bool, q
     Examples:
       answerkey fuzz self
       answerkey fuzz self -n 100000 --parser cas
-      answerkey fuzz self -n 200 --json > fuzzed.json
+      answerkey fuzz self -n 200 --json fuzzed.json
 
     Exit status: 0 no bug found, 1 a bug found, 2 trouble.
     """
     unknown = [name for name in names if name not in PARSERS]
     if unknown:
         raise Trouble(f"--parser: unknown {', '.join(unknown)} (known: {', '.join(PARSERS)})")
+    start(ReportPaths(json=json_path), {})
     _need_hypothesis()
     reports = []
     for name in [name for name in PARSERS if not names or name in names]:
         with ProgressBar(count, f"fuzz {name}", quiet=quiet) as bar:
             report = fuzz_parser(name, examples=count, seed=seed, on_example=bar.update)
         reports.append(report)
-        if as_json or quiet:
+        if json_path == "-" or quiet:
             continue
         if report.skipped:
             click.echo(f"{name}: skipped: {report.skipped}")
@@ -334,17 +336,15 @@ def self_command(count: int, seed: int, names: tuple[str, ...], as_json: bool, q
         else:
             click.echo(f"{name}: ok ({report.examples} inputs)")
     bugs = sum(report.outcome == "bug" for report in reports)
-    if as_json:
-        click.echo(
-            json_text(
-                {
-                    "outcome": "bug" if bugs else "ok",
-                    "seed": seed,
-                    "examples": count,
-                    "bugs": bugs,
-                    "parsers": [report.document() for report in reports],
-                }
-            ),
-            nl=False,
+    if json_path is not None:
+        write_json(
+            json_path,
+            {
+                "outcome": "bug" if bugs else "ok",
+                "seed": seed,
+                "examples": count,
+                "bugs": bugs,
+                "parsers": [report.document() for report in reports],
+            },
         )
     raise click.exceptions.Exit(1 if bugs else 0)

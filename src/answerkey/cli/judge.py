@@ -5,13 +5,21 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, quiet_option, scalars_option, strings_option
+from answerkey.cli.options import (
+    epsilon_option,
+    finish,
+    json_option,
+    quiet_option,
+    scalars_option,
+    start,
+    strings_option,
+)
 from answerkey.comparator import judge as judge_answers
 from answerkey.files import read_text, source_name
 from answerkey.grammar import parse
 from answerkey.limits import CLI_MAX_CAS_CHARS
 from answerkey.model import Answer
-from answerkey.report import ReportPaths, write_reports
+from answerkey.report import ReportPaths
 from answerkey.report.cas import JudgeResult
 
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
@@ -45,12 +53,7 @@ def load_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHAR
 @scalars_option
 @strings_option
 @click.option("--explain", is_flag=True, help="Print the mapping used, or what is missing, extra or out of tolerance.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print the verdict as JSON (columns numbered from 1; with --explain, the explanation's fields).",
-)
+@json_option("the verdict (columns numbered from 1; with --explain, the explanation's fields)")
 @max_chars_option
 @quiet_option
 def judge(
@@ -60,7 +63,7 @@ def judge(
     scalars: str,
     strings: str,
     explain: bool,
-    as_json: bool,
+    json_path: str | None,
     max_chars: int,
     quiet: bool,
 ) -> None:
@@ -74,21 +77,16 @@ def judge(
     Examples:
       answerkey judge canonical.cas system.cas
       echo '((53198.8))' | answerkey judge --explain examples/paper/salary.cas -
-      answerkey judge --json --explain --epsilon 0 canonical.cas system.cas
+      answerkey judge --json - --explain --epsilon 0 canonical.cas system.cas
 
     Exit status: 0 correct, 1 incorrect, 2 trouble (unreadable or invalid CAS, shown as
-    FILE:LINE:COL: message). With -q nothing is printed but errors.
+    FILE:LINE:COL: message). With -q nothing is printed but errors (and the JSON, with --json -).
     """
     if canonical == "-" and system == "-":
         raise Trouble("only one of CANONICAL and SYSTEM can be read from standard input")
+    start(ReportPaths(json=json_path), {"CANONICAL": canonical, "SYSTEM": system})
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
-    result = JudgeResult(verdict, explain=explain)
-    if quiet:
-        pass
-    elif as_json:
-        write_reports(result, ReportPaths(json="-"))
-    else:
-        click.echo(result.summary_table())
+    finish(JudgeResult(verdict, explain=explain), ReportPaths(json=json_path), quiet=quiet)
     raise click.exceptions.Exit(0 if verdict.correct else 1)

@@ -6,7 +6,8 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 
 - ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
   sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
-  checked before anything runs (``start``).
+  checked before anything runs (``start``). ``judge``, ``check`` and ``fuzz`` take ``--json OUT``
+  alone (``json_option``) for their one document.
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
 - Warnings are printed on standard error, the first few of each kind, then a count.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -24,10 +26,10 @@ import click
 from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.errors import RunWarning, plural
-from answerkey.files import OutputError
+from answerkey.files import OutputError, write_output
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT, WARNINGS_SHOWN
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
-from answerkey.report import ReportPaths, Result, write_reports
+from answerkey.report import ReportPaths, Result, json_text, write_reports
 
 __all__ = [
     "FiniteFloat",
@@ -37,6 +39,8 @@ __all__ = [
     "quiet_option",
     "jobs_option",
     "report_options",
+    "json_option",
+    "write_json",
     "metrics_option",
     "timeout_option",
     "query_limit_options",
@@ -189,6 +193,42 @@ def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
     ):
         wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
     return wrapper
+
+
+# What ``--json`` without a path says: it was a flag of judge, check and fuzz before it took a path.
+_JSON_USAGE = "--json OUT writes the JSON to OUT, --json - prints it"
+
+
+def _json_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value == "":  # ``--json`` last, or followed by another option: the old flag
+        raise click.UsageError(f"--json needs a path now: {_JSON_USAGE}", ctx)
+    if value is not None and value.lower().endswith(".cas") and os.path.isfile(value):
+        # ``--json A.cas B.cas``, the old flag followed by the answers: never overwrite an answer file.
+        raise click.UsageError(f"--json {value}: that is an answer file; {_JSON_USAGE}", ctx)
+    return value
+
+
+def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--json OUT``, as on every command (``-``: standard output), given to the command as
+    ``json_path``; ``--json`` without a path is a usage error naming this form."""
+    return click.option(
+        "--json",
+        "json_path",
+        metavar="OUT",
+        is_flag=False,
+        flag_value="",
+        callback=_json_path,
+        help=f"Write {what} as JSON ('-': standard output).",
+    )
+
+
+def write_json(path: str, document: Any) -> None:
+    """Write ``document`` as JSON to ``path`` (``-``: standard output), replacing a file
+    atomically as every report is; a path that cannot be written is trouble (exit 2)."""
+    try:
+        write_output(path, json_text(document))
+    except OutputError as error:
+        raise Trouble(error.message) from None
 
 
 def metric_names(text: str, known: Sequence[str], *, none: bool = True) -> tuple[str, ...]:

@@ -19,19 +19,26 @@ from answerkey.cli.options import (
 )
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
-from answerkey.metrics.table import TABLE_METRICS
+from answerkey.metrics.registry import METRIC_KINDS, defaults_for, metrics_for
 from answerkey.qatch.load import FORMATS, load_tests
-from answerkey.qatch.run import METRIC_NAMES, TASKS, VES, QatchOptions, needs_databases, run_tests
+from answerkey.qatch.run import TASKS, VES, QatchOptions, needs_databases, run_qatch
 from answerkey.report import ReportPaths
 
 __all__ = ["qatch"]
 
 
 def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    # "all" is the table metrics: the valid efficiency score times queries, so it is asked for by name.
+    # "all" is the registry's defaults: the table metrics (the valid efficiency score times queries,
+    # so it is asked for by name).
     if value.strip() == "all":
-        return TABLE_METRICS
-    return metric_names(value, METRIC_NAMES, none=False)
+        return defaults_for("qatch")
+    return metric_names(value, metrics_for("qatch"), none=False)
+
+
+# The table metrics, and those that compare SQL queries (SP tests only).
+_TABLES = [name for name in metrics_for("qatch") if METRIC_KINDS[name] != "sql"]
+_SP_ONLY = [name for name in metrics_for("qatch") if METRIC_KINDS[name] == "sql"]
+_ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".join(defaults_for("qatch"))
 
 
 @click.command()
@@ -78,8 +85,8 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     show_default=True,
     metavar="NAMES",
     callback=_metrics,
-    help=f"Metrics to compute, comma-separated from: {', '.join(TABLE_METRICS)}, and with --task sp "
-    f"{VES}; or all (the table metrics).",
+    help=f"Metrics to compute, comma-separated from: {', '.join(_TABLES)}, and with --task sp "
+    f"{', '.join(_SP_ONLY)}; or all ({_ALL}).",
 )
 @ves_runs_option(f"Time each query of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails (a prediction scores 0).")
@@ -159,7 +166,7 @@ def qatch(
     loaded = load_tests(tests, task=task, target_col=target_col, prediction_col=prediction_col, format=tests_format)
     if root is None and needs_databases(loaded, task):
         raise Trouble("the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)")
-    run = run_tests(loaded, options, jobs=jobs, quiet=quiet)
+    run = run_qatch(loaded, options, jobs=jobs, quiet=quiet)
     finish(run, reports, quiet=quiet)
     failed = run.failed
     source = source_name(tests)

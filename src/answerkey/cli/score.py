@@ -10,7 +10,7 @@ from answerkey.cli.options import (
     fail_under_option,
     finish,
     jobs_option,
-    metrics_option,
+    metric_names,
     quiet_option,
     report_options,
     scalars_option,
@@ -18,11 +18,23 @@ from answerkey.cli.options import (
     strings_option,
 )
 from answerkey.errors import InputError, InputErrors
+from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, load_answers, load_corpus
-from answerkey.score.run import ScoreOptions, relation_metrics, score_corpus
+from answerkey.score.run import ScoreOptions, run_score
 
 __all__ = ["score"]
+
+
+def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    # "all" is the registry's defaults.
+    if value.strip() == "all":
+        return defaults_for("score")
+    return metric_names(value, metrics_for("score"), none=True)
+
+
+# The metrics only named ones compute.
+_NAMED_ONLY = [name for name in metrics_for("score") if name not in defaults_for("score")]
 
 
 @click.command()
@@ -32,7 +44,15 @@ __all__ = ["score"]
 @epsilon_option
 @scalars_option
 @strings_option
-@metrics_option(lambda: list(relation_metrics()))
+@click.option(
+    "--metrics",
+    default="all",
+    show_default=True,
+    metavar="NAMES",
+    callback=_metrics,
+    help=f"Metrics to compute, comma-separated from: {', '.join(metrics_for('score'))}; "
+    + (f"all (every one but {', '.join(_NAMED_ONLY)}), or none." if _NAMED_ONLY else "or all, or none."),
+)
 @fail_under_option
 @jobs_option
 @click.option(
@@ -94,7 +114,7 @@ def score(
     except InputError as error:
         # The corpus's own problems are worth knowing in the same run.
         raise InputErrors([*loaded_corpus.problems, error]) from None
-    run = score_corpus(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
+    run = run_score(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
     finish(run, reports, quiet=quiet)
     accuracy = run.summary.accuracy
     if fail_under is not None and (accuracy is None or accuracy < fail_under):

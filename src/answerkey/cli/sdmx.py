@@ -9,7 +9,7 @@ from answerkey.cli import Trouble
 from answerkey.cli.options import finish, quiet_option, report_options, start
 from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
-from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, evaluate
+from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx
 
 __all__ = ["sdmx"]
 
@@ -95,5 +95,5 @@ def sdmx(
     )
     start(reports, inputs)
     loaded_cases, loaded_selections = load_suite(cases, selections)
-    suite = evaluate(loaded_cases, loaded_selections, tags=tags or None, not_in_target=not_in_target, quiet=quiet)
+    suite = run_sdmx(loaded_cases, loaded_selections, tags=tags or None, not_in_target=not_in_target, quiet=quiet)
     finish(suite, reports, quiet=quiet)

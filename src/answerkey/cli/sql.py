@@ -24,13 +24,12 @@ from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs
 from answerkey.execution.run import (
-    DEFAULT_METRICS,
-    METRIC_NAMES,
     SEMANTICS,
     VES,
     SqlOptions,
     run_sql,
 )
+from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 
 __all__ = ["sql"]
@@ -40,10 +39,14 @@ EXECUTORS = ("local", "dask")
 
 
 def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    # "all" leaves out the valid efficiency score: it times queries, so it is asked for by name.
+    # "all" is the registry's defaults: it leaves out the metrics that time queries (asked for by name).
     if value.strip() == "all":
-        return DEFAULT_METRICS
-    return metric_names(value, METRIC_NAMES, none=True)
+        return defaults_for("sql")
+    return metric_names(value, metrics_for("sql"), none=True)
+
+
+# The metrics only named ones compute.
+_NAMED_ONLY = [name for name in metrics_for("sql") if name not in defaults_for("sql")]
 
 
 def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor | None:
@@ -108,7 +111,8 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     show_default=True,
     metavar="NAMES",
     callback=_metrics,
-    help=f"Metrics to compute, comma-separated from: {', '.join(METRIC_NAMES)}; all (every one but {VES}), or none.",
+    help=f"Metrics to compute, comma-separated from: {', '.join(metrics_for('sql'))}; "
+    + (f"all (every one but {', '.join(_NAMED_ONLY)}), or none." if _NAMED_ONLY else "all, or none."),
 )
 @ves_runs_option(f"Time the queries of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails.")

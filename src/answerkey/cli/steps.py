@@ -15,7 +15,7 @@ from answerkey.report import REPORT_FORMATS, ReportPaths
 from answerkey.steps.aggregates import MISSING_USAGE_RULES
 from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.outputs import RETRIEVAL_K_RULES
-from answerkey.steps.run import StepsOptions, aggregate_steps, evaluate_steps
+from answerkey.steps.run import StepsOptions, aggregate_steps, run_steps
 
 __all__ = ["steps"]
 
@@ -139,7 +139,7 @@ def evaluate(
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
     options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
-    run = evaluate_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
+    run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     finish(run, reports, quiet=quiet)
     click.echo(run.summary_line(), err=True)
 

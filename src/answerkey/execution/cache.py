@@ -10,14 +10,19 @@ results that ran to completion are stored: a failure (a time-out above all) is r
 query whose result the database does not decide (``random()``, ``now()``, ``LIMIT`` without
 ``ORDER BY``) is cached like any other: later runs read the result of the run that stored it.
 
-Entries are JSON text, never pickle: the columns and the rows, each value in its canonical
-CAS spelling (``answerkey.grammar.render.render_value``: ``12.50``, ``"pen"``, ``NIL``,
-``1989-07-04``), read back exactly (numbers keep their digits and kind, strings their text).
-Each is written atomically at ``DIR/<2 hex>/<sha256>.json`` (a temporary file beside it,
-renamed over it), so processes and machines sharing the directory may write at once and a
-reader never sees half an entry. An entry that cannot be read back (truncated, edited,
-written by another version) is ignored with a warning and run again, and a cache that cannot
-be written is a warning too: a cache never changes a verdict.
+Entries are JSON text, never pickle: the format, the key, a SHA-256 checksum of what follows
+it, the columns and the rows, each value in its canonical CAS spelling
+(``answerkey.grammar.render.render_value``: ``12.50``, ``"pen"``, ``NIL``, ``1989-07-04``),
+read back exactly (numbers keep their digits and kind, strings their text). Each is written
+atomically at ``DIR/<2 hex>/<sha256>.json`` (a temporary file beside it, renamed over it), so
+processes and machines sharing the directory may write at once and a reader never sees half
+an entry. An entry is read back only when it is a regular file of at most ``entry_bytes(key)``
+(a FIFO, a device, a link or a huge sparse file is never opened or read whole), its key and
+format are this one's byte for byte, its checksum matches, and its shape holds (every row as
+wide as the columns, at most the key's rows and ``MAX_COLUMNS`` columns, every value a
+spelling): anything else (truncated, edited, damaged, written by another version) is ignored
+with a warning and run again, and a cache that cannot be written is a warning too. So a run
+with a damaged cache decides what a run without one decides.
 
 >>> import tempfile
 >>> from answerkey.model import Number, String, NIL
@@ -42,15 +47,16 @@ from dataclasses import asdict, dataclass
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
-from answerkey.files import write_entry
+from answerkey.files import read_entry, write_entry
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
+from answerkey.limits import MAX_COLUMNS
 from answerkey.model import NIL, Boolean, Number, Relation, String, Value
 
-__all__ = ["CACHE_FORMAT", "CacheKey", "ResultCache", "encode_value", "decode_value", "write_entry"]
+__all__ = ["CACHE_FORMAT", "CacheKey", "ResultCache", "encode_value", "decode_value", "write_entry", "entry_bytes"]
 
 # The format of an entry; an entry of another format is ignored (and rewritten).
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _NUMBER_START = frozenset("+-.0123456789")
 _DATE_LIKE = re.compile(r"\d{4}-")
 
@@ -74,6 +80,23 @@ class CacheKey:
         """The SHA-256 of the key's fields, in hexadecimal: the entry's file name."""
         text = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def entry_bytes(key: CacheKey) -> int:
+    """The most bytes an entry of ``key`` may hold: a result within the key's byte limit,
+    each byte spelled in at most 12 (a control character as a CAS escape, escaped again by
+    JSON), plus room for the key and the rows' punctuation. A larger result is not stored.
+
+    >>> entry_bytes(CacheKey("sqlite", "a", "a", "f", "SELECT 1", 30.0, 10, 100))
+    16778448
+    """
+    return 12 * key.max_result_bytes + 16 * 1024 * 1024 + 2 * len(key.sql) + 16 * len(key.location)
+
+
+def _head(key: CacheKey) -> bytes:
+    """What an entry of ``key`` begins with, up to its checksum."""
+    text = json.dumps({"format": CACHE_FORMAT, "key": asdict(key)}, ensure_ascii=False, separators=(",", ":"))
+    return f'{text[:-1]},"sha256":"'.encode("utf-8", "surrogatepass")
 
 
 def encode_value(value: Value) -> str:
@@ -143,16 +166,18 @@ class ResultCache:
         not be read back (it is then run again, and rewritten)."""
         path = self.path(key)
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            data = read_entry(path, entry_bytes(key))
         except FileNotFoundError:
             self.misses += 1
             return None, None
-        except (OSError, UnicodeDecodeError) as error:
+        except OSError as error:
             self.misses += 1
-            return None, _unreadable(path, str(getattr(error, "strerror", None) or error))
+            return None, _unreadable(path, str(error.strerror or error))
+        except ValueError as error:
+            self.misses += 1
+            return None, _unreadable(path, str(error))
         try:
-            result = _decode_entry(text, key)
+            result = _decode_entry(data, key)
         except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
             self.misses += 1
             return None, _unreadable(path, str(error) or type(error).__name__)
@@ -167,15 +192,13 @@ class ResultCache:
             rows = [[encode_value(value) for value in row] for row in result.rows]
         except TypeError:
             return None  # a value CAS cannot write: not cached, run each time
-        entry = {
-            "format": CACHE_FORMAT,
-            "key": asdict(key),
-            "columns": list(result.columns),
-            "rows": rows,
-        }
-        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps({"columns": list(result.columns), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
+        content = body[1:].encode("utf-8", "surrogatepass")
+        data = b"".join((_head(key), hashlib.sha256(content).hexdigest().encode(), b'",', content))
+        if len(data) > entry_bytes(key):
+            return None  # one it would refuse to read back: run each time
         try:
-            write_entry(self.path(key), text.encode("utf-8", "surrogatepass"))
+            write_entry(self.path(key), data)
         except OSError as error:
             return RunWarning(f"the cache cannot store a result: {error.strerror or error}", "cache")
         self.stored += 1
@@ -186,16 +209,35 @@ def _unreadable(path: str, why: str) -> RunWarning:
     return RunWarning(f"the cache entry {path} cannot be read back ({why}); the query ran again", "cache")
 
 
-def _decode_entry(text: str, key: CacheKey) -> QueryResult:
-    entry = json.loads(text)
-    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
-        raise ValueError(f"not an entry of format {CACHE_FORMAT}")
-    if entry.get("key") != json.loads(json.dumps(asdict(key))):
-        raise ValueError("the entry is for another query or database")
-    columns = entry["columns"]
-    rows = entry["rows"]
+def _decode_entry(data: bytes, key: CacheKey) -> QueryResult:
+    head = _head(key)
+    if not data.startswith(head):
+        raise ValueError(_foreign(data, key))
+    checksum, separator, content = (
+        data[len(head) : len(head) + 64],
+        data[len(head) + 64 : len(head) + 66],
+        data[len(head) + 66 :],
+    )
+    if separator != b'",' or hashlib.sha256(content).hexdigest().encode() != checksum:
+        raise ValueError("its checksum does not match its content")
+    entry = json.loads(b"{" + content)
+    columns, rows = entry["columns"], entry["rows"]
     if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
         raise ValueError("the columns are not a list of names")
-    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-        raise ValueError("the rows are not a list of lists")
+    if len(columns) > MAX_COLUMNS:
+        raise ValueError(f"it has {len(columns):,} columns, more than {MAX_COLUMNS:,}")
+    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(columns) for row in rows):
+        raise ValueError("the rows are not lists as long as the columns")
+    if len(rows) > key.max_rows:
+        raise ValueError(f"it has {len(rows):,} rows, more than the {key.max_rows:,} the query may return")
     return QueryResult(rows=tuple(tuple(map(decode_value, row)) for row in rows), columns=tuple(columns))
+
+
+def _foreign(data: bytes, key: CacheKey) -> str:
+    """Why an entry that does not begin as ``key``'s would is not its entry."""
+    entry = json.loads(data)  # its own error when it is no JSON
+    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
+        return f"not an entry of format {CACHE_FORMAT}"
+    if entry.get("key") != json.loads(json.dumps(asdict(key))):
+        return "the entry is for another query or database"
+    return "its checksum does not match its content"

@@ -71,12 +71,12 @@ from answerkey.execution.semantics import (
     decide_all,
     disagreement,
     has_outer_order_by,
-    soft_f1,
     test_suite_rewrites,
 )
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
-from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, ves
-from answerkey.metrics.table import TABLE_METRICS, table_scores
+from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, valid_efficiency_score, ves
+from answerkey.metrics.registry import METRIC_KINDS, METRICS, defaults_for, metrics_for, needs_order
+from answerkey.metrics.table import table_scores
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import ProgressBar
 from answerkey.report import Reported
@@ -86,10 +86,6 @@ from answerkey.signature import Signature
 __all__ = [
     "SEMANTICS",
     "VES",
-    "SOFT_F1",
-    "METRIC_NAMES",
-    "DEFAULT_METRICS",
-    "ORDER_METRICS",
     "BATCH_SIZE",
     "DEFAULT_VES_RUNS",
     "SqlOptions",
@@ -106,13 +102,8 @@ __all__ = [
     "run_sql",
 ]
 
-VES = "valid_efficiency_score"
-SOFT_F1 = "soft_f1"
-# Every metric a run can compute; VES times queries, so it is computed only when asked.
-METRIC_NAMES = (*TABLE_METRICS, SOFT_F1, VES)
-DEFAULT_METRICS = (*TABLE_METRICS, SOFT_F1)
-# Metrics that apply only where the gold result is ordered.
-ORDER_METRICS = frozenset({"tuple_order"})
+# The metric a run times itself, on the first database (computed only when named).
+VES = valid_efficiency_score.__name__
 # Items of one db_id per batch: large enough that a batch's connections serve many items,
 # small enough to spread a large db_id over the processes.
 BATCH_SIZE = 64
@@ -142,7 +133,7 @@ class SqlOptions:
     semantics: str = SEMANTICS[0]
     epsilon: float = DEFAULT_EPSILON
     strings: str = next(iter(STRING_MODES))
-    metrics: tuple[str, ...] = DEFAULT_METRICS
+    metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "sql"))
     timeout: float = SQL_TIMEOUT
     max_rows: int = SQL_MAX_ROWS
     max_result_bytes: int = SQL_MAX_RESULT_BYTES
@@ -155,9 +146,10 @@ class SqlOptions:
     def __post_init__(self) -> None:
         if self.semantics not in SEMANTICS:
             raise ValueError(f"unknown semantics {self.semantics!r}; known: {', '.join(SEMANTICS)}")
-        unknown = [name for name in self.metrics if name not in METRIC_NAMES]
+        known = metrics_for("sql")
+        unknown = [name for name in self.metrics if name not in known]
         if unknown:
-            raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
+            raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(known)}")
         check_runs(self.ves_runs)
         problem = limits_problem(self.timeout, self.max_rows, self.max_result_bytes)
         if problem is not None:
@@ -274,7 +266,7 @@ class ItemOutcome:
 
 
 def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
-    return {name: (None if name in ORDER_METRICS and not ordered else 0.0) for name in names}
+    return {name: (None if needs_order(name) and not ordered else 0.0) for name in names}
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -384,7 +376,7 @@ class _Evaluator:
 
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
-        names = [name for name in options.metrics if name != VES]
+        names = [name for name in options.metrics if METRIC_KINDS[name] != "sql"]
         ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold)
         several = len(self.databases) > 1
         notes: list[RunWarning] = []
@@ -453,6 +445,15 @@ class _Evaluator:
                 reason = f"on {self.databases[number].label}: {reason}"
         if VES in options.metrics:
             metrics[VES] = self._ves(item, correct[headline], notes)
+        for name in options.metrics:
+            if METRIC_KINDS[name] == "sql" and name != VES:
+                # Another SQL metric: called as the registry's kind says, on the first database.
+                run = partial(self.engine.run, self.databases[0])
+                metrics[name] = (
+                    0.0
+                    if item.predicted is None
+                    else METRICS[name](item.gold, item.predicted, database=run, rule=self.rule)
+                )
         return ItemOutcome(
             item.index,
             verdict,
@@ -510,10 +511,11 @@ class _Evaluator:
     def _metrics(
         self, names: Sequence[str], ordered: bool, gold: QueryResult, predicted: QueryResult
     ) -> dict[str, float | None]:
-        wanted = [name for name in names if name in TABLE_METRICS and (ordered or name not in ORDER_METRICS)]
+        wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
         values: dict[str, float | None] = _zeros(names, ordered)
-        if SOFT_F1 in names:  # first: it reads the results' driver values, which typed rows replace
-            values[SOFT_F1] = soft_f1(gold, predicted)
+        for name in names:  # first: they read the results' driver values, which typed rows replace
+            if METRIC_KINDS[name] == "result":
+                values[name] = METRICS[name](gold, predicted)
         values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 

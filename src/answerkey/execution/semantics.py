@@ -50,7 +50,6 @@ spider2: incorrect: gold column 1 (name) matches no predicted column
 from __future__ import annotations
 
 import bisect
-import datetime as _dt
 import math
 import re
 from collections import Counter
@@ -60,12 +59,12 @@ from functools import cached_property
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from answerkey.adapters.engines import plain_values
 from answerkey.adapters.sql import ColumnFacts, QueryResult
 from answerkey.comparator import KeyedColumn, MatchRule, Verdict, judge, judge_keyed
 from answerkey.errors import did_you_mean, plural
-from answerkey.grammar.render import render_value
 from answerkey.limits import MAX_QUERY_CHARS
+from answerkey.metrics.driver_values import OtherValue, driver_rows, driver_value
+from answerkey.metrics.soft_f1 import soft_f1
 from answerkey.model import Boolean, Date, DateTime, Failure, Nil, Number, Relation, String, Time, Value
 
 __all__ = [
@@ -143,61 +142,6 @@ class Decision:
 
     def __str__(self) -> str:
         return f"{self.semantics}: {self.label}: {self.reason}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Typed values back to the values of a Python driver
-
-
-@dataclass(frozen=True)
-class OtherValue:
-    """A value with no Python driver reading here (a model type this module does not know):
-    compared by its type and its CAS text, which ``str`` gives."""
-
-    kind: str
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def driver_value(value: Value) -> object:
-    """The Python value a database driver gives for a typed value, as the official scripts
-    compare them: an integer ``int``, a real ``float`` (``sqlite3`` gives REAL as ``float``;
-    an exact decimal becomes the nearest ``float``), text ``str``, NIL ``None``, a boolean
-    ``bool``, a date ``datetime.date``; a value holding a ``datetime``/``time`` (``value``)
-    that; anything else an ``OtherValue`` (its type and CAS text).
-
-    >>> from answerkey.model import NIL
-    >>> driver_value(Number.parse("2.50")), driver_value(Number.of(3)), driver_value(NIL), driver_value(String("x"))
-    (2.5, 3, None, 'x')
-    """
-    if isinstance(value, Number):
-        return float(value.value) if value.is_real else value.value
-    if isinstance(value, String):
-        return value.text
-    if isinstance(value, Nil):
-        return None
-    if isinstance(value, (Boolean, Date)):
-        return value.value
-    inner = getattr(value, "value", None)
-    if isinstance(inner, (_dt.date, _dt.time)):
-        return inner
-    try:
-        text = render_value(value)
-    except TypeError:
-        text = repr(value)
-    return OtherValue(type(value).__name__, text)
-
-
-def _driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
-    """``driver_value`` of each typed value of the result's rows: its driver values as they
-    are where typing them and back changes none (no blob, no infinity), which spares making
-    the typed values."""
-    plain = result.driver_columns
-    if plain is not None and all(map(plain_values, plain)):
-        return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
-    return [tuple(map(driver_value, row)) for row in result.rows]
 
 
 def _width(result: QueryResult) -> int:
@@ -613,11 +557,11 @@ class _Item:
 
     @cached_property
     def gold_rows(self) -> list[tuple[object, ...]]:
-        return _driver_rows(self.gold)
+        return driver_rows(self.gold)
 
     @cached_property
     def predicted_rows(self) -> list[tuple[object, ...]]:
-        return _driver_rows(self.predicted)
+        return driver_rows(self.predicted)
 
     @cached_property
     def gold_width(self) -> int:
@@ -1407,70 +1351,3 @@ def test_suite_sql(sql: str, *, keep_distinct: bool = False, predicted: bool = F
     'SELECT name FROM singer WHERE age = 1 '
     """
     return test_suite_rewrites(sql, keep_distinct=keep_distinct, predicted=predicted)[0]
-
-
-# ---------------------------------------------------------------------------------------------
-# BIRD mini-dev's soft F1
-
-
-def _row_match(predicted: tuple[object, ...], gold: tuple[object, ...]) -> tuple[float, float, float]:
-    """For one pair of rows: the share of predicted values found in the gold row, of those
-    not found, and of gold values not in the predicted row, each over the gold row's width."""
-    found = sum(1 for value in predicted if value in gold)
-    only_predicted = len(predicted) - found
-    only_gold = sum(1 for value in gold if value not in predicted)
-    width = len(gold)
-    return found / width, only_predicted / width, only_gold / width
-
-
-def soft_f1(gold: QueryResult, predicted: QueryResult) -> float:
-    """BIRD mini-dev's soft F1 of a predicted result against the gold result: duplicate rows
-    dropped (first occurrences kept, in order), then the i-th predicted row paired with the
-    i-th gold row (by position: the same rows in another order score less); within a pair,
-    values are found by membership (Python ``==``, any position); unpaired rows count wholly
-    against. 1.0 when both are empty, 0.0 when the predicted query failed; ``ValueError``
-    when the gold query failed.
-
-    >>> from answerkey.model import Relation
-    >>> def result(rows):
-    ...     return QueryResult(rows=Relation.from_rows(rows).rows)
-    >>> soft_f1(result([[1, "a"], [2, "b"]]), result([[1, "a"], [2, "c"]]))
-    0.75
-    >>> soft_f1(result([[1, "a"], [2, "b"]]), result([[2, "b"], [1, "a"]]))
-    0.0
-    """
-    if gold.error is not None:
-        raise ValueError(f"the gold query failed: {_one_line(gold.error)}")
-    if predicted.error is not None:
-        return 0.0
-    predicted_rows = _driver_rows(predicted)
-    gold_rows = _driver_rows(gold)
-    if not predicted_rows and not gold_rows:
-        return 1.0
-    predicted_rows = list(dict.fromkeys(predicted_rows))
-    gold_rows = list(dict.fromkeys(gold_rows))
-    # The same lists, summed with sum() in the same order, as the official script: the same float.
-    matched: list[float] = []
-    only_predicted: list[float] = []
-    only_gold: list[float] = []
-    for index, gold_row in enumerate(gold_rows):
-        if index >= len(predicted_rows):
-            matched.append(0)
-            only_gold.append(1)
-            continue
-        found, extra, lacking = _row_match(predicted_rows[index], gold_row)
-        matched.append(found)
-        only_predicted.append(extra)
-        only_gold.append(lacking)
-    for _ in range(len(predicted_rows) - len(gold_rows)):
-        matched.append(0)
-        only_predicted.append(1)
-        only_gold.append(0)
-    true_positive = sum(matched)
-    false_positive = sum(only_predicted)
-    false_negative = sum(only_gold)
-    precision = true_positive / (true_positive + false_positive) if true_positive + false_positive > 0 else 0
-    recall = true_positive / (true_positive + false_negative) if true_positive + false_negative > 0 else 0
-    if precision + recall > 0:
-        return 2 * precision * recall / (precision + recall)
-    return 0.0

@@ -1,6 +1,9 @@
 """Graded metrics over the typed model, registered by name in ``METRICS``.
 
-The CLI, the reports and the docs list metrics from this one registry.
+The CLI, the reports and the docs list metrics from this one registry
+(``answerkey.metrics.registry``): each metric declares there what it needs and the workflows
+it is a default of. Every registered metric is importable from here by its name, those of
+the modules named by ``ANSWERKEY_METRIC_MODULES`` too (``docs/metrics.md``).
 
 Table metrics (QATCH semantics, see ``answerkey.metrics.table``) are pure functions
 ``metric(target, prediction, *, rule=None) -> float`` in [0, 1], where ``target`` and
@@ -24,15 +27,51 @@ report wants all of them for each item):
 
 from __future__ import annotations
 
-from answerkey.metrics.registry import METRICS, register
+from collections.abc import Callable
+
+from answerkey.metrics.efficiency import SQL_METRICS, valid_efficiency_score
+from answerkey.metrics.registry import (
+    METRICS,
+    defaults_for,
+    import_metric_modules,
+    metrics_for,
+    needs,
+    needs_order,
+    register,
+)
+from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+from answerkey.metrics.soft_f1 import soft_f1
+from answerkey.metrics.table import (
+    TABLE_METRICS,
+    TableMetric,
+    cell_precision,
+    cell_recall,
+    execution_accuracy,
+    table_scores,
+    tuple_cardinality,
+    tuple_constraint,
+    tuple_order,
+)
 
 __all__ = [
     "METRICS",
     "register",
+    "metrics_for",
+    "defaults_for",
+    "needs",
+    "needs_order",
     "TABLE_METRICS",
     "TableMetric",
     "table_scores",
     "SQL_METRICS",
+    # Every metric registered here, by its registered name.
+    "cell_precision",
+    "cell_recall",
+    "tuple_cardinality",
+    "tuple_constraint",
+    "tuple_order",
+    "execution_accuracy",
+    "soft_f1",
     "valid_efficiency_score",
     "average_precision",
     "ndcg_at_k",
@@ -41,7 +80,12 @@ __all__ = [
     "reciprocal_rank",
 ]
 
-# Each metric module registers its functions in METRICS when imported here.
-from answerkey.metrics.efficiency import SQL_METRICS, valid_efficiency_score
-from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
-from answerkey.metrics.table import TABLE_METRICS, TableMetric, table_scores
+# A user's own metrics, registered by their modules (after ours: the registry is complete).
+import_metric_modules()
+
+
+def __getattr__(name: str) -> Callable[..., float]:
+    """A metric registered by a user's module, by its name: ``from answerkey.metrics import NAME``."""
+    if name in METRICS:
+        return METRICS[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,8 +5,11 @@ The endpoint is set by environment variables:
 
 - ``ANSWERKEY_JUDGE_URL``: the API base, e.g. ``https://api.openai.com/v1`` (required);
 - ``ANSWERKEY_JUDGE_MODEL``: the model name (default ``gpt-4o-mini``, graphrag-eval's);
-- ``ANSWERKEY_JUDGE_API_KEY``: sent as a bearer token when set;
-- ``ANSWERKEY_JUDGE_TIMEOUT``: seconds per request (default 60);
+- ``ANSWERKEY_JUDGE_API_KEY``: sent as a bearer token when set, to that endpoint only: a
+  redirect is not followed (it is an error naming where it points), so the key never reaches
+  another address;
+- ``ANSWERKEY_JUDGE_TIMEOUT``: seconds per request, connection and the whole reply included
+  (default 60);
 - ``ANSWERKEY_JUDGE_RETRIES``: how many times a call is made again after a failure that may
   pass (default 2, as the OpenAI client graphrag-eval uses: a rate limit or time-out reply,
   408, 409, 429 or 5xx; no reply in time; no connection), after the ``Retry-After`` the
@@ -33,20 +36,23 @@ of made-up numbers, never an exception; costs are not reported.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
 import math
 import os
+import re
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from answerkey.errors import RunWarning
-from answerkey.files import write_entry
+from answerkey.files import read_entry, write_entry
 
 __all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "DEFAULT_RETRIES", "parse_claim_counts"]
 
@@ -72,6 +78,7 @@ _FIRST_WAIT = 0.5
 _LONGEST_WAIT = 8.0
 _LONGEST_RETRY_AFTER = 60.0
 _sleep = time.sleep  # replaced in tests that count the waits
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 CORRECTNESS_PROMPT = """\
 You compare a candidate answer with a reference answer to a question.
@@ -170,12 +177,11 @@ class Correctness:
 
 def _kept_reply(path: str, key: dict[str, Any]) -> str | None:
     """The reply kept at ``path`` for ``key``; None when there is none, or it cannot be read
-    back as one (another format, another key, a file cut short)."""
+    back as one (another format, another key, a file cut short, not a regular file, too large)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            # Bounded: an entry holds its prompt and a reply, each character written in at
-            # most 6 bytes (a JSON escape).
-            entry = json.loads(handle.read(6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
+        # Bounded: an entry holds its prompt and a reply, each character written in at most 6
+        # bytes (a JSON escape).
+        entry = json.loads(read_entry(path, 6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
     except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(entry, dict) or not isinstance(entry.get("reply"), str):
@@ -206,6 +212,21 @@ def _retry_after(value: str | None) -> float | None:
     except ValueError:
         return None
     return min(max(seconds, 0.0), _LONGEST_RETRY_AFTER) if math.isfinite(seconds) else None
+
+
+def _origin_of(location: str | None) -> str:
+    """`` to ORIGIN`` for a redirect's ``Location`` (scheme, host and port only: the rest
+    may hold anything), or nothing when it names none.
+
+    >>> _origin_of("https://other.example:8443/v1/chat/completions?x=1"), _origin_of(None)
+    (' to https://other.example:8443', '')
+    """
+    try:
+        parts = urllib.parse.urlsplit(location or "")
+    except ValueError:
+        return ""
+    origin = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}" if parts.scheme and parts.netloc else ""
+    return f" to {origin}" if origin and origin.isascii() and origin.isprintable() and len(origin) <= 200 else ""
 
 
 @dataclass(frozen=True)
@@ -317,28 +338,19 @@ class AnswerJudge:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            self.url.rstrip("/") + "/chat/completions", data=body, headers=headers, method="POST"
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read(_MAX_RESPONSE_BYTES + 1)
-        except urllib.error.HTTPError as error:
-            message = f"the judge endpoint answered HTTP {error.code}"
-            if error.code in _RETRIED_STATUSES or error.code >= 500:
-                raise _Passing(message, _retry_after(error.headers.get("Retry-After"))) from None
-            raise RuntimeError(message) from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            if isinstance(reason, TimeoutError):
-                raise _Passing(f"the judge endpoint did not answer within {self.timeout:g} seconds") from None
-            raise _Passing(f"the judge endpoint could not be reached: {reason}") from None
-        except (ValueError, http.client.InvalidURL):
-            # A URL or header http.client refuses; its words may quote the key, so they are not shown.
-            raise RuntimeError(f"the request could not be sent: is {ENVIRONMENT['url']} a valid URL?") from None
-        except http.client.HTTPException:
-            # A status line or body that is not HTTP: the endpoint is not what the URL promised.
-            raise RuntimeError("the judge endpoint's reply is not valid HTTP") from None
+        status, reply_headers, raw = self._post(body, headers)
+        if 300 <= status < 400:
+            # urllib would follow it and send the key wherever it points: answerkey sends the
+            # key to the configured endpoint only, so it follows no redirect at all.
+            raise RuntimeError(
+                f"the judge endpoint answered HTTP {status}, a redirect{_origin_of(reply_headers.get('Location'))};"
+                f" answerkey follows no redirect: set {ENVIRONMENT['url']} to the address it points to"
+            )
+        if not 200 <= status < 300:
+            message = f"the judge endpoint answered HTTP {status}"
+            if status in _RETRIED_STATUSES or status >= 500:
+                raise _Passing(message, _retry_after(reply_headers.get("Retry-After")))
+            raise RuntimeError(message)
         if len(raw) > _MAX_RESPONSE_BYTES:
             raise RuntimeError("the judge endpoint's reply is too large")
         try:
@@ -347,7 +359,55 @@ class AnswerJudge:
             content = None
         if not isinstance(content, str):
             raise RuntimeError("the judge endpoint's reply is not a chat completion")
-        return content
+        # JSON may spell a lone surrogate (\ud800), which no file or terminal can encode.
+        return _LONE_SURROGATE.sub("\ufffd", content)
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        """POST ``body`` to the endpoint's chat completions: the status, the headers and at most
+        ``_MAX_RESPONSE_BYTES + 1`` bytes of the body, all within one ``timeout`` (a socket's own
+        time-out is per read, which an endpoint that trickles its reply never reaches).
+        ``_Passing`` or ``RuntimeError`` when that fails."""
+        target = urllib.parse.urlsplit(self.url.rstrip("/") + "/chat/completions")
+        expired = threading.Event()
+        try:
+            connection_type = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
+            connection = connection_type(target.hostname or "", target.port, timeout=self.timeout)
+        except (ValueError, http.client.InvalidURL):
+            # A URL http.client refuses; its words may quote the key, so they are not shown.
+            raise RuntimeError(f"the request could not be sent: is {ENVIRONMENT['url']} a valid URL?") from None
+
+        def expire() -> None:
+            expired.set()  # before the socket is looked at: see the check after connect()
+            if connection.sock is not None:
+                with contextlib.suppress(OSError):
+                    connection.sock.shutdown(socket.SHUT_RDWR)
+
+        deadline = threading.Timer(self.timeout, expire)
+        deadline.daemon = True
+        deadline.start()
+        try:
+            connection.connect()
+            if expired.is_set():
+                raise TimeoutError
+            path = target.path + (f"?{target.query}" if target.query else "")
+            connection.request("POST", path, body=body, headers=headers)
+            response = connection.getresponse()
+            raw = response.read(_MAX_RESPONSE_BYTES + 1)
+            if expired.is_set():  # the body cut short at the deadline
+                raise TimeoutError
+            return response.status, {name.title(): value for name, value in response.getheaders()}, raw
+        except (OSError, http.client.HTTPException) as error:
+            if expired.is_set() or isinstance(error, TimeoutError):
+                raise _Passing(f"the judge endpoint did not answer within {self.timeout:g} seconds") from None
+            if isinstance(error, OSError):
+                raise _Passing(f"the judge endpoint could not be reached: {error}") from None
+            # A status line or body that is not HTTP: the endpoint is not what the URL promised.
+            raise RuntimeError("the judge endpoint's reply is not valid HTTP") from None
+        except (ValueError, UnicodeError):
+            raise RuntimeError(f"the request could not be sent: is {ENVIRONMENT['url']} a valid URL?") from None
+        finally:
+            deadline.cancel()
+            connection.close()
 
     def judge_correctness(self, question: str, reference_answer: str, actual_answer: str) -> Correctness:
         """One answer judged by claims; a blank text, a failed call or a malformed reply gives

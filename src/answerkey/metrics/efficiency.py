@@ -60,8 +60,6 @@ __all__ = [
 
 # Runs of each query (BIRD's paper and QATCH 1.0 time 100).
 DEFAULT_VES_RUNS = 100
-# The metrics that compare two SQL queries run on a database (kind "sql" in the registry).
-SQL_METRICS = ("valid_efficiency_score",)
 # A measured time is never below the clock's resolution (a ratio needs a time above 0).
 _SHORTEST = time.get_clock_info("perf_counter").resolution
 
@@ -223,7 +221,8 @@ def measure_efficiency(
     )
 
 
-@register("valid_efficiency_score", kind="sql")
+# Timed: never a default, computed only when named.
+@register("valid_efficiency_score", kind="sql", needs=("timing",))
 def valid_efficiency_score(
     target_query: str,
     predicted_query: str,
@@ -249,3 +248,7 @@ def valid_efficiency_score(
         max_rows=max_rows,
         max_result_bytes=max_result_bytes,
     ).score
+
+
+# The metrics of this module that compare two SQL queries run on a database (kind "sql").
+SQL_METRICS = (valid_efficiency_score.__name__,)

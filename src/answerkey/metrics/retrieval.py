@@ -26,6 +26,8 @@ import math
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from typing import Any
 
+from answerkey.metrics.registry import register
+
 __all__ = [
     "recall_at_k",
     "precision_at_k",
@@ -63,6 +65,7 @@ def _ranking(retrieved: Iterable[Hashable], k: int | None) -> list[Hashable]:
     return ranking if k is None else ranking[:k]
 
 
+@register("recall_at_k", kind="retrieval")
 @_graphrag_names
 def recall_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Relevant ids in the top ``k`` / number of relevant ids.
@@ -76,6 +79,7 @@ def recall_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k
     return sum(1 for doc in _ranking(retrieved, k) if doc in relevant) / len(relevant)
 
 
+@register("precision_at_k", kind="retrieval")
 @_graphrag_names
 def precision_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Relevant ids in the top ``k`` / ``k`` (trec_eval's P@k: a short list is not excused);
@@ -92,6 +96,7 @@ def precision_at_k(relevant: Collection[Hashable], retrieved: Iterable[Hashable]
     return sum(1 for doc in ranking if doc in relevant) / cutoff
 
 
+@register("average_precision", kind="retrieval")
 @_graphrag_names
 def average_precision(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """Sum of precision at the rank of each relevant id retrieved / number of relevant ids
@@ -112,6 +117,7 @@ def average_precision(relevant: Collection[Hashable], retrieved: Iterable[Hashab
     return total / len(relevant)
 
 
+@register("reciprocal_rank", kind="retrieval")
 @_graphrag_names
 def reciprocal_rank(relevant: Collection[Hashable], retrieved: Iterable[Hashable], k: int | None = None) -> float:
     """1 / the rank of the first relevant id retrieved (0.0 if none is in the top ``k``).
@@ -126,6 +132,7 @@ def reciprocal_rank(relevant: Collection[Hashable], retrieved: Iterable[Hashable
     return 0.0
 
 
+@register("ndcg_at_k", kind="retrieval")
 @_graphrag_names
 def ndcg_at_k(
     relevant: Collection[Hashable] | Mapping[Hashable, float],

@@ -49,7 +49,7 @@ from typing import Protocol
 
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
 from answerkey.metrics.cells import closest_matches, keyed_table
-from answerkey.metrics.registry import register
+from answerkey.metrics.registry import METRIC_KINDS, METRICS, metrics_of_kind, register
 from answerkey.model import Relation, Value, rows_of, value_of
 
 __all__ = [
@@ -235,6 +235,8 @@ def table_scores(
     metrics: Iterable[str] = TABLE_METRICS,
 ) -> dict[str, float]:
     """Several table metrics at once, sharing the work: ``{name: score}`` in the order given.
+    Any metric registered as a ``table`` metric may be named: those of this module share
+    the work, any other is called as ``metric(target, prediction, rule=rule)``.
 
     >>> table_scores([[1], [2]], [[2], [1]], metrics=["tuple_order", "tuple_constraint"])
     {'tuple_order': 0.0, 'tuple_constraint': 1.0}
@@ -242,13 +244,16 @@ def table_scores(
     comparison = _Comparison(target, prediction, rule)
     scores = {}
     for name in metrics:
-        if name not in TABLE_METRICS:
-            raise ValueError(f"unknown table metric {name!r}; known: {', '.join(TABLE_METRICS)}")
-        scores[name] = comparison.score(name)
+        if name in TABLE_METRICS:
+            scores[name] = comparison.score(name)
+        elif METRIC_KINDS.get(name) == "table":
+            scores[name] = float(METRICS[name](target, prediction, rule=rule))
+        else:
+            raise ValueError(f"unknown table metric {name!r}; known: {', '.join(metrics_of_kind('table'))}")
     return scores
 
 
-@register("cell_precision")
+@register("cell_precision", default_in=("score", "qatch", "sql", "qatch-evaluator"))
 def cell_precision(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """Share of the prediction's distinct cells that match a target cell (QATCH).
 
@@ -258,7 +263,7 @@ def cell_precision(target: Table, prediction: Table, *, rule: MatchRule | None =
     return _Comparison(target, prediction, rule).score("cell_precision")
 
 
-@register("cell_recall")
+@register("cell_recall", default_in=("score", "qatch", "sql", "qatch-evaluator"))
 def cell_recall(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """Share of the target's distinct cells matched by a prediction cell (QATCH).
 
@@ -268,7 +273,7 @@ def cell_recall(target: Table, prediction: Table, *, rule: MatchRule | None = No
     return _Comparison(target, prediction, rule).score("cell_recall")
 
 
-@register("tuple_cardinality")
+@register("tuple_cardinality", default_in=("score", "qatch", "sql", "qatch-evaluator"))
 def tuple_cardinality(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """Fewer rows over more rows, duplicates counted (QATCH).
 
@@ -278,7 +283,7 @@ def tuple_cardinality(target: Table, prediction: Table, *, rule: MatchRule | Non
     return _Comparison(target, prediction, rule).score("tuple_cardinality")
 
 
-@register("tuple_constraint")
+@register("tuple_constraint", default_in=("score", "qatch", "sql", "qatch-evaluator"))
 def tuple_constraint(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """Share of distinct target rows (cells sorted) found exactly as often in the prediction.
 
@@ -288,7 +293,7 @@ def tuple_constraint(target: Table, prediction: Table, *, rule: MatchRule | None
     return _Comparison(target, prediction, rule).score("tuple_constraint")
 
 
-@register("tuple_order")
+@register("tuple_order", needs=("order",), default_in=("score", "qatch", "sql", "qatch-evaluator"))
 def tuple_order(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """Spearman's rho of the order of the common rows, scaled to [0, 1] (QATCH).
 
@@ -298,7 +303,8 @@ def tuple_order(target: Table, prediction: Table, *, rule: MatchRule | None = No
     return _Comparison(target, prediction, rule).score("tuple_order")
 
 
-@register("execution_accuracy")
+# QATCH's own MetricEvaluator leaves execution accuracy out: it is opt-in there.
+@register("execution_accuracy", default_in=("score", "qatch", "sql"))
 def execution_accuracy(target: Table, prediction: Table, *, rule: MatchRule | None = None) -> float:
     """1.0 iff both tables have as many rows and the same set of cell-sorted rows (Spider).
 

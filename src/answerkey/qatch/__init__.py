@@ -1,9 +1,10 @@
 """QATCH's graded table metrics over a tests file: ``schema``, ``load``, ``run``, ``report``.
 
-``evaluate_test`` scores one test; ``load_tests`` reads a tests file and ``run_tests``
+``evaluate_test`` scores one test; ``load_tests`` reads a tests file and ``run_qatch``
 scores it into a ``QatchRun`` (a ``answerkey.report.Result``).
 """
 
+from answerkey._deprecated import keep_old_names
 from answerkey.qatch.load import FORMATS, load_tests
 from answerkey.qatch.run import (
     MAX_TABLE_CHARS,
@@ -19,7 +20,7 @@ from answerkey.qatch.run import (
     is_table,
     needs_databases,
     parse_table,
-    run_tests,
+    run_qatch,
 )
 
 __all__ = [
@@ -34,9 +35,12 @@ __all__ = [
     "QatchRun",
     "evaluate_test",
     "load_tests",
-    "run_tests",
+    "run_qatch",
     "needs_databases",
     "parse_table",
     "has_order_by",
     "is_table",
 ]
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"run_tests": "run_qatch"})

@@ -1,4 +1,4 @@
-"""QATCH tests scored: one test (``evaluate_test``) or a whole file of them (``run_tests``).
+"""QATCH tests scored: one test (``evaluate_test``) or a whole file of them (``run_qatch``).
 
 A *QA* test compares a predicted table (a list of rows, or its JSON text) with a target
 table, or with the result of a target SQL query. An *SP* test runs a predicted SQL query and
@@ -11,7 +11,7 @@ speed relative to the target, from ``ves_runs`` timed runs of each query.
 A target that cannot be evaluated is an error of the test (left out of the means); a
 prediction that is malformed or fails to run scores 0 on every metric that applies.
 
-``run_tests`` scores every test of a file into a ``QatchRun``, the result its reports are
+``run_qatch`` scores every test of a file into a ``QatchRun``, the result its reports are
 written from (its ``QatchReport``, ``answerkey.qatch.schema``): the outcomes in file order, whatever ``jobs`` is,
 and the mean of each metric over the tests where it has a value.
 
@@ -32,12 +32,14 @@ from decimal import Decimal
 from functools import partial
 from typing import cast
 
+from answerkey._deprecated import keep_old_names
 from answerkey.adapters.sql import Databases
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning
 from answerkey.limits import MAX_TABLE_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
-from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, SQL_METRICS, check_runs, time_runs, ves
-from answerkey.metrics.table import TABLE_METRICS, table_rows, table_scores
+from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, valid_efficiency_score, ves
+from answerkey.metrics.registry import METRIC_KINDS, METRICS, defaults_for, metrics_for, needs_order
+from answerkey.metrics.table import table_rows, table_scores
 from answerkey.model import Value
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
@@ -48,11 +50,9 @@ from answerkey.signature import Signature
 
 __all__ = [
     "TASKS",
-    "METRIC_NAMES",
     "VES",
     "DEFAULT_VES_RUNS",
     "QATCH_METRICS",
-    "ORDER_METRICS",
     "MALFORMED_PREDICTION",
     "MAX_TABLE_CHARS",
     "TestOutcome",
@@ -61,7 +61,7 @@ __all__ = [
     "QatchResult",
     "QatchRun",
     "evaluate_test",
-    "run_tests",
+    "run_qatch",
     "needs_databases",
     "parse_table",
     "has_order_by",
@@ -69,13 +69,10 @@ __all__ = [
 ]
 
 TASKS = ("qa", "sp")
-# Every metric a run can compute: the table metrics, and for SP tests the SQL metrics.
-METRIC_NAMES = TABLE_METRICS + SQL_METRICS
-VES = "valid_efficiency_score"
+# The metric a run times itself (SP tests only), sharing the test's execution accuracy.
+VES = valid_efficiency_score.__name__
 # The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in).
-QATCH_METRICS = ("cell_precision", "cell_recall", "tuple_cardinality", "tuple_constraint", "tuple_order")
-# Metrics that apply only where the target is ordered (a table, or a query with ORDER BY).
-ORDER_METRICS = frozenset({"tuple_order"})
+QATCH_METRICS = defaults_for("qatch-evaluator")
 MALFORMED_PREDICTION = 'the prediction is not a table like [["wales", "scotland"], ["england"]]'
 
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)
@@ -163,7 +160,7 @@ def parse_table(value: object) -> Rows | None:
 
 
 def _zeros(metrics: Sequence[str], order_applies: bool) -> dict[str, float | None]:
-    return {name: (None if name in ORDER_METRICS and not order_applies else 0.0) for name in metrics}
+    return {name: (None if needs_order(name) and not order_applies else 0.0) for name in metrics}
 
 
 def evaluate_test(
@@ -173,7 +170,7 @@ def evaluate_test(
     task: str,
     db_id: str | None = None,
     databases: Databases | None = None,
-    metrics: Iterable[str] = TABLE_METRICS,
+    metrics: Iterable[str] | None = None,
     rule: MatchRule | None = None,
     ves_runs: int = DEFAULT_VES_RUNS,
 ) -> TestOutcome:
@@ -181,8 +178,9 @@ def evaluate_test(
 
     ``target`` is SQL text (run on ``db_id`` in ``databases``) or, for QA, a table; for SP
     ``prediction`` is SQL text, for QA a table (a list of rows or its JSON text).
-    ``metrics`` are names of ``METRIC_NAMES``; ``valid_efficiency_score`` (SP only) times
-    ``ves_runs`` rounds of both queries when the prediction is correct.
+    ``metrics`` are names of ``metrics_for("qatch")`` (default: ``defaults_for("qatch")``);
+    ``valid_efficiency_score`` (SP only) times ``ves_runs`` rounds of both queries when the
+    prediction is correct.
 
     >>> evaluate_test("[1, 2]", [["a"]], task="qa", metrics=["cell_recall"]).error
     'the target is not a table (a list of rows)'
@@ -190,7 +188,7 @@ def evaluate_test(
     >>> outcome.scores, outcome.prediction_error == MALFORMED_PREDICTION
     ({'cell_recall': 0.0, 'tuple_order': 0.0}, True)
     """
-    metrics = list(metrics)
+    metrics = list(defaults_for("qatch") if metrics is None else metrics)
     task = task.lower()
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
@@ -219,7 +217,7 @@ def evaluate_test(
             return TestOutcome(_zeros(metrics, order_applies), prediction_error=ran)
         prediction_rows = ran
 
-    wanted = [name for name in metrics if name in TABLE_METRICS and (order_applies or name not in ORDER_METRICS)]
+    wanted = [name for name in metrics if METRIC_KINDS[name] == "table" and (order_applies or not needs_order(name))]
     timed = VES in metrics
     if timed and "execution_accuracy" not in wanted:
         wanted.append("execution_accuracy")
@@ -227,15 +225,23 @@ def evaluate_test(
     ves_error = None
     if timed:
         scores[VES], ves_error = _ves(databases, db_id, target, prediction, scores["execution_accuracy"], ves_runs)
+    for name in metrics:
+        if METRIC_KINDS[name] == "sql" and name != VES and databases is not None and isinstance(db_id, str):
+            # Another SQL metric: called as the registry's kind says, on the test's database.
+            scores[name] = METRICS[name](target, prediction, database=partial(databases.run, db_id), rule=rule)
     return TestOutcome({name: scores.get(name) for name in metrics}, ves_error=ves_error)
 
 
 def _check_metrics(metrics: Sequence[str], task: str) -> None:
-    unknown = [name for name in metrics if name not in METRIC_NAMES]
+    known = metrics_for("qatch")
+    unknown = [name for name in metrics if name not in known]
     if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(METRIC_NAMES)}")
+        raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(known)}")
     if task != "sp" and VES in metrics:
         raise ValueError(f"{VES} applies only to task sp (it times SQL queries)")
+    queried = [name for name in metrics if METRIC_KINDS[name] == "sql"]
+    if task != "sp" and queried:
+        raise ValueError(f"{queried[0]} applies only to task sp (it compares SQL queries)")
 
 
 def _ves(
@@ -302,7 +308,7 @@ class QatchOptions:
     """
 
     task: str
-    metrics: tuple[str, ...] = TABLE_METRICS
+    metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "qatch"))
     epsilon: float = DEFAULT_EPSILON
     strings: str = next(iter(STRING_MODES))
     root: str | None = None
@@ -438,12 +444,12 @@ def _evaluate(index: int) -> TestOutcome:
     )
 
 
-def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = True) -> QatchRun:
+def run_qatch(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 1, quiet: bool = True) -> QatchRun:
     """Score every test, in ``jobs`` processes; the results are in the order of ``tests``
     whatever ``jobs`` is. ``quiet=False`` draws a progress bar on a terminal for long runs.
 
     >>> tests = [QatchTest("t1", 1, None, [["a"], ["b"]], [["b"], ["a"]]), QatchTest("t2", 2, None, [["a"]], "a")]
-    >>> run = run_tests(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
+    >>> run = run_qatch(tests, QatchOptions(task="qa", metrics=("cell_recall", "tuple_order")))
     >>> run.means, run.counts["prediction_errors"]
     ({'cell_recall': 0.5, 'tuple_order': 0.0}, 1)
     """
@@ -487,3 +493,7 @@ def run_tests(tests: Sequence[QatchTest], options: QatchOptions, *, jobs: int = 
             ),
         )
     return QatchRun(options.signature, options, results, means, metric_counts, counts, warnings)
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"run_tests": "run_qatch"})

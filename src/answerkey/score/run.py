@@ -1,6 +1,6 @@
 """Scoring one system's answers against a corpus: verdicts, ATIS figures, graded metrics.
 
-``score_corpus`` computes everything once into a ``ScoreRun``, the result its reports are
+``run_score`` computes everything once into a ``ScoreRun``, the result its reports are
 written from (its ``ScoreReport``, ``answerkey.score.schema``).
 
 Each scored item gets a verdict: ``correct``, ``incorrect`` or ``no_answer`` (no answer in
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter, methodcaller
 from typing import Any, NamedTuple
 
+from answerkey._deprecated import keep_old_names
 from answerkey.comparator import (
     DEFAULT_EPSILON,
     SCALAR_RULES,
@@ -50,7 +51,7 @@ from answerkey.comparator import (
 from answerkey.comparator.search import find_mapping
 from answerkey.errors import InputError, InputErrors, ParseError, RunWarning, plural
 from answerkey.grammar import parse
-from answerkey.metrics import METRICS, TABLE_METRICS, table_scores
+from answerkey.metrics import METRICS, TABLE_METRICS, metrics_for, needs_order, table_scores
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
@@ -66,7 +67,7 @@ __all__ = [
     "ItemResult",
     "GroupSummary",
     "ScoreRun",
-    "score_corpus",
+    "run_score",
     "check_corpus",
     "judge_min_max",
     "canonical_answers",
@@ -77,14 +78,12 @@ __all__ = [
 # Items per unit of work sent to a worker process: large enough that the per-item work
 # dominates pickling and scheduling, small enough to spread a corpus over the workers.
 BATCH_SIZE = 64
-# Metrics defined only where the canonical answer is ordered.
-ORDER_METRICS = frozenset({"tuple_order"})
 
 
 def relation_metrics() -> dict[str, Callable[..., float]]:
     """The registered graded metrics that compare two relations, by name (registry order):
     ``metric(target, prediction, *, rule=None) -> float``."""
-    return {name: METRICS[name] for name in TABLE_METRICS if name in METRICS}
+    return {name: METRICS[name] for name in metrics_for("score")}
 
 
 @dataclass(frozen=True)
@@ -402,7 +401,7 @@ def _canonical_answers(
 
 
 def _applies(name: str, target: Relation) -> bool:
-    return name not in ORDER_METRICS or target.ordered
+    return not needs_order(name) or target.ordered
 
 
 def item_metrics(canonical: Answer, system: Answer | None, rule: MatchRule, names: Sequence[str]) -> dict[str, float]:
@@ -610,7 +609,7 @@ def _unknown_ids(corpus: Corpus, answers: Answers) -> list[RunWarning]:
     return warnings
 
 
-def score_corpus(
+def run_score(
     corpus: Corpus,
     answers: Answers,
     options: ScoreOptions | None = None,
@@ -653,3 +652,7 @@ def score_corpus(
         raise InputErrors(problems)
     summary, by_category, by_tag = _summaries(results, options.metrics)
     return ScoreRun(options.signature, options, results, summary, by_category, by_tag, _unknown_ids(corpus, answers))
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"score_corpus": "run_score"})

@@ -7,7 +7,7 @@ outside the target are listed apart (``not_in_target="listed"``, the default) or
 precision 0 in macro precision (``"scored"``, the methodology's literal text).
 
 The workflow: ``schema`` (the file formats), ``load`` (test cases and selections), ``run``
-(the figures: a ``SuiteResult``) and ``report`` (its JSON, YAML, workbook and summary table).
+(the figures: an ``SdmxRun``) and ``report`` (its JSON, YAML, workbook and summary table).
 
 >>> from answerkey import sdmx
 >>> target = {("IMF.RES:WEO", "INDICATOR"): [("GDP", "gross domestic product"), ("GDPPC", "GDP per capita")]}
@@ -16,6 +16,7 @@ The workflow: ``schema`` (the file formats), ``load`` (test cases and selections
 (0.5, 1.0)
 """
 
+from answerkey._deprecated import keep_old_names
 from answerkey.sdmx.load import Cases, Selections, case_files, load_cases, load_selections, load_suite
 from answerkey.sdmx.report import dimension_block, document, suite_document, summary_table, to_json, to_yaml
 from answerkey.sdmx.run import (
@@ -25,14 +26,14 @@ from answerkey.sdmx.run import (
     SIGNATURE,
     CaseResult,
     DimensionResult,
-    SuiteResult,
+    SdmxRun,
     Summary,
-    evaluate,
     evaluate_case,
     nan_mean,
     not_in_target_reading,
     query_of,
     ratio,
+    run_sdmx,
     score_dimension,
     signature_of,
     target_of,
@@ -56,7 +57,7 @@ __all__ = [
     "SCORED",
     "signature_of",
     "not_in_target_reading",
-    "evaluate",
+    "run_sdmx",
     "evaluate_case",
     "score_dimension",
     "target_of",
@@ -65,7 +66,7 @@ __all__ = [
     "nan_mean",
     "CaseResult",
     "DimensionResult",
-    "SuiteResult",
+    "SdmxRun",
     "Summary",
     "Cases",
     "Selections",
@@ -95,3 +96,6 @@ __all__ = [
     "merge",
     "terms_of",
 ]
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"evaluate": "run_sdmx", "SuiteResult": "SdmxRun"})

@@ -1,4 +1,4 @@
-"""The reports of an SDMX evaluation, kept as an import path: a ``SuiteResult`` builds its
+"""The reports of an SDMX evaluation, kept as an import path: a ``SdmxRun`` builds its
 ``SdmxReport`` (``answerkey.sdmx.schema``), which holds the document, the summary table and the
 workbook's sheets; ``answerkey.report`` writes them. The functions here take the run's results.
 
@@ -42,7 +42,7 @@ from typing import Any
 from answerkey.report import json_text, yaml_text
 from answerkey.report.workbook import Workbook
 from answerkey.sdmx import schema
-from answerkey.sdmx.run import CaseResult, DimensionResult, SuiteResult, case_report, dimension_report
+from answerkey.sdmx.run import CaseResult, DimensionResult, SdmxRun, case_report, dimension_report
 from answerkey.sdmx.schema import OVERVIEW_HEADERS, STATISTICS_HEADERS, block_figure
 
 __all__ = [
@@ -88,7 +88,7 @@ def not_in_target_text(result: CaseResult) -> str:
     return schema.not_in_target_text(case_report(result))
 
 
-def document(suite: SuiteResult) -> dict[str, Any]:
+def document(suite: SdmxRun) -> dict[str, Any]:
     """The report as plain JSON-ready values, in the ``SdmxReport`` shape (NaN as None)."""
     return suite.document()
 
@@ -97,21 +97,21 @@ def document(suite: SuiteResult) -> dict[str, Any]:
 suite_document = document
 
 
-def to_json(suite: SuiteResult) -> str:
+def to_json(suite: SdmxRun) -> str:
     """The report as JSON text (as ``--json`` writes it)."""
     return json_text(suite.document())
 
 
-def to_yaml(suite: SuiteResult) -> str:
+def to_yaml(suite: SdmxRun) -> str:
     """The report as YAML text (as ``--yaml`` writes it)."""
     return yaml_text(suite.document())
 
 
-def summary_table(suite: SuiteResult) -> str:
+def summary_table(suite: SdmxRun) -> str:
     """The suite figures, overall then per tag, and the signature.
 
-    >>> from answerkey.sdmx.run import Summary, SuiteResult
-    >>> print(summary_table(SuiteResult((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
+    >>> from answerkey.sdmx.run import Summary, SdmxRun
+    >>> print(summary_table(SdmxRun((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
     ... # doctest: +ELLIPSIS
     tag    cases  macro recall  macro precision
     (all)      2          0.50                -
@@ -121,6 +121,6 @@ def summary_table(suite: SuiteResult) -> str:
     return suite.summary_table()
 
 
-def workbook(suite: SuiteResult) -> Workbook:
+def workbook(suite: SdmxRun) -> Workbook:
     """``Overview``: one row per case; ``Statistics``: the Data Query Metrics, all cases then each tag."""
     return suite.workbook()

@@ -1,7 +1,7 @@
 """Term precision and recall per (dataset, dimension), NaN-aware macro averages per case and
 per suite: the SDMX data-query methodology on the typed model.
 
-``evaluate`` scores a suite into a ``SuiteResult``, the result its reports are written from
+``run_sdmx`` scores a suite into an ``SdmxRun``, the result its reports are written from
 (its ``SdmxReport``, ``answerkey.sdmx.schema``); ``evaluate_case`` scores one case.
 
 Selected dimensions outside the target have two readings (``NOT_IN_TARGET``, the
@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from answerkey._deprecated import keep_old_names
 from answerkey.errors import InputError, InputErrors, RunWarning, did_you_mean, plural
 from answerkey.files import validation_errors
 from answerkey.model import Relation
@@ -60,7 +61,7 @@ __all__ = [
     "DimensionResult",
     "CaseResult",
     "Summary",
-    "SuiteResult",
+    "SdmxRun",
     "dimension_report",
     "case_report",
     "ratio",
@@ -70,7 +71,7 @@ __all__ = [
     "not_in_target_reading",
     "target_of",
     "query_of",
-    "evaluate",
+    "run_sdmx",
 ]
 
 LISTED = "listed"
@@ -158,7 +159,7 @@ class DimensionResult:
 @dataclass(frozen=True)
 class CaseResult:
     """Everything computed for one test case; ``id``, ``name``, ``query`` and ``tags`` are
-    filled by ``evaluate`` (empty from ``evaluate_case``); ``not_in_target`` is the reading of
+    filled by ``run_sdmx`` (empty from ``evaluate_case``); ``not_in_target`` is the reading of
     ``dimensions_not_in_target`` (``NOT_IN_TARGET``)."""
 
     dimensions: tuple[DimensionResult, ...] = ()
@@ -219,7 +220,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class SuiteResult(Reported):
+class SdmxRun(Reported):
     """The cases' results, the overall summary, one summary per tag (sorted by tag), the
     signature, the warnings of the run (an ``answerkey.report.Result``) and the reading of
     dimensions not in the target (``NOT_IN_TARGET``; the signature records it too)."""
@@ -450,14 +451,14 @@ def _unknown_tags(tags: Iterable[str], known: set[str], source: str) -> list[Run
     return warnings
 
 
-def evaluate(
+def run_sdmx(
     cases: Iterable[Any],
     selections: Any,
     *,
     tags: Iterable[str] | None = None,
     not_in_target: str = LISTED,
     quiet: bool = True,
-) -> SuiteResult:
+) -> SdmxRun:
     """Score a suite. ``cases`` are ``load_cases``' result, or ``TestCase`` models (or
     mappings of that shape); ``selections`` are ``load_selections``' result, a list of
     ``SelectionRecord`` (or mappings), or a mapping case id -> selection. Several records of
@@ -474,7 +475,7 @@ def evaluate(
     >>> case = {"id": "c1", "tags": ["weo"], "conversation": [{"role": "user", "content": "GDP?",
     ...     "target": {"indicator_selection": [{"dataset_id": "WEO", "dimensions": [
     ...         {"dimension_name": "INDICATOR", "values": [{"id": "GDP", "name": "GDP"}]}]}]}}]}
-    >>> suite = evaluate([case], [{"id": "c1", "indicator_selection": []}, {"id": "c9", "indicator_selection": []}])
+    >>> suite = run_sdmx([case], [{"id": "c1", "indicator_selection": []}, {"id": "c9", "indicator_selection": []}])
     >>> suite.summary, [str(warning) for warning in suite.warnings]
     (Summary(cases=1, macro_recall=0.0, macro_precision=nan), ["selection for unknown case 'c9'"])
     """
@@ -503,6 +504,10 @@ def evaluate(
     warnings += _unknown_cases(chosen, origins, seen)
     if tags is not None:
         warnings += _unknown_tags(tags, {tag for case in models for tag in case.tags}, source)
-    return SuiteResult(
+    return SdmxRun(
         tuple(results), Summary.of(results), by_tag, signature_of(not_in_target), tuple(warnings), not_in_target
     )
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(globals(), {"evaluate": "run_sdmx", "SuiteResult": "SdmxRun"})

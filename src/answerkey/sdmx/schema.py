@@ -7,7 +7,7 @@ A test case follows the methodology's YAML schema (``id``, ``name``, ``tags``, `
 dataset and dimension); a selection record is what the system chose for one case. Unknown keys
 are kept in the inputs (``extra="allow"``) so that suites written for other tools load
 unchanged; the report's models are closed, as the report is answerkey's own. ``SdmxReport`` is
-also what a ``SuiteResult`` builds its reports from: its fields are the JSON/YAML document
+also what a ``SdmxRun`` builds its reports from: its fields are the JSON/YAML document
 (keys in this order), and it lays out the summary table and the workbook.
 
 >>> TestCase.model_validate({"id": "c1", "conversation": [{"role": "user", "content": "GDP?"}]}).tags

@@ -8,21 +8,22 @@ macro aggregates. graphrag-eval users switch by changing one import::
     aggregates = compute_aggregates(results)
 
 The workflow: ``schema`` (the file formats), ``load`` (reference, responses and results
-files), ``run`` (an ``EvaluationRun`` or an ``AggregationRun``) and ``report`` (their JSON,
+files), ``run`` (a ``StepsRun`` or a ``StepsAggregationRun``) and ``report`` (their JSON,
 YAML, workbook and summary table).
 """
 
+from answerkey._deprecated import keep_old_names
 from answerkey.metrics.answers import AnswerJudge
 from answerkey.steps.aggregates import compute_aggregates
 from answerkey.steps.load import read_reference, read_responses, read_results, validate_results
 from answerkey.steps.run import (
-    AggregationRun,
-    EvaluationRun,
+    StepsAggregationRun,
     StepsOptions,
+    StepsRun,
     StepsScore,
     aggregate_steps,
-    evaluate_steps,
     run_evaluation,
+    run_steps,
     score_steps,
     validate_reference,
     validate_responses,
@@ -35,9 +36,9 @@ __all__ = [
     "score_steps",
     "StepsScore",
     "StepsOptions",
-    "EvaluationRun",
-    "AggregationRun",
-    "evaluate_steps",
+    "StepsRun",
+    "StepsAggregationRun",
+    "run_steps",
     "aggregate_steps",
     "read_reference",
     "read_responses",
@@ -53,3 +54,8 @@ __all__ = [
     "Response",
     "ActualStep",
 ]
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(
+    globals(), {"evaluate_steps": "run_steps", "EvaluationRun": "StepsRun", "AggregationRun": "StepsAggregationRun"}
+)

@@ -1,5 +1,5 @@
 """The reports of ``steps evaluate`` and ``steps aggregate``, kept as an import path: an
-``EvaluationRun`` or ``AggregationRun`` builds its ``ResultsReport`` or ``AggregatesReport``
+``StepsRun`` or ``StepsAggregationRun`` builds its ``ResultsReport`` or ``AggregatesReport``
 (``answerkey.steps.schema``), which holds the document, the summary table and the workbook's
 sheets; ``answerkey.report`` writes them.
 

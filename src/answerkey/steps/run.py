@@ -2,8 +2,8 @@
 graphrag-eval's layout), and aggregating results.
 
 ``run_evaluation`` and ``compute_aggregates`` (``answerkey.steps.aggregates``) are the
-graphrag-eval API. ``evaluate_steps`` and ``aggregate_steps`` do the same for files read by
-``answerkey.steps.load`` and return results (``EvaluationRun``, ``AggregationRun``) with a
+graphrag-eval API. ``run_steps`` and ``aggregate_steps`` do the same for files read by
+``answerkey.steps.load`` and return results (``StepsRun``, ``StepsAggregationRun``) with a
 signature, warnings located at ``FILE:LINE``, a document, a summary table and a workbook
 (their ``ResultsReport`` and ``AggregatesReport``, ``answerkey.steps.schema``).
 
@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from answerkey._deprecated import keep_old_names
 from answerkey.comparator import DEFAULT_EPSILON, MatchRule
 from answerkey.errors import InputError, RunWarning, plural
 from answerkey.metrics.answers import AnswerJudge
@@ -56,11 +57,11 @@ from answerkey.steps.schema import (
 __all__ = [
     "StepsOptions",
     "StepsScore",
-    "EvaluationRun",
-    "AggregationRun",
+    "StepsRun",
+    "StepsAggregationRun",
     "UNKNOWN_SIGNATURE",
     "run_evaluation",
-    "evaluate_steps",
+    "run_steps",
     "aggregate_steps",
     "score_steps",
     "validate_reference",
@@ -116,7 +117,7 @@ class StepsScore:
 
 
 @dataclass
-class EvaluationRun(Reported):
+class StepsRun(Reported):
     """An evaluation: one result dict per question of the reference (graphrag-eval's keys),
     in its order, their aggregates (``compute_aggregates``), and the warnings (an
     ``answerkey.report.Result``)."""
@@ -166,7 +167,7 @@ class EvaluationRun(Reported):
 
 
 @dataclass
-class AggregationRun(Reported):
+class StepsAggregationRun(Reported):
     """Aggregates of evaluation results, with the signature of the results (an
     ``answerkey.report.Result``)."""
 
@@ -453,14 +454,14 @@ def _reference_warnings(reference: Reference) -> list[RunWarning]:
     return warnings
 
 
-def evaluate_steps(
+def run_steps(
     reference: Reference,
     responses: Responses,
     options: StepsOptions | None = None,
     *,
     answer_judge: AnswerJudge | None = None,
     quiet: bool = True,
-) -> EvaluationRun:
+) -> StepsRun:
     """Evaluate the responses read from a file against the reference read from a file:
     ``run_evaluation``'s results, with the signature of ``options`` and warnings about
     responses to unknown questions, questions without a response, and outputs read leniently
@@ -485,12 +486,12 @@ def evaluate_steps(
         raise error.located(responses.source) from None
     if answer_judge is not None:
         warnings.extend(answer_judge.cache_warnings())
-    return EvaluationRun(
+    return StepsRun(
         options.signature, options, shown, aggregates, [*_response_warnings(reference, responses), *warnings]
     )
 
 
-def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") -> AggregationRun:
+def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") -> StepsAggregationRun:
     """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
     when they have none) and a warning per question that has two results (both are counted).
 
@@ -522,4 +523,10 @@ def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") 
     if missing_usage != "omit":
         # The results' options, and this one: the figures depend on it (the default is not shown).
         signature = Signature((*signature.items[:-1], ("missing_usage", missing_usage), signature.items[-1]))
-    return AggregationRun(signature, results.results, aggregates, warnings)
+    return StepsAggregationRun(signature, results.results, aggregates, warnings)
+
+
+# The names these had before one naming scheme for every workflow, kept for one release.
+keep_old_names(
+    globals(), {"evaluate_steps": "run_steps", "EvaluationRun": "StepsRun", "AggregationRun": "StepsAggregationRun"}
+)
