@@ -183,9 +183,9 @@ class LineIndex:
     cost a binary search each instead of a count from the start (which made locating every
     item of a large file quadratic).
 
-    >>> index = LineIndex("ab\ncd\n\nef")
+    >>> index = LineIndex("ab\\ncd\\n\\nef")
     >>> index.line_column(4), index.line_column(0), index.line_column(8)
-    ((2, 2), (1, 1), (4, 1))
+    ((2, 2), (1, 1), (4, 2))
     """
 
     __slots__ = ("_starts",)

@@ -111,7 +111,7 @@ HIDDEN = {
     "sdmx-report": {"scores_not_in_target", "not_in_target_rule"},
     "steps-results": {"aggregates"},
     "steps-aggregates": {"results"},
-    "sql-report": {"question", "gold", "predicted"},
+    "sql-report": {"question", "gold", "predicted", "decided_semantics"},
     "answers-report": set(),
 }
 

@@ -24,11 +24,11 @@ from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs
 from answerkey.execution.run import (
-    SEMANTICS,
     VES,
     SqlOptions,
     run_sql,
 )
+from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_named
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 
@@ -47,6 +47,32 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
 
 # The metrics only named ones compute.
 _NAMED_ONLY = [name for name in metrics_for("sql") if name not in defaults_for("sql")]
+
+
+class _SemanticsChoice(click.Choice):
+    """``--semantics``: the registered semantics, read when the option is used (a semantics
+    registered after this module was imported is a choice too)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass  # click's __init__ sets the choices it was given: the registry holds them
+
+
+def _semantics_help() -> str:
+    default = [name for name in names() if semantics_named(name).default]
+    return (
+        "The headline comparison rule. Every item is decided under each of "
+        + ", ".join(default)
+        + " and under the headline; the reports show them all. ANSWERKEY_SEMANTICS_MODULES names modules "
+        "of your own semantics (docs: Write your own semantics)."
+    )
 
 
 def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor | None:
@@ -90,11 +116,10 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
 )
 @click.option(
     "--semantics",
-    type=click.Choice(SEMANTICS),
-    default=SEMANTICS[0],
+    type=_SemanticsChoice(),
+    default=DEFAULT_SEMANTICS,
     show_default=True,
-    help="The headline comparison rule (every item is decided under all of them): answerkey's comparator, "
-    "test-suite-sql-eval's, BIRD's, or Spider 2.0's.",
+    help=_semantics_help(),
 )
 @click.option(
     "--test-suite-keep-distinct",
@@ -192,11 +217,9 @@ def sql(
 
     Every query runs read-only within --timeout, --max-rows and --max-result-bytes; a
     predicted query can never change a database. Each item is decided under every
-    semantics: answerkey (the comparator: set of rows, extra columns allowed, reals within
-    --epsilon, ordered by the gold's ORDER BY columns), test-suite (bag of rows, columns
-    may be permuted, order when the gold has ORDER BY), bird (set of rows, column order
-    significant) and spider2 (each gold column found among the predicted ones). --semantics
-    names the headline one; where they disagree, the report says which rule decided what.
+    semantics listed at --semantics (answerkey's comparator and the benchmarks' official
+    rules; docs/sql.md compares them); --semantics names the headline one; where they
+    disagree, the report says which rule decided what.
 
     When DIR/<db_id>/ holds several *.sqlite files (test-suite-sql-eval's distilled suites)
     an item is correct only if it is correct on every one; the report names the database

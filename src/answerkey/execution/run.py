@@ -22,15 +22,15 @@ disagreeing, the report says which rule decided what (``disagreement``). A gold 
 fails is an error of the test (the item is left out of every figure); a predicted query that
 fails, or a missing prediction, makes the item incorrect under every semantics.
 
-**test-suite** decides on the queries test-suite-sql-eval runs: its script rewrites both
-first (``semantics.test_suite_sql``: by default DISTINCT removed, unless
-``SqlOptions.test_suite_keep_distinct``). Where that changes the gold or the prediction, the
-rewritten pair runs on the same database with the same limits (through the cache, as any
-query) and decides test-suite, its reason saying so; elsewhere the results already
-fetched decide it, with no other query. A prediction that fails as written may so be correct
-under test-suite. A gold that fails only as rewritten (``IS DISTINCT FROM``) stops the
-official script: an error of the test under the test-suite headline, otherwise incorrect
-under test-suite with a warning.
+**Rewritten queries.** A semantics whose official script rewrites the queries before running
+them (``Semantics.rewrite``: test-suite's, by default DISTINCT removed unless
+``SqlOptions.test_suite_keep_distinct``) decides on the queries as rewritten. Where that
+changes the gold or the prediction, the rewritten pair runs on the same database with the
+same limits (through the cache, as any query) and decides that semantics, its reason saying
+so; elsewhere the results already fetched decide it, with no other query. A prediction that
+fails as written may so be correct under it. A gold that fails only as rewritten (``IS
+DISTINCT FROM`` under test-suite) stops the official script: an error of the test under that
+headline, otherwise incorrect under that semantics with a warning.
 
 **Metrics**, computed on the first database: QATCH's table metrics (``tuple_order`` only
 where the gold is ordered: an ``ORDER BY`` or ``order_by``), BIRD mini-dev's soft F1, and
@@ -65,14 +65,19 @@ from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
+    DEFAULT_SEMANTICS,
     SEMANTICS,
     Decision,
     decide,
     decide_all,
+    decided_semantics,
     disagreement,
     has_outer_order_by,
-    test_suite_rewrites,
+    names,
+    semantics_named,
 )
+from answerkey.execution.semantics._base import RewrittenPair
+from answerkey.execution.semantics._registry import checked_options, explained, options_of, options_signature
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, valid_efficiency_score, ves
 from answerkey.metrics.registry import METRIC_KINDS, METRICS, defaults_for, metrics_for, needs_order
@@ -104,6 +109,8 @@ __all__ = [
 
 # The metric a run times itself, on the first database (computed only when named).
 VES = valid_efficiency_score.__name__
+# test-suite's option, also written SqlOptions.test_suite_keep_distinct.
+_KEEP_DISTINCT = "test-suite:keep_distinct"
 # Items of one db_id per batch: large enough that a batch's connections serve many items,
 # small enough to spread a large db_id over the processes.
 BATCH_SIZE = 64
@@ -121,8 +128,10 @@ class SqlOptions:
     it (``ves_runs`` too when VES is computed). ``cache`` is a cache directory of query results.
     ``memory_limit`` (bytes) and ``threads`` bound each DuckDB query (other engines ignore
     them; not in the signature: a query past the memory limit fails with its reason).
-    ``test_suite_keep_distinct`` keeps DISTINCT in the queries the test-suite semantics
-    runs (test-suite-sql-eval's ``--keep_distinct``; in the signature when set).
+    ``semantics_options`` are options of the semantics (``Semantics.options``), each
+    ``name:option`` (in the signature when set, as ``name:option``, the name with ``_``);
+    ``test_suite_keep_distinct`` is ``test-suite:keep_distinct``: DISTINCT kept in the
+    queries the test-suite semantics runs (test-suite-sql-eval's ``--keep_distinct``).
 
     >>> str(SqlOptions("dbs", engine="sqlite").signature)  # doctest: +ELLIPSIS
     'semantics:answerkey|eps:0.0001|strings:exact|engine:sqlite|timeout:30|max_rows:1000000|max_result_bytes:...'
@@ -130,7 +139,7 @@ class SqlOptions:
 
     location: str
     engine: str | None = None
-    semantics: str = SEMANTICS[0]
+    semantics: str = DEFAULT_SEMANTICS
     epsilon: float = DEFAULT_EPSILON
     strings: str = next(iter(STRING_MODES))
     metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "sql"))
@@ -142,10 +151,16 @@ class SqlOptions:
     test_suite_keep_distinct: bool = False
     memory_limit: int = DUCKDB_MEMORY_LIMIT
     threads: int = DUCKDB_THREADS
+    semantics_options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.semantics not in SEMANTICS:
-            raise ValueError(f"unknown semantics {self.semantics!r}; known: {', '.join(SEMANTICS)}")
+        if self.semantics not in names():
+            raise ValueError(f"unknown semantics {self.semantics!r}; known: {', '.join(names())}")
+        kept = (_KEEP_DISTINCT,) if self.test_suite_keep_distinct else ()
+        chosen = checked_options((*self.semantics_options, *kept))
+        # One truth for both spellings of test-suite's option (frozen: set through object).
+        object.__setattr__(self, "semantics_options", chosen)
+        object.__setattr__(self, "test_suite_keep_distinct", _KEEP_DISTINCT in chosen)
         known = metrics_for("sql")
         unknown = [name for name in self.metrics if name not in known]
         if unknown:
@@ -157,6 +172,15 @@ class SqlOptions:
         MatchRule(epsilon=self.epsilon, strings=self.strings)  # rejects a bad epsilon or strings mode
 
     @property
+    def decided_semantics(self) -> tuple[str, ...]:
+        """The semantics this run decides: those decided by default, and the headline."""
+        return decided_semantics(self.semantics)
+
+    def options_of(self, semantics: str) -> frozenset[str]:
+        """The options chosen for ``semantics`` (``semantics_options``)."""
+        return options_of(self.semantics_options, semantics)
+
+    @property
     def rule(self) -> MatchRule:
         """How values are matched."""
         return MatchRule(epsilon=self.epsilon, strings=self.strings)
@@ -166,10 +190,9 @@ class SqlOptions:
         """``semantics:...|eps:...|strings:...|engine:...|timeout:...|max_rows:...|max_result_bytes:...|v:...``."""
         described = self.rule.describe()
         timed = {"ves_runs": self.ves_runs} if VES in self.metrics else {}
-        kept = {"test_suite": "keep_distinct"} if self.test_suite_keep_distinct else {}
         return Signature.of(
             semantics=self.semantics,
-            **kept,
+            **options_signature(self.semantics_options, self.decided_semantics),
             epsilon=described["epsilon"],
             strings=described["strings"],
             engine=self.engine or "auto",
@@ -269,49 +292,13 @@ def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
     return {name: (None if needs_order(name) and not ordered else 0.0) for name in names}
 
 
+def _sort_keys(item: BatchItem) -> tuple[int, ...] | None:
+    """The item's ``order_by`` as 0-based sort keys (None: from the gold's ORDER BY)."""
+    return None if item.order_by is None else tuple(column - 1 for column in item.order_by)
+
+
 def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-@dataclass(frozen=True)
-class _SuiteQueries:
-    """An item's gold and predicted SQL as test-suite-sql-eval runs them, when its script
-    rewrites either, and the rewrites that changed each (``semantics.test_suite_rewrites``)."""
-
-    gold: str
-    predicted: str
-    gold_changes: tuple[str, ...]
-    predicted_changes: tuple[str, ...]
-    keep_distinct: bool
-
-    @classmethod
-    def of(cls, item: BatchItem, keep_distinct: bool) -> _SuiteQueries | None:
-        """The queries of ``item`` as test-suite-sql-eval runs them; None when it runs them
-        as written (or there is no prediction)."""
-        if item.predicted is None:
-            return None
-        gold, gold_changes = test_suite_rewrites(item.gold, keep_distinct=keep_distinct)
-        predicted, predicted_changes = test_suite_rewrites(item.predicted, keep_distinct=keep_distinct, predicted=True)
-        if not gold_changes and not predicted_changes:
-            return None
-        return cls(gold, predicted, gold_changes, predicted_changes, keep_distinct)
-
-    @property
-    def how(self) -> str:
-        """``queries run with DISTINCT removed, as test-suite-sql-eval's default``."""
-        changes = _listed(list(dict.fromkeys((*self.predicted_changes, *self.gold_changes))))
-        kept = "test-suite-sql-eval with --keep_distinct" if self.keep_distinct else "test-suite-sql-eval's default"
-        return f"queries run with {changes}, as {kept}"
-
-
-def _explained(decisions: dict[str, Decision]) -> dict[str, Decision]:
-    """``decisions`` with the explanation of answerkey's verdict when they disagree (as
-    ``decide_all`` adds it), now that the test-suite decision may have changed."""
-    answerkey = decisions.get("answerkey")
-    disagree = len({decision.correct for decision in decisions.values()}) > 1
-    if answerkey is None or answerkey.verdict is None or answerkey.explanation is not None or not disagree:
-        return decisions
-    return {**decisions, "answerkey": replace(answerkey, explanation=answerkey.verdict.explain())}
 
 
 class _Evaluator:
@@ -380,24 +367,30 @@ class _Evaluator:
         ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold)
         several = len(self.databases) > 1
         notes: list[RunWarning] = []
-        correct = dict.fromkeys(SEMANTICS, True)
+        decided = options.decided_semantics
+        correct = dict.fromkeys(decided, True)
         failures: dict[str, tuple[int, str]] = {}  # semantics -> (database number, why)
         visited: list[dict[str, Decision]] = []
         metrics: dict[str, float | None] | None = None
-        suite = _SuiteQueries.of(item, options.test_suite_keep_distinct)
+        rewrites = [
+            rewritten
+            for name in decided
+            if item.predicted is not None
+            and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
+        ]
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
             if gold.error is not None:
                 return self._error(item, f"the gold query failed on {database.label}: {gold.error}", database, notes)
             if item.predicted is None:
-                for name in SEMANTICS:
+                for name in decided:
                     correct[name] = False
                 break
             predicted = self.query(database, item.predicted, notes, known)
             if predicted.error is not None:
                 why = f"the predicted query failed: {predicted.error}"
-                decisions = {name: Decision(name, False, why) for name in SEMANTICS}
+                decisions = {name: Decision(name, False, why) for name in decided}
             else:
                 try:
                     decisions = decide_all(
@@ -405,9 +398,10 @@ class _Evaluator:
                         predicted,
                         gold_sql=item.gold,
                         rule=self.rule,
-                        order_by=None if item.order_by is None else tuple(column - 1 for column in item.order_by),
+                        order_by=_sort_keys(item),
                         condition_cols=item.condition_cols,
                         ignore_order=item.ignore_order,
+                        semantics=decided,
                     )
                 except ValueError as error:
                     # The gold result cannot be judged (a column mixing types, condition columns
@@ -415,11 +409,13 @@ class _Evaluator:
                     return self._error(item, f"on {database.label}: {error}", database, notes)
                 if number == 0:
                     metrics = self._metrics(names, ordered, gold, predicted)
-            if suite is not None and correct["test-suite"]:
-                suited = self._test_suite(item, suite, database, notes, known)
-                if isinstance(suited, ItemOutcome):
-                    return suited
-                decisions = _explained({**decisions, "test-suite": suited})
+            for rewritten in rewrites:
+                name = rewritten.semantics.name
+                if correct[name]:
+                    suited = self._rewritten(item, rewritten, database, notes, known)
+                    if isinstance(suited, ItemOutcome):
+                        return suited
+                    decisions = explained({**decisions, name: suited})
             visited.append(decisions)
             for name, decision in decisions.items():
                 if correct[name] and not decision.correct:
@@ -478,35 +474,45 @@ class _Evaluator:
             warnings=tuple(notes),
         )
 
-    def _test_suite(
+    def _rewritten(
         self,
         item: BatchItem,
-        suite: _SuiteQueries,
+        rewritten: RewrittenPair,
         database: Database,
         notes: list[RunWarning],
         known: dict[str, QueryResult],
     ) -> Decision | ItemOutcome:
-        """The test-suite decision on ``database`` from the queries as test-suite-sql-eval
-        runs them: ``known`` holds the item's results there by SQL text (the gold and the
+        """The decision of ``rewritten.semantics`` on ``database`` from the queries as it runs
+        them: ``known`` holds the item's results there by SQL text (the gold and the
         prediction as written), and a query it rewrites into another text runs (through the
-        cache, as any query). When the rewritten gold fails (the script stops there), the item
-        is an error of the test under the test-suite headline; under another, it is incorrect
-        under test-suite, with a warning."""
+        cache, as any query). When the rewritten gold fails (the official script stops there),
+        the item is an error of the test under that headline; under another, it is incorrect
+        under that semantics, with a warning."""
+        semantics = rewritten.semantics
+        name = semantics.name
         # A query the script leaves as written is the one already run: its text finds its result.
-        suite_gold = self.query(database, suite.gold if suite.gold_changes else item.gold, notes, known)
-        if suite_gold.error is not None:
+        gold = self.query(database, rewritten.gold.sql, notes, known)
+        if gold.error is not None:
             why = (
-                f"the gold query as test-suite-sql-eval runs it ({_listed(suite.gold_changes)}) failed on "
-                f"{database.label}: {suite_gold.error}"
+                f"the gold query as {semantics.official or name} runs it ({_listed(rewritten.gold.changes)}) failed on "
+                f"{database.label}: {gold.error}"
             )
-            if self.options.semantics == "test-suite":
+            if self.options.semantics == name:
                 return self._error(item, why, database, notes)
-            notes.append(RunWarning(f"{why}; the item is incorrect under test-suite", "test-suite-gold"))
-            return Decision("test-suite", False, why)
-        written = suite.predicted if suite.predicted_changes or item.predicted is None else item.predicted
-        suite_predicted = self.query(database, written, notes, known)
-        decision = decide("test-suite", suite_gold, suite_predicted, gold_sql=suite.gold)
-        return replace(decision, reason=f"{decision.reason} ({suite.how})")
+            notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
+            return Decision(name, False, why)
+        predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        decision = decide(
+            name,
+            gold,
+            predicted,
+            gold_sql=rewritten.gold.sql,
+            rule=self.rule,
+            order_by=_sort_keys(item),
+            condition_cols=item.condition_cols,
+            ignore_order=item.ignore_order,
+        )
+        return replace(decision, reason=f"{decision.reason} ({rewritten.how})")
 
     def _metrics(
         self, names: Sequence[str], ordered: bool, gold: QueryResult, predicted: QueryResult
@@ -638,7 +644,7 @@ class GroupSummary:
         evaluated = [result.outcome for result in results if result.verdict != "error"]
         accuracy: dict[str, float | None] = {
             name: (sum(outcome.verdicts[name] for outcome in evaluated) / len(evaluated) if evaluated else None)
-            for name in SEMANTICS
+            for name in decided_semantics(semantics)
         }
         means: dict[str, float | None] = {}
         for name in metric_names:
@@ -709,6 +715,7 @@ class SqlRun(Reported):
             ),
             items=[_item_report(result) for result in self.results],
             warnings=[str(warning) for warning in self.warnings],
+            decided_semantics=list(self.options.decided_semantics),
         )
 
 

@@ -35,7 +35,6 @@ from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
-from answerkey.execution.semantics import SEMANTICS
 from answerkey.files import read_id
 from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel
@@ -270,6 +269,9 @@ class SqlReport(ReportModel):
     summary: SqlSummary
     items: list[SqlItemReport] = Field(description="Every item, in input order.")
     warnings: list[str]
+    # Shown in the table and the workbook only: not in the document, nor in its schema. The
+    # semantics the run decided (the registry's ``decided_semantics``), in their order.
+    decided_semantics: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
 
     def _groups(self) -> list[tuple[str, GroupFigures]]:
         summary = self.summary
@@ -283,12 +285,12 @@ class SqlReport(ReportModel):
         semantics (the headline one marked ``*``); then metric means, the disagreements and the
         signature."""
         headline = self.summary.semantics
-        names = [f"{name}*" if name == headline else name for name in SEMANTICS]
+        names = [f"{name}*" if name == headline else name for name in self.decided_semantics]
         rows = [
             (
                 name,
                 *(getattr(group, count) for count in FIGURES),
-                *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in SEMANTICS),
+                *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in self.decided_semantics),
             )
             for name, group in self._groups()
         ]
@@ -327,7 +329,7 @@ class SqlReport(ReportModel):
                 Column("predicted SQL", 50, "text", wrap=True),
                 Column("difficulty", 11, "text"),
                 Column("tags", 20, "text"),
-                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in SEMANTICS),
+                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
                 Column("disagreement", 50, "text", wrap=True),
                 *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
             ],
@@ -343,7 +345,7 @@ class SqlReport(ReportModel):
                     item.predicted,
                     item.difficulty,
                     ", ".join(item.tags) or None,
-                    *(item.verdicts.get(name) for name in SEMANTICS),
+                    *(item.verdicts.get(name) for name in self.decided_semantics),
                     item.disagreement,
                     *(item.metrics.get(name) for name in names),
                 ]
@@ -369,7 +371,7 @@ class SqlReport(ReportModel):
                 Column("group", 24, "text"),
                 *(Column(count, 10, "integer") for count in FIGURES),
                 Column("accuracy", 10, "ratio"),
-                *(Column(name, 11, "ratio") for name in SEMANTICS),
+                *(Column(name, 11, "ratio") for name in self.decided_semantics),
                 *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
             ],
             [
@@ -377,7 +379,7 @@ class SqlReport(ReportModel):
                     name,
                     *(getattr(group, count) for count in FIGURES),
                     group.accuracy,
-                    *(group.accuracy_by_semantics[semantics] for semantics in SEMANTICS),
+                    *(group.accuracy_by_semantics[semantics] for semantics in self.decided_semantics),
                     *(group.metrics.get(metric) for metric in names),
                 ]
                 for name, group in groups
@@ -390,14 +392,14 @@ class SqlReport(ReportModel):
             [
                 Column("id", 10, "text"),
                 Column("db_id", 18, "text"),
-                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in SEMANTICS),
+                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
                 Column("why", 80, "text", wrap=True),
             ],
             [
                 [
                     item.id,
                     item.db_id,
-                    *(item.verdicts[name] for name in SEMANTICS),
+                    *(item.verdicts[name] for name in self.decided_semantics),
                     item.disagreement,
                 ]
                 for item in self.items

@@ -1,0 +1,202 @@
+"""What every semantics shares: the ``Decision`` it makes, the ``Item`` it decides, and the
+``Semantics`` base class a semantics module subclasses."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar
+
+from answerkey.adapters.sql import QueryResult
+from answerkey.comparator import MatchRule, Verdict
+from answerkey.execution.semantics._result import listed, result_width
+from answerkey.metrics.driver_values import driver_rows
+
+__all__ = ["Decision", "Item", "Semantics", "Rewritten", "RewrittenPair"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether a predicted result is correct under one semantics, and why (one line).
+
+    ``verdict`` is the comparator's ``Verdict`` for the ``answerkey`` semantics (None for the
+    others, and when the predicted query failed); it holds both results, so keep the
+    decision only as long as the item. ``explanation`` is that verdict's ``explain()`` text,
+    set by ``decide_all`` where the semantics disagree. Equality ignores both, and a pickled
+    decision (sent from a worker process) keeps the explanation but not the verdict.
+    """
+
+    semantics: str
+    correct: bool
+    reason: str
+    verdict: Verdict | None = field(default=None, compare=False, repr=False)
+    explanation: str | None = field(default=None, compare=False, repr=False)
+
+    def __reduce__(self) -> tuple[type[Decision], tuple[str, bool, str, None, str | None]]:
+        return Decision, (self.semantics, self.correct, self.reason, None, self.explanation)
+
+    @property
+    def label(self) -> str:
+        """``correct`` or ``incorrect``."""
+        return "correct" if self.correct else "incorrect"
+
+    def document(self) -> dict[str, Any]:
+        """Plain values for reports.
+
+        >>> Decision("bird", True, "same set of rows").document()
+        {'semantics': 'bird', 'verdict': 'correct', 'correct': True, 'reason': 'same set of rows'}
+        """
+        return {"semantics": self.semantics, "verdict": self.label, "correct": self.correct, "reason": self.reason}
+
+    def __str__(self) -> str:
+        return f"{self.semantics}: {self.label}: {self.reason}"
+
+
+class Item:
+    """One comparison, as a semantics decides it: both results (neither failed), the gold's
+    SQL text and the item's options, and the values computed once for all semantics.
+
+    ``gold_rows``/``predicted_rows`` are the rows as the Python driver gives them
+    (``driver_value``: ``int``, ``float``, ``str``, ``None``...), which the official rules
+    compare; ``gold.rows``/``predicted.rows`` are the typed ones (``answerkey.model``).
+    ``rule`` is how values match (epsilon and string mode); ``order_by`` the gold's sort keys
+    (0-based) when the item gives them; ``condition_cols`` and ``ignore_order`` Spider 2.0's.
+
+    >>> from answerkey.model import Relation
+    >>> def result(rows):
+    ...     return QueryResult(rows=Relation.from_rows(rows).rows, columns=("n",))
+    >>> item = Item(result([[1], [2.5]]), result([[1]]), "SELECT n FROM t")
+    >>> item.gold_rows, item.predicted_width
+    ([(1,), (2.5,)], 1)
+    """
+
+    def __init__(
+        self,
+        gold: QueryResult,
+        predicted: QueryResult,
+        gold_sql: str,
+        rule: MatchRule | None = None,
+        condition_cols: Sequence[int] | None = None,
+        ignore_order: bool | None = None,
+        order_by: Sequence[int] | None = None,
+    ) -> None:
+        self.gold = gold
+        self.predicted = predicted
+        self.gold_sql = gold_sql
+        self.rule = rule or MatchRule()
+        self.condition_cols = condition_cols
+        self.ignore_order = bool(ignore_order)
+        self.order_by = order_by
+
+    @cached_property
+    def gold_rows(self) -> list[tuple[object, ...]]:
+        """The gold rows as the driver gives them."""
+        return driver_rows(self.gold)
+
+    @cached_property
+    def predicted_rows(self) -> list[tuple[object, ...]]:
+        """The predicted rows as the driver gives them."""
+        return driver_rows(self.predicted)
+
+    @cached_property
+    def gold_width(self) -> int:
+        """The number of gold columns."""
+        return result_width(self.gold)
+
+    @cached_property
+    def predicted_width(self) -> int:
+        """The number of predicted columns."""
+        return result_width(self.predicted)
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """A query as a semantics runs it: its text and the names of the rewrites that changed
+    it, in the order they were applied (none: it runs as written)."""
+
+    sql: str
+    changes: tuple[str, ...] = ()
+
+
+class Semantics:
+    """A comparison rule of ``answerkey sql``. A semantics module subclasses it, sets the
+    class attributes, writes ``decide`` (and ``rewrite`` if the official script rewrites the
+    queries before running them), and ``register``s an instance.
+
+    - ``name``: as ``--semantics`` spells it, in reports and in the signature.
+    - ``rule``: one line saying how it decides (help texts, the docs table).
+    - ``default``: whether every run decides it (a column of every report); False: only a
+      run that names it as the headline (``--semantics``) decides it, so that adding it
+      changes no other output.
+    - ``official``: the official script whose rule it follows ("" for none), named in the
+      reasons when its rewritten queries decide.
+    - ``options``: the options it takes (``SqlOptions.semantics_options``), each with what it
+      does; a chosen option goes into the signature (``test_suite:keep_distinct``).
+
+    It abstains from no item: a predicted query that failed is incorrect under every
+    semantics before ``decide`` is called; ``decide`` raises ``ValueError`` for a gold result
+    it cannot judge, which makes the item an error of the test.
+
+    >>> class SameCount(Semantics):
+    ...     name, rule, default = "same-count", "as many rows as the gold", False
+    ...     def decide(self, item):
+    ...         return self.decision(len(item.gold_rows) == len(item.predicted_rows), "rows counted")
+    >>> SameCount().rewrite("SELECT 1", predicted=True), SameCount().rewritten_pair("SELECT 1", "SELECT 2")
+    (Rewritten(sql='SELECT 1', changes=()), None)
+    """
+
+    name: str = ""
+    rule: str = ""
+    default: bool = True
+    official: str = ""
+    options: ClassVar[Mapping[str, str]] = {}
+
+    def decide(self, item: Item) -> Decision:
+        """Whether ``item``'s predicted result is correct, and why (one line)."""
+        raise NotImplementedError(f"the {self.name!r} semantics does not say how it decides")
+
+    def rewrite(self, sql: str, *, predicted: bool, options: frozenset[str] = frozenset()) -> Rewritten:
+        """The query this semantics runs for ``sql`` (the gold's, or a prediction's when
+        ``predicted``) under the chosen ``options``: as written, unless the official script it
+        follows rewrites it."""
+        return Rewritten(sql)
+
+    def rewritten_pair(self, gold: str, predicted: str, options: frozenset[str] = frozenset()) -> RewrittenPair | None:
+        """An item's gold and predicted SQL as this semantics runs them (``rewrite``); None
+        when it runs both as written."""
+        pair = RewrittenPair(
+            self,
+            self.rewrite(gold, predicted=False, options=options),
+            self.rewrite(predicted, predicted=True, options=options),
+            options,
+        )
+        return pair if pair.gold.changes or pair.predicted.changes else None
+
+    def rewritten_as(self, options: frozenset[str] = frozenset()) -> str:
+        """Who rewrites the queries, under ``options``, for the reasons: ``as ...``."""
+        return f"as {self.official or self.name} runs them"
+
+    def decision(self, correct: bool, reason: str, verdict: Verdict | None = None) -> Decision:
+        """A ``Decision`` of this semantics."""
+        return Decision(self.name, correct, reason, verdict)
+
+    def __repr__(self) -> str:
+        return f"<semantics {self.name!r}>"
+
+
+@dataclass(frozen=True)
+class RewrittenPair:
+    """An item's gold and predicted SQL as a semantics runs them (``Semantics.rewritten_pair``)
+    under its chosen ``options``."""
+
+    semantics: Semantics
+    gold: Rewritten
+    predicted: Rewritten
+    options: frozenset[str] = frozenset()
+
+    @property
+    def how(self) -> str:
+        """``queries run with DISTINCT removed, as test-suite-sql-eval's default``."""
+        changes = listed(list(dict.fromkeys((*self.predicted.changes, *self.gold.changes))))
+        return f"queries run with {changes}, {self.semantics.rewritten_as(self.options)}"

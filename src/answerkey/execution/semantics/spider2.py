@@ -1,0 +1,162 @@
+"""The ``spider2`` semantics: Spider 2.0's ``compare_pandas_table``, column by column.
+
+Every gold column (or only ``condition_cols``) must equal some predicted column, numbers
+within 0.01 (absolute), after the CSV round trip Spider 2.0's evaluator puts every result
+through (pandas writes the result to CSV and reads it back), emulated here without pandas;
+each column in row order, or sorted when ``ignore_order``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from answerkey.errors import plural
+from answerkey.execution.semantics._base import Decision, Item, Semantics
+
+__all__ = ["Spider2", "SPIDER2_TOLERANCE"]
+
+SPIDER2_TOLERANCE = 0.01
+"""Spider 2.0's tolerance: numbers match when ``math.isclose(a, b, abs_tol=0.01)``."""
+
+
+# Spider 2.0 reads results back from CSV with pandas' defaults: these texts are missing values.
+_CSV_MISSING = frozenset(
+    {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A"}
+    | {"NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+)
+_CSV_INTEGER = re.compile(r" *[+-]?\d+ *")
+_CSV_REAL = re.compile(r" *[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity) *", re.IGNORECASE)
+_CSV_TRUE = frozenset({"True", "TRUE", "true"})
+_CSV_FALSE = frozenset({"False", "FALSE", "false"})
+# pandas reads integers into 64 bits (signed, or unsigned above the signed range).
+_CSV_INTEGERS = range(-(2**63), 2**64)
+_NAN = float("nan")
+
+
+def _csv_written(values: Sequence[object]) -> list[str]:
+    """A column as pandas writes it to CSV after ``read_sql_query``: NULL empty; a column of
+    numbers with a real or a NULL as floats (``repr``); anything else as ``str``."""
+    present = [value for value in values if value is not None]
+    numeric = bool(present) and all(type(value) in (int, float) for value in present)
+    as_real = numeric and (len(present) < len(values) or any(type(value) is float for value in present))
+    if as_real:
+        return ["" if value is None else repr(float(value)) for value in values]  # type: ignore[arg-type]
+    return ["" if value is None else repr(value) if type(value) is float else str(value) for value in values]
+
+
+def _csv_read(texts: Sequence[str]) -> tuple[str, list[object]]:
+    """A column as pandas' ``read_csv`` reads it, with its kind (int, float, bool, object):
+    missing texts NaN; all integers ints (floats if one is missing); all numbers floats;
+    all ``True``/``False`` booleans; otherwise the texts."""
+    missing = [text in _CSV_MISSING for text in texts]
+    present = [text for text, gone in zip(texts, missing) if not gone]
+    if not texts:
+        return "object", []
+    if not present:
+        return "float", [_NAN] * len(texts)
+    if all(_CSV_INTEGER.fullmatch(text) for text in present):
+        integers = [None if gone else int(text) for text, gone in zip(texts, missing)]
+        if any(missing):
+            return "float", [_NAN if number is None else float(number) for number in integers]
+        fits = all(number in _CSV_INTEGERS for number in integers)
+        return "int" if fits else "object", list(integers)
+    if all(_CSV_REAL.fullmatch(text) for text in present):
+        return "float", [_NAN if gone else float(text) for text, gone in zip(texts, missing)]
+    if all(text in _CSV_TRUE or text in _CSV_FALSE for text in present):
+        truths: list[object] = [_NAN if gone else text in _CSV_TRUE for text, gone in zip(texts, missing)]
+        return "object" if any(missing) else "bool", truths
+    return "object", [_NAN if gone else text for text, gone in zip(texts, missing)]
+
+
+def _csv_vectors(rows: Sequence[tuple[object, ...]], width: int, columns: Sequence[int]) -> list[list[object]]:
+    """The ``columns`` of a result as Spider 2.0 compares them: each column after the CSV
+    round trip, then the frame transposed into lists (pandas makes every value a float when
+    the columns are all numbers and one holds floats)."""
+    by_column = list(zip(*rows)) if rows else [()] * width
+    read = [_csv_read(_csv_written(by_column[column])) for column in columns]
+    kinds = {kind for kind, _ in read}
+    if kinds and kinds <= {"int", "float"} and "float" in kinds:
+        return [[float(value) for value in values] for _, values in read]  # type: ignore[arg-type]
+    return [values for _, values in read]
+
+
+def _spider2_key(value: object) -> tuple[bool, str, bool]:
+    return value is None, str(value), isinstance(value, (int, float))
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _vectors_match(gold: list[object], predicted: list[object], ignore_order: bool) -> bool:
+    """Spider 2.0's ``vectors_match``: (sorted by text when ignoring order) the same length,
+    and pairwise both missing, numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    if ignore_order:
+        gold, predicted = sorted(gold, key=_spider2_key), sorted(predicted, key=_spider2_key)
+    if len(gold) != len(predicted):
+        return False
+    for a, b in zip(gold, predicted):
+        if _missing(a) and _missing(b):
+            continue
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            try:
+                if not math.isclose(float(a), float(b), abs_tol=SPIDER2_TOLERANCE):
+                    return False
+            except OverflowError:  # an integer beyond floats: the official script fails, scoring 0
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _decide(item: Item) -> Decision:
+    width = item.gold_width
+    selected = list(item.condition_cols) if item.condition_cols else list(range(width))
+    for column in selected:
+        if type(column) is not int or not 0 <= column < width:
+            raise ValueError(
+                f"condition column {column!r} is not a column of the gold result, which has "
+                f"{plural(width, 'column')} (condition columns count from 0)"
+            )
+    if not selected:
+        return Decision("spider2", True, "the gold has no columns to match")
+    if len(item.gold_rows) != len(item.predicted_rows):
+        counts = f"the gold has {plural(len(item.gold_rows), 'row')}, the prediction {len(item.predicted_rows):,}"
+        return Decision("spider2", False, counts)
+    gold = _csv_vectors(item.gold_rows, width, selected)
+    predicted = _csv_vectors(item.predicted_rows, item.predicted_width, range(item.predicted_width))
+    how = "as sorted values" if item.ignore_order else "in row order"
+    unmatched = [
+        column
+        for column, vector in zip(selected, gold)
+        if not any(_vectors_match(vector, other, item.ignore_order) for other in predicted)
+    ]
+    names = item.gold.columns if len(item.gold.columns) == width else None
+
+    def named(column: int) -> str:
+        return f"{column + 1} ({names[column]})" if names is not None else str(column + 1)
+
+    if unmatched:
+        shown = ", ".join(named(column) for column in unmatched)
+        columns = "column" if len(unmatched) == 1 else "columns"
+        verb = "matches" if len(unmatched) == 1 else "match"
+        return Decision("spider2", False, f"gold {columns} {shown} {verb} no predicted column")
+    which = "each gold column" if not item.condition_cols else "each of gold columns " + ", ".join(map(named, selected))
+    return Decision("spider2", True, f"{which} equals a predicted column, {how}, numbers within {SPIDER2_TOLERANCE}")
+
+
+class Spider2(Semantics):
+    """Spider 2.0's rule."""
+
+    name = "spider2"
+    rule = (
+        "Spider 2.0's compare_pandas_table: every gold column (or condition column) equals some "
+        "predicted column, numbers within 0.01, after a CSV round trip; sorted when ignore_order"
+    )
+    official = "Spider 2.0's compare_pandas_table"
+
+    def decide(self, item: Item) -> Decision:
+        """Each gold column (or condition column) equal to some predicted column."""
+        return _decide(item)
