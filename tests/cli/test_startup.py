@@ -47,12 +47,13 @@ def test_judge_of_invalid_file_loads_the_grammar_for_the_message(tmp_path):
 
 # What judging and checking CAS files never calls: the SQL, SPARQL and DuckDB/PostgreSQL
 # adapters, the SQL workflow (and its Dask executor), the metrics (which load the SQLite
-# adapter), the report writers (the workbook), and the packages only those use.
+# adapter), the Excel writer, and the packages only those use. (The one report writer,
+# answerkey.report, writes their --json.)
 UNUSED = (
     "answerkey.adapters",
     "answerkey.execution",
     "answerkey.metrics",
-    "answerkey.report",
+    "answerkey.report.excel",
     "sqlite3",
     "subprocess",
     "openpyxl",
@@ -80,14 +81,14 @@ print("probe:", status, *sorted(name for name in sys.modules if any(name == p or
     "arguments",
     [
         ["judge", "c.cas", "s.cas"],
-        ["judge", "--json", "--explain", "c.cas", "s.cas"],
+        ["judge", "--json", "-", "--explain", "c.cas", "s.cas"],
         ["check", "c.cas", "s.cas"],
-        ["check", "--json", "c.cas"],
+        ["check", "--json", "-", "c.cas"],
     ],
 )
-def test_judge_and_check_load_no_sql_report_or_dask_module(tmp_path, arguments):
+def test_judge_and_check_load_no_sql_excel_or_dask_module(tmp_path, arguments):
     """``judge`` and ``check`` import none of what they never call: no SQL or SPARQL adapter,
-    no metric, no report writer, no SQLite, helper process, Excel, pandas or Dask module."""
+    no metric, no SQLite, helper process, Excel writer, openpyxl, pandas or Dask module."""
     (tmp_path / "c.cas").write_text('((2341 "SMITH") (5573 "JONES"))')
     (tmp_path / "s.cas").write_text('(("JONES" 5573) ("SMITH" 2341))')
     result = subprocess.run(

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from answerkey._deprecated import keep_old_names
-from answerkey.answers import report
 from answerkey.answers.load import AnswerRow, AnswerTable
+from answerkey.answers.schema import AnswersReport, AnswersSummary, RowReport, tsv_text
 from answerkey.errors import RunWarning
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge, Correctness
 from answerkey.progress import progress
-from answerkey.report.workbook import Workbook
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = ["RowJudgement", "AnswersRun", "run_answers", "judge_signature", "ordered_in_threads"]
@@ -66,7 +67,7 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 
 @dataclass
-class AnswersRun:
+class AnswersRun(Reported):
     """Everything a run judged: each row's judgement, in the table's order (an
     ``answerkey.report.Result``)."""
 
@@ -101,21 +102,46 @@ class AnswersRun:
         """Mean F1 over the judged rows."""
         return _mean([judgement.correctness.f1 for judgement in self.rows])
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema answers-report``)."""
-        return report.document(self)
-
-    def summary_table(self) -> str:
-        """Rows, judged, errors and the mean figures; the signature."""
-        return report.summary_table(self)
-
-    def workbook(self) -> Workbook:
-        """Overview (one row per input row), Statistics (the counts and mean figures)."""
-        return report.workbook(self)
+    def report(self) -> AnswersReport:
+        """The report (``answerkey schema answers-report``)."""
+        return build(
+            AnswersReport,
+            signature=str(self.signature),
+            summary=build(
+                AnswersSummary,
+                rows=len(self.rows),
+                judged=self.judged,
+                errors=self.errors,
+                answer_recall=self.recall,
+                answer_precision=self.precision,
+                answer_f1=self.f1,
+            ),
+            rows=[_row_report(judgement) for judgement in self.rows],
+            warnings=[str(warning) for warning in self.warnings],
+        )
 
     def tsv_text(self, layout: str = "all") -> str:
-        """The output TSV (see ``answerkey.answers.report.tsv_text``)."""
-        return report.tsv_text(self, layout)
+        """The output TSV (see ``answerkey.answers.schema.tsv_text``)."""
+        return tsv_text(self.header, ((judgement.row.cells, _row_report(judgement)) for judgement in self.rows), layout)
+
+
+def _row_report(judgement: RowJudgement) -> RowReport:
+    correctness, row = judgement.correctness, judgement.row
+    return build(
+        RowReport,
+        line=row.line,
+        question_text=row.question,
+        reference_answer=row.reference_answer,
+        actual_answer=row.actual_answer,
+        answer_reference_claims_count=correctness.reference_claims,
+        answer_actual_claims_count=correctness.actual_claims,
+        answer_matching_claims_count=correctness.matching_claims,
+        answer_correctness_reason=correctness.reason,
+        answer_recall=correctness.recall,
+        answer_precision=correctness.precision,
+        answer_f1=correctness.f1,
+        answer_eval_error=correctness.error,
+    )
 
 
 def ordered_in_threads(function: Callable[[T], R], items: Sequence[T], jobs: int) -> Iterator[R]:

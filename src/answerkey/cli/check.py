@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
+from answerkey.cli import Trouble
 from answerkey.cli.judge import max_chars_option, read_answer
-from answerkey.cli.options import check_json_path, json_option, quiet_option, write_json
+from answerkey.cli.options import json_option, quiet_option
+from answerkey.cli.output import start
 from answerkey.errors import InputError, plural
-from answerkey.files import source_name
+from answerkey.files import OutputError, source_name
 from answerkey.grammar import strict_violation
+from answerkey.report import ReportPaths, write_reports
+from answerkey.report.cas import CheckResult, FileCheck
 
 __all__ = ["check"]
 
@@ -38,9 +40,9 @@ def check(
 
     Exit status: 0 all valid, 2 any file invalid or unreadable.
     """
-    check_json_path(json_path, {path: path for path in files})
+    start(ReportPaths(json=json_path), {path: path for path in files})
     to_stdout = json_path == "-"
-    results: list[dict[str, Any]] = []
+    checked: list[FileCheck] = []
     bad = 0
     for path in files:
         source = source_name(path)
@@ -52,17 +54,18 @@ def check(
         except InputError as error:
             error.source = source
             bad += 1
-            results.append(
-                {"file": source, "ok": False, "line": error.line, "column": error.column, "message": error.message}
-            )
+            checked.append(FileCheck(source, error.line, error.column, error.message))
             if not to_stdout:
                 click.echo(str(error), err=True)
             continue
-        results.append({"file": source, "ok": True, "line": None, "column": None, "message": None})
+        checked.append(FileCheck(source))
         if not quiet and not to_stdout:
             click.echo(f"{source}: ok")
     if json_path is not None:
-        write_json(json_path, {"files": results, "valid": len(files) - bad, "invalid": bad})
+        try:
+            write_reports(CheckResult(checked, system=as_system, strict=strict), ReportPaths(json=json_path))
+        except OutputError as error:
+            raise Trouble(error.message) from None
     if bad and not quiet and not to_stdout and len(files) > 1:
         click.echo(f"{plural(bad, 'file')} of {len(files):,} invalid", err=True)
     raise click.exceptions.Exit(2 if bad else 0)

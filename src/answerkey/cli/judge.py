@@ -5,20 +5,15 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import (
-    check_json_path,
-    epsilon_option,
-    json_option,
-    quiet_option,
-    scalars_option,
-    strings_option,
-    write_json,
-)
+from answerkey.cli.options import epsilon_option, json_option, quiet_option, scalars_option, strings_option
+from answerkey.cli.output import finish, start
 from answerkey.comparator import judge as judge_answers
 from answerkey.files import read_text, source_name
 from answerkey.grammar import parse
 from answerkey.limits import CLI_MAX_CAS_CHARS
 from answerkey.model import Answer
+from answerkey.report import ReportPaths
+from answerkey.report.cas import JudgeResult
 
 __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
@@ -82,16 +77,9 @@ def judge(
     """
     if canonical == "-" and system == "-":
         raise Trouble("only one of CANONICAL and SYSTEM can be read from standard input")
-    check_json_path(json_path, {"CANONICAL": canonical, "SYSTEM": system})
+    start(ReportPaths(json=json_path), {"CANONICAL": canonical, "SYSTEM": system})
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
-    if json_path is not None:
-        write_json(json_path, verdict.document(explain=explain))
-    if quiet or json_path == "-":
-        pass
-    elif explain:
-        click.echo(verdict.explain())
-    else:
-        click.echo(verdict.label)
+    finish(JudgeResult(verdict, explain=explain), ReportPaths(json=json_path), quiet=quiet)
     raise click.exceptions.Exit(0 if verdict.correct else 1)

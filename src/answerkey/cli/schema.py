@@ -10,13 +10,19 @@ document, or, for formats read as records, a list of them (one per line in JSON 
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import click
 from pydantic import BaseModel, Field
+
+from answerkey.answers.schema import AnswersReport
+from answerkey.execution.schema import BirdPredictions, BirdQuestion, SqlItemSchema, SqlPredictionRecord, SqlReport
+from answerkey.qatch.schema import QatchReport, QatchTestRow
+from answerkey.score.schema import AnswerRecord, CorpusItemSchema, ScoreReport
+from answerkey.sdmx.schema import SdmxReport, SelectionRecord, TestCase
+from answerkey.steps.schema import AggregatesReport, ReferenceCorpus, ResponsesFile, ResultsReport
 
 __all__ = [
     "schema",
@@ -160,10 +166,10 @@ class SelfReport(BaseModel):
 
 @dataclass(frozen=True)
 class SchemaEntry:
-    """A file format: the pydantic model (``module:Model``), whether the model describes the
-    whole file or each of its records, and what the file is."""
+    """A file format: the pydantic model, whether it describes the whole file or each of its
+    records, and what the file is."""
 
-    model: str
+    model: type[BaseModel]
     shape: Literal["document", "records", "one-or-more"]
     description: str
 
@@ -171,107 +177,81 @@ class SchemaEntry:
 # Schema name -> entry. Every input and report format registers here.
 SCHEMAS: dict[str, SchemaEntry] = {
     "corpus": SchemaEntry(
-        "answerkey.score.schema:CorpusItemSchema",
+        CorpusItemSchema,
         "records",
         "A corpus for answerkey score: a YAML or JSON list of items, or JSON Lines.",
     ),
     "answers": SchemaEntry(
-        "answerkey.score.schema:AnswerRecord",
+        AnswerRecord,
         "records",
         "A system's answers for answerkey score: records in JSON Lines or a JSON/YAML list "
         "(or a mapping id: CAS text).",
     ),
-    "score-report": SchemaEntry(
-        "answerkey.score.schema:ScoreReport", "document", "The report of answerkey score (--json, --yaml)."
-    ),
-    "judge-report": SchemaEntry(
-        "answerkey.cli.schema:VerdictReport", "document", "The output of answerkey judge --json."
-    ),
-    "check-report": SchemaEntry(
-        "answerkey.cli.schema:CheckReport", "document", "The output of answerkey check --json."
-    ),
-    "fuzz-answers": SchemaEntry(
-        "answerkey.cli.schema:FuzzAnswer", "records", "Answers written by answerkey fuzz generate to a .jsonl file."
-    ),
-    "fuzz-roundtrip-report": SchemaEntry(
-        "answerkey.cli.schema:RoundtripReport", "document", "The output of answerkey fuzz roundtrip --json."
-    ),
-    "fuzz-self-report": SchemaEntry(
-        "answerkey.cli.schema:SelfReport", "document", "The output of answerkey fuzz self --json."
-    ),
+    "score-report": SchemaEntry(ScoreReport, "document", "The report of answerkey score (--json, --yaml)."),
+    "judge-report": SchemaEntry(VerdictReport, "document", "The output of answerkey judge --json."),
+    "check-report": SchemaEntry(CheckReport, "document", "The output of answerkey check --json."),
+    "fuzz-answers": SchemaEntry(FuzzAnswer, "records", "Answers written by answerkey fuzz generate to a .jsonl file."),
+    "fuzz-roundtrip-report": SchemaEntry(RoundtripReport, "document", "The output of answerkey fuzz roundtrip --json."),
+    "fuzz-self-report": SchemaEntry(SelfReport, "document", "The output of answerkey fuzz self --json."),
     "qatch-tests": SchemaEntry(
-        "answerkey.qatch.schema:QatchTestRow",
+        QatchTestRow,
         "records",
         "A tests file for answerkey qatch: JSON Lines, a JSON or YAML list, or CSV rows.",
     ),
-    "qatch-report": SchemaEntry(
-        "answerkey.qatch.schema:QatchReport", "document", "The report of answerkey qatch (--json, --yaml)."
-    ),
-    "sdmx-case": SchemaEntry(
-        "answerkey.sdmx.schema:TestCase", "one-or-more", "SDMX test cases: one case or a list of them per YAML file."
-    ),
+    "qatch-report": SchemaEntry(QatchReport, "document", "The report of answerkey qatch (--json, --yaml)."),
+    "sdmx-case": SchemaEntry(TestCase, "one-or-more", "SDMX test cases: one case or a list of them per YAML file."),
     "sdmx-selections": SchemaEntry(
-        "answerkey.sdmx.schema:SelectionRecord",
+        SelectionRecord,
         "one-or-more",
         "A system's SDMX selections: JSON Lines or a JSON/YAML list of records.",
     ),
-    "sdmx-report": SchemaEntry(
-        "answerkey.sdmx.schema:SdmxReport", "document", "The report of answerkey sdmx (--json, --yaml)."
-    ),
+    "sdmx-report": SchemaEntry(SdmxReport, "document", "The report of answerkey sdmx (--json, --yaml)."),
     "steps-reference": SchemaEntry(
-        "answerkey.steps.schema:ReferenceCorpus",
+        ReferenceCorpus,
         "document",
         "A graphrag-eval reference corpus: templates -> questions -> reference_steps.",
     ),
     "steps-responses": SchemaEntry(
-        "answerkey.steps.schema:ResponsesFile",
+        ResponsesFile,
         "document",
         "An agent's responses: an object keyed by question id, a JSON list, or JSON Lines.",
     ),
-    "steps-results": SchemaEntry(
-        "answerkey.steps.schema:ResultsReport", "document", "The report of answerkey steps evaluate (--json, --yaml)."
-    ),
+    "steps-results": SchemaEntry(ResultsReport, "document", "The report of answerkey steps evaluate (--json, --yaml)."),
     "steps-aggregates": SchemaEntry(
-        "answerkey.steps.schema:AggregatesReport",
+        AggregatesReport,
         "document",
         "The report of answerkey steps aggregate (--json, --yaml).",
     ),
     "sql-corpus": SchemaEntry(
-        "answerkey.execution.schema:SqlItemSchema",
+        SqlItemSchema,
         "records",
         "Gold SQL for answerkey sql (the answerkey layout): a YAML or JSON list of items, or JSON Lines.",
     ),
     "sql-predictions": SchemaEntry(
-        "answerkey.execution.schema:SqlPredictionRecord",
+        SqlPredictionRecord,
         "records",
         "Predicted SQL for answerkey sql (the answerkey layout): {id, sql} records in JSON Lines or a JSON/YAML "
         "list (or a mapping id: SQL).",
     ),
     "sql-bird-gold": SchemaEntry(
-        "answerkey.execution.schema:BirdQuestion",
+        BirdQuestion,
         "records",
         "BIRD's gold questions (dev.json) for answerkey sql --layout bird.",
     ),
     "sql-bird-predictions": SchemaEntry(
-        "answerkey.execution.schema:BirdPredictions",
+        BirdPredictions,
         "document",
         "BIRD's predictions for answerkey sql --layout bird: position -> SQL<TAB>----- bird -----<TAB>db_id.",
     ),
-    "sql-report": SchemaEntry(
-        "answerkey.execution.schema:SqlReport", "document", "The report of answerkey sql (--json, --yaml)."
-    ),
-    "answers-report": SchemaEntry(
-        "answerkey.answers.schema:AnswersReport", "document", "The report of answerkey answers (--json, --yaml)."
-    ),
+    "sql-report": SchemaEntry(SqlReport, "document", "The report of answerkey sql (--json, --yaml)."),
+    "answers-report": SchemaEntry(AnswersReport, "document", "The report of answerkey answers (--json, --yaml)."),
 }
 
 
 def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema of the whole file format ``name`` (a ``SCHEMAS`` key)."""
     entry = SCHEMAS[name]
-    module_name, attribute = entry.model.split(":")
-    model = getattr(importlib.import_module(module_name), attribute)
-    described: dict[str, Any] = model.model_json_schema()
+    described: dict[str, Any] = entry.model.model_json_schema()
     definitions = described.pop("$defs", {})
     head: dict[str, Any] = {
         "$schema": DIALECT,
@@ -282,7 +262,7 @@ def json_schema(name: str) -> dict[str, Any]:
     if entry.shape == "document":
         body = {**described, **head}
     else:
-        item_name = described.get("title", attribute)
+        item_name = described.get("title", entry.model.__name__)
         definitions[item_name] = described
         item = {"$ref": f"#/$defs/{item_name}"}
         records: dict[str, Any] = {"type": "array", "items": item}

@@ -1,7 +1,7 @@
 """Execution evaluation: gold and predicted SQL run on each database of an item, results judged.
 
 ``run_sql`` evaluates every item of ``SqlInputs`` into a ``SqlRun``, the result its reports
-are written from (``answerkey.execution.report``).
+are written from (its ``SqlReport``, ``answerkey.execution.schema``).
 
 **Work.** Items are grouped per database (``make_batches``: the items of one db_id, in
 batches of at most ``BATCH_SIZE``, db_ids in order of first appearance), and an executor
@@ -61,9 +61,9 @@ from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.adapters.sql import limits_problem
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning, plural
-from answerkey.execution import report
 from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.load import SqlInputs, SqlItem
+from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     SEMANTICS,
@@ -84,7 +84,8 @@ from answerkey.metrics.registry import METRIC_KINDS, METRICS, defaults_for, metr
 from answerkey.metrics.table import table_scores
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import ProgressBar
-from answerkey.report.workbook import Workbook
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = [
@@ -667,7 +668,7 @@ class GroupSummary:
 
 
 @dataclass
-class SqlRun:
+class SqlRun(Reported):
     """Everything a run computed (an ``answerkey.report.Result``): the items in input order
     with their outcomes, the summaries, the warnings, and how the cache served (``cache_hits``
     results read, ``cache_misses`` queries run through it)."""
@@ -698,17 +699,65 @@ class SqlRun:
         """How many items the semantics disagree on."""
         return sum(result.outcome.disagreement is not None for result in self.results)
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema sql-report``)."""
-        return report.document(self)
+    def report(self) -> SqlReport:
+        """The report (``answerkey schema sql-report``): items in input order."""
+        return build(
+            SqlReport,
+            signature=str(self.signature),
+            layout=self.layout,
+            summary=_figures(
+                self.summary,
+                SqlSummary,
+                semantics=self.options.semantics,
+                disagreements=self.disagreements,
+                by_difficulty={name: _figures(group) for name, group in self.by_difficulty.items()},
+                by_tag={name: _figures(group) for name, group in self.by_tag.items()},
+            ),
+            items=[_item_report(result) for result in self.results],
+            warnings=[str(warning) for warning in self.warnings],
+            decided_semantics=list(self.options.decided_semantics),
+        )
 
-    def summary_table(self) -> str:
-        """All items, each difficulty and tag; metric means; disagreements; the signature."""
-        return report.summary_table(self)
 
-    def workbook(self) -> Workbook:
-        """Overview (one row per item), Statistics, and the disagreements."""
-        return report.workbook(self)
+def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **more: Any) -> Any:
+    """``group``'s figures as a ``model`` (``SqlSummary`` takes ``more``: the headline, the groups)."""
+    return build(
+        model,
+        items=group.items,
+        evaluated=group.evaluated,
+        correct=group.correct,
+        incorrect=group.incorrect,
+        errors=group.errors,
+        accuracy=group.accuracy,
+        accuracy_by_semantics=dict(group.accuracy_by_semantics),
+        metrics=dict(group.metrics),
+        **more,
+    )
+
+
+def _verdict(correct: bool) -> str:
+    return "correct" if correct else "incorrect"
+
+
+def _item_report(result: ItemResult) -> SqlItemReport:
+    item, outcome = result.item, result.outcome
+    return build(
+        SqlItemReport,
+        id=item.id,
+        db_id=item.db_id,
+        verdict=outcome.verdict,
+        reason=outcome.reason,
+        database=outcome.database,
+        databases=outcome.databases,
+        verdicts={name: _verdict(correct) for name, correct in outcome.verdicts.items()},
+        disagreement=outcome.disagreement,
+        difficulty=item.difficulty,
+        tags=list(item.tags),
+        metrics=dict(outcome.metrics),
+        question=item.question or None,
+        gold=item.gold,
+        predicted=item.predicted,
+    )
 
 
 def _difficulty_key(name: str) -> tuple[int, str]:

@@ -20,11 +20,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, RootModel, ValidationError, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    RootModel,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    WithJsonSchema,
+    model_serializer,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
 from answerkey.files import read_id
+from answerkey.report import figure, text_table
+from answerkey.report.schema import ReportModel
+from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
 __all__ = [
     "VERDICTS",
@@ -36,6 +50,8 @@ __all__ = [
     "SqlSummary",
     "SqlItemReport",
     "SqlReport",
+    "FIGURES",
+    "ITEM_COLOURS",
     "ValidationError",
     "read_columns",
     "read_db_id",
@@ -180,6 +196,11 @@ class BirdPredictions(RootModel[dict[str, str | None]]):
     )
 
 
+# The counts of a group, in the order tables show them.
+FIGURES = ("items", "evaluated", "correct", "incorrect", "errors")
+# Verdict colours of the Overview, an error as a missing answer is shown elsewhere.
+ITEM_COLOURS = {**VERDICT_COLOURS, "error": VERDICT_COLOURS["no_answer"]}
+
 _STRICT = ConfigDict(extra="forbid")
 Figure = float | None
 
@@ -206,6 +227,12 @@ class SqlSummary(GroupFigures):
     by_difficulty: dict[str, GroupFigures]
     by_tag: dict[str, GroupFigures]
 
+    @model_serializer(mode="wrap")
+    def _headline_first(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # The document names the headline semantics before the figures it heads.
+        figures: dict[str, Any] = handler(self)
+        return {"semantics": figures.pop("semantics"), **figures}
+
 
 class SqlItemReport(BaseModel):
     """One item's verdict."""
@@ -227,9 +254,13 @@ class SqlItemReport(BaseModel):
     difficulty: str | None
     tags: list[str]
     metrics: dict[str, Figure] = Field(description="Metric values; null where a metric does not apply.")
+    # Shown in the workbook only: not in the document, nor in its schema.
+    question: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    gold: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    predicted: SkipJsonSchema[str | None] = Field(None, exclude=True)
 
 
-class SqlReport(BaseModel):
+class SqlReport(ReportModel):
     """The report of ``answerkey sql`` (``--json`` / ``--yaml``)."""
 
     model_config = _STRICT
@@ -238,3 +269,141 @@ class SqlReport(BaseModel):
     summary: SqlSummary
     items: list[SqlItemReport] = Field(description="Every item, in input order.")
     warnings: list[str]
+    # Shown in the table and the workbook only: not in the document, nor in its schema. The
+    # semantics the run decided (the registry's ``decided_semantics``), in their order.
+    decided_semantics: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
+
+    def _groups(self) -> list[tuple[str, GroupFigures]]:
+        summary = self.summary
+        rows: list[tuple[str, GroupFigures]] = [("all", summary)]
+        rows += [(f"difficulty {name}", group) for name, group in summary.by_difficulty.items()]
+        rows += [(f"tag {name}", group) for name, group in summary.by_tag.items()]
+        return rows
+
+    def summary_table(self) -> str:
+        """A readable table: all items, each difficulty, each tag, with the accuracy under every
+        semantics (the headline one marked ``*``); then metric means, the disagreements and the
+        signature."""
+        headline = self.summary.semantics
+        names = [f"{name}*" if name == headline else name for name in self.decided_semantics]
+        rows = [
+            (
+                name,
+                *(getattr(group, count) for count in FIGURES),
+                *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in self.decided_semantics),
+            )
+            for name, group in self._groups()
+        ]
+        parts = [text_table(("group", *FIGURES, *names), rows)]
+        metric_names = list(self.summary.metrics)
+        if metric_names:
+            parts.append(
+                text_table(
+                    ("metric", "mean"),
+                    [(name, figure(self.summary.metrics.get(name), 4)) for name in metric_names],
+                )
+            )
+        lines = [f"* headline semantics: execution accuracy {figure(self.summary.accuracy, 4)} under {headline}"]
+        disagreements, items = self.summary.disagreements, self.summary.items
+        if disagreements:
+            lines.append(f"the semantics disagree on {disagreements:,} of {items:,} items (the reports say why)")
+        lines.append(f"signature: {self.signature}")
+        parts.append("\n".join(lines))
+        return "\n\n".join(parts)
+
+    def workbook(self) -> Workbook:
+        """``Overview``: one row per item (verdicts coloured); ``Statistics``: all items, each
+        difficulty and each tag, with a chart of accuracy per difficulty; ``Disagreements``: the
+        items the semantics disagree on, with the verdict under each and why."""
+        names = list(self.summary.metrics)
+        overview = Sheet(
+            "Overview",
+            [
+                Column("id", 10, "text"),
+                Column("db_id", 18, "text"),
+                Column("verdict", 11, "text", colours=ITEM_COLOURS),
+                Column("reason", 50, "text", wrap=True),
+                Column("database", 18, "text"),
+                Column("question", 40, "text", wrap=True),
+                Column("gold SQL", 50, "text", wrap=True),
+                Column("predicted SQL", 50, "text", wrap=True),
+                Column("difficulty", 11, "text"),
+                Column("tags", 20, "text"),
+                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
+                Column("disagreement", 50, "text", wrap=True),
+                *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
+            ],
+            [
+                [
+                    item.id,
+                    item.db_id,
+                    item.verdict,
+                    item.reason,
+                    item.database,
+                    item.question,
+                    item.gold,
+                    item.predicted,
+                    item.difficulty,
+                    ", ".join(item.tags) or None,
+                    *(item.verdicts.get(name) for name in self.decided_semantics),
+                    item.disagreement,
+                    *(item.metrics.get(name) for name in names),
+                ]
+                for item in self.items
+            ],
+        )
+        groups = self._groups()
+        charts = []
+        if self.summary.by_difficulty:
+            charts.append(
+                Chart(
+                    "Accuracy per difficulty",
+                    0,
+                    (len(FIGURES) + 1,),
+                    1,
+                    len(self.summary.by_difficulty),
+                    axis_title="accuracy",
+                )
+            )
+        statistics = Sheet(
+            "Statistics",
+            [
+                Column("group", 24, "text"),
+                *(Column(count, 10, "integer") for count in FIGURES),
+                Column("accuracy", 10, "ratio"),
+                *(Column(name, 11, "ratio") for name in self.decided_semantics),
+                *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
+            ],
+            [
+                [
+                    name,
+                    *(getattr(group, count) for count in FIGURES),
+                    group.accuracy,
+                    *(group.accuracy_by_semantics[semantics] for semantics in self.decided_semantics),
+                    *(group.metrics.get(metric) for metric in names),
+                ]
+                for name, group in groups
+            ],
+            charts=charts,
+            notes=[("headline semantics", self.summary.semantics), ("disagreements", self.summary.disagreements)],
+        )
+        disagreements = Sheet(
+            "Disagreements",
+            [
+                Column("id", 10, "text"),
+                Column("db_id", 18, "text"),
+                *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
+                Column("why", 80, "text", wrap=True),
+            ],
+            [
+                [
+                    item.id,
+                    item.db_id,
+                    *(item.verdicts[name] for name in self.decided_semantics),
+                    item.disagreement,
+                ]
+                for item in self.items
+                if item.disagreement is not None
+            ],
+        )
+        return Workbook(overview, statistics, [disagreements])

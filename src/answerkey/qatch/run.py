@@ -12,7 +12,7 @@ A target that cannot be evaluated is an error of the test (left out of the means
 prediction that is malformed or fails to run scores 0 on every metric that applies.
 
 ``run_qatch`` scores every test of a file into a ``QatchRun``, the result its reports are
-written from (``answerkey.qatch.report``): the outcomes in file order, whatever ``jobs`` is,
+written from (its ``QatchReport``, ``answerkey.qatch.schema``): the outcomes in file order, whatever ``jobs`` is,
 and the mean of each metric over the tests where it has a value.
 
 >>> outcome = evaluate_test([["scotland", "wales"], ["england"]], '[["wales", "scotland"], ["england"]]',
@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import partial
-from typing import Any, cast
+from typing import cast
 
 from answerkey._deprecated import keep_old_names
 from answerkey.adapters.sql import Databases
@@ -43,8 +43,9 @@ from answerkey.metrics.table import table_rows, table_scores
 from answerkey.model import Value
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
-from answerkey.qatch import report
-from answerkey.report.workbook import Workbook
+from answerkey.qatch.schema import QatchReport, QatchSummary, QatchTestReport
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 __all__ = [
@@ -365,7 +366,7 @@ class QatchResult:
 
 
 @dataclass
-class QatchRun:
+class QatchRun(Reported):
     """A whole run (a ``answerkey.report.Result``): the results in file order, the mean of
     each metric over the tests without error where it has a value (``None`` where it has
     none), how many tests each mean is over, and the run's counts (``tests``, ``evaluated``,
@@ -389,17 +390,39 @@ class QatchRun:
         """The tests whose target could not be evaluated (errors of the tests)."""
         return [result for result in self.results if result.outcome.error is not None]
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema qatch-report``)."""
-        return report.document(self)
+    def report(self) -> QatchReport:
+        """The report (``answerkey schema qatch-report``)."""
+        return build(
+            QatchReport,
+            signature=str(self.signature),
+            task=self.options.task,
+            metrics=list(self.metric_names),
+            summary=build(
+                QatchSummary,
+                tests=self.counts["tests"],
+                evaluated=self.counts["evaluated"],
+                errors=self.counts["errors"],
+                prediction_errors=self.counts["prediction_errors"],
+                means=dict(self.means),
+                counts=dict(self.metric_counts),
+            ),
+            tests=[_test_report(result) for result in self.results],
+            warnings=[str(warning) for warning in self.warnings],
+        )
 
-    def summary_table(self) -> str:
-        """Each metric's mean and the tests it is over, the counts, the signature."""
-        return report.summary_table(self)
 
-    def workbook(self) -> Workbook:
-        """Overview (one row per test) and Statistics (means and counts)."""
-        return report.workbook(self)
+def _test_report(result: QatchResult) -> QatchTestReport:
+    return build(
+        QatchTestReport,
+        id=result.test.id,
+        line=result.test.line,
+        db_id=result.test.db_id,
+        metrics=dict(result.outcome.scores),
+        error=result.outcome.error,
+        prediction_error=result.outcome.prediction_error,
+        target=result.test.target,
+        prediction=result.test.prediction,
+    )
 
 
 def _evaluate(index: int) -> TestOutcome:

@@ -1,6 +1,9 @@
 """The file formats of ``answerkey qatch``, as pydantic models: a test (one row of a tests
 file) and the report (``answerkey schema qatch-tests``, ``answerkey schema qatch-report``).
 
+``QatchReport`` is also what a ``QatchRun`` builds its reports from: its fields are the
+JSON/YAML document (keys in this order), and it lays out the summary table and the workbook.
+
 ``answerkey.qatch.load`` reads tests files by the rules ``QatchTestRow`` describes; the
 column names of the target and the prediction are options there (``--target-col``,
 ``--prediction-col``), so the model describes the default names ``query`` and ``prediction``.
@@ -12,18 +15,28 @@ column names of the target and the prediction are options there (``--target-col`
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
+from answerkey.errors import plural
 from answerkey.files import read_id
+from answerkey.report import figure, text_table
+from answerkey.report.schema import ReportModel
+from answerkey.report.workbook import Column, Sheet, Workbook
 
 __all__ = [
     "QatchTestRow",
     "QatchSummary",
     "QatchTestReport",
     "QatchReport",
+    "MEAN_DIGITS",
 ]
+
+# Decimals of the means in the summary table.
+MEAN_DIGITS = 4
 
 
 def _read_db_id(value: Any) -> Any:
@@ -99,9 +112,12 @@ class QatchTestReport(BaseModel):
     )
     error: str | None = Field(description="Why the target could not be evaluated (an error of the test).")
     prediction_error: str | None = Field(description="Why the prediction scored zeros.")
+    # Shown in the workbook only: not in the document, nor in its schema.
+    target: SkipJsonSchema[Any] = Field(None, exclude=True)
+    prediction: SkipJsonSchema[Any] = Field(None, exclude=True)
 
 
-class QatchReport(BaseModel):
+class QatchReport(ReportModel):
     """The report of ``answerkey qatch`` (``--json`` / ``--yaml``)."""
 
     model_config = _STRICT
@@ -111,3 +127,76 @@ class QatchReport(BaseModel):
     summary: QatchSummary
     tests: list[QatchTestReport] = Field(description="Every test, in file order.")
     warnings: list[str]
+
+    def _counts_line(self) -> str:
+        summary = self.summary
+        return (
+            f"{plural(summary.tests, 'test')}: {summary.evaluated:,} evaluated, "
+            f"{plural(summary.prediction_errors, 'prediction error')} (scored 0), "
+            f"{plural(summary.errors, 'test error')}"
+        )
+
+    def summary_table(self) -> str:
+        """Each metric's mean and the number of tests it is over; the counts; the signature.
+        A mean is ``-`` when the metric has a value for no test."""
+        means, counts = self.summary.means, self.summary.counts
+        rows = [(name, figure(means.get(name), MEAN_DIGITS), counts.get(name, 0)) for name in self.metrics]
+        return "\n".join(
+            [text_table(("metric", "mean", "tests"), rows), "", self._counts_line(), f"signature: {self.signature}"]
+        )
+
+    def workbook(self) -> Workbook:
+        """``Overview``: one row per test (its metrics, errors, target and prediction as text);
+        ``Statistics``: each metric's mean and the tests it is over, the counts below."""
+        names = list(self.metrics)
+        overview = Sheet(
+            "Overview",
+            [
+                Column("id", 14, "text"),
+                Column("line", 7, "integer"),
+                Column("db_id", 16, "text"),
+                *(Column(name, 12, "ratio") for name in names),
+                Column("prediction_error", 40, "text", wrap=True),
+                Column("error", 40, "text", wrap=True),
+                Column("target", 50, "text", wrap=True),
+                Column("prediction", 50, "text", wrap=True),
+            ],
+            [
+                [
+                    test.id,
+                    test.line,
+                    test.db_id,
+                    *(test.metrics.get(name) for name in names),
+                    test.prediction_error,
+                    test.error,
+                    _text(test.target),
+                    _text(test.prediction),
+                ]
+                for test in self.tests
+            ],
+        )
+        summary = self.summary
+        statistics = Sheet(
+            "Statistics",
+            [
+                Column("metric", 22, "text"),
+                Column("mean", 10, "ratio"),
+                Column("tests", 8, "integer"),
+            ],
+            [[name, summary.means.get(name), summary.counts.get(name, 0)] for name in names],
+            notes=[
+                ("tests", summary.tests),
+                ("evaluated", summary.evaluated),
+                ("prediction errors", summary.prediction_errors),
+                ("test errors", summary.errors),
+            ],
+        )
+        return Workbook(overview, statistics)
+
+
+def _text(value: object) -> str | None:
+    """A target or prediction as the text of a cell: SQL and JSON text as given, a table
+    read from JSON or YAML as JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)

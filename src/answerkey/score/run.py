@@ -1,7 +1,7 @@
 """Scoring one system's answers against a corpus: verdicts, ATIS figures, graded metrics.
 
 ``run_score`` computes everything once into a ``ScoreRun``, the result its reports are
-written from (``answerkey.score.report``).
+written from (its ``ScoreReport``, ``answerkey.score.schema``).
 
 Each scored item gets a verdict: ``correct``, ``incorrect`` or ``no_answer`` (no answer in
 the answers file, ``null`` or ``NO_ANSWER``). A system answer that does not parse is
@@ -55,10 +55,10 @@ from answerkey.metrics import METRICS, TABLE_METRICS, metrics_for, needs_order, 
 from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
-from answerkey.report.workbook import Workbook
-from answerkey.score import report
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.score.load import Answers, Corpus
-from answerkey.score.schema import CATEGORIES, VERDICTS
+from answerkey.score.schema import CATEGORIES, VERDICTS, GroupFigures, ItemReport, ScoreReport, Summary
 from answerkey.signature import Signature
 
 __all__ = [
@@ -201,7 +201,7 @@ class GroupSummary:
 
 
 @dataclass
-class ScoreRun:
+class ScoreRun(Reported):
     """Everything a scoring run computed: per item results and the summaries (a
     ``answerkey.report.Result``)."""
 
@@ -218,17 +218,58 @@ class ScoreRun:
         """The graded metrics computed in this run."""
         return self.options.metrics
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema score-report``)."""
-        return report.document(self)
+    def report(self) -> ScoreReport:
+        """The report (``answerkey schema score-report``): undefined figures are None."""
+        return build(
+            ScoreReport,
+            signature=str(self.signature),
+            summary=_figures(
+                self.summary,
+                Summary,
+                by_category={name: _figures(group) for name, group in self.by_category.items()},
+                by_tag={name: _figures(group) for name, group in self.by_tag.items()},
+            ),
+            items=[_item_report(item) for item in self.items],
+            warnings=[str(warning) for warning in self.warnings],
+        )
 
-    def summary_table(self) -> str:
-        """All items, each category, each tag; metric means; the signature."""
-        return report.summary_table(self)
 
-    def workbook(self) -> Workbook:
-        """Overview (one row per item), Statistics (per group, a chart of accuracy per tag)."""
-        return report.workbook(self)
+def _numbers(metrics: dict[str, float] | dict[str, float | None]) -> dict[str, float | None]:
+    return {name: None if value is None or math.isnan(value) else value for name, value in metrics.items()}
+
+
+def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **more: Any) -> Any:
+    """``group``'s figures as a ``model`` (``Summary`` takes ``more``: the groups)."""
+    return build(
+        model,
+        items=group.items,
+        scored=group.scored,
+        correct=group.correct,
+        incorrect=group.incorrect,
+        no_answer=group.no_answer,
+        accuracy=group.accuracy,
+        weighted_error=group.weighted_error,
+        score=group.score,
+        metrics=_numbers(group.metrics),
+        **more,
+    )
+
+
+def _item_report(item: ItemResult) -> ItemReport:
+    return build(
+        ItemReport,
+        id=item.id,
+        verdict=item.verdict,
+        reason=item.reason,
+        category=item.category,
+        tags=list(item.tags),
+        metrics=_numbers(item.metrics),
+        query=item.query,
+        canonical=item.canonical,
+        max_answer=item.max_answer,
+        system=item.system,
+        context=list(item.context),
+    )
 
 
 # ---------------------------------------------------------------- canonical answers

@@ -1,7 +1,9 @@
 """The file formats of ``answerkey score``, as pydantic models: the corpus item, the answer
 record and the report (``answerkey schema corpus``, ``answers``, ``score-report``).
 
-These models decide what a file may hold and word what is wrong with it.
+These models decide what a file may hold and word what is wrong with it. ``ScoreReport`` is
+also what a ``ScoreRun`` builds its reports from: its fields are the JSON/YAML document (keys
+in this order), and it lays out the summary table and the workbook.
 
 >>> item = CorpusItemSchema.model_validate({"id": 7, "answer": 52000, "category": 1})
 >>> item.id, item.answer, item.category
@@ -15,10 +17,14 @@ import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from answerkey.errors import kind_of
 from answerkey.files import read_id
+from answerkey.report import figure, text_table
+from answerkey.report.schema import ReportModel
+from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
 __all__ = [
     "CATEGORIES",
@@ -30,6 +36,7 @@ __all__ = [
     "Summary",
     "ItemReport",
     "ScoreReport",
+    "FIGURES",
     "cas_text",
     "read_sort_keys",
 ]
@@ -41,6 +48,8 @@ CATEGORIES = ("0", "1", "2", "3", "X")
 VERDICTS = ("correct", "incorrect", "no_answer", "excluded")
 
 Category = Literal["0", "1", "2", "3", "X"]
+# The figures of a group, in the order tables show them.
+FIGURES = ("items", "scored", "correct", "incorrect", "no_answer", "accuracy", "weighted_error", "score")
 
 
 def cas_text(value: Any) -> Any:
@@ -238,9 +247,15 @@ class ItemReport(BaseModel):
     metrics: dict[str, float | None] = Field(
         description="Graded metric values; null where a metric does not apply (tuple order of an unordered answer)."
     )
+    # Shown in the workbook only: not in the document, nor in its schema.
+    query: SkipJsonSchema[str] = Field("", exclude=True)
+    canonical: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    max_answer: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    system: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    context: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
 
 
-class ScoreReport(BaseModel):
+class ScoreReport(ReportModel):
     """The report of ``answerkey score`` (``--json`` / ``--yaml``)."""
 
     model_config = _STRICT
@@ -248,3 +263,125 @@ class ScoreReport(BaseModel):
     summary: Summary
     items: list[ItemReport]
     warnings: list[str]
+
+    def _groups(self) -> list[tuple[str, GroupFigures]]:
+        rows: list[tuple[str, GroupFigures]] = [("all", self.summary)]
+        rows += [(f"category {name}", group) for name, group in self.summary.by_category.items()]
+        rows += [(f"tag {name}", group) for name, group in self.summary.by_tag.items()]
+        return rows
+
+    def summary_table(self) -> str:
+        """A readable table: all items, each category, each tag; then metric means and the
+        signature. Accuracy is a fraction; weighted error and score are ATIS percentage points."""
+        rows = [
+            (
+                name,
+                group.items,
+                group.scored,
+                group.correct,
+                group.incorrect,
+                group.no_answer,
+                figure(group.accuracy),
+                figure(group.weighted_error, 1),
+                figure(group.score, 1),
+            )
+            for name, group in self._groups()
+        ]
+        parts = [text_table(("group", *FIGURES), rows)]
+        if self.summary.metrics:
+            parts.append(
+                text_table(
+                    ("metric", "mean over scored items"),
+                    [(name, figure(mean)) for name, mean in self.summary.metrics.items()],
+                    "ll",
+                )
+            )
+        parts.append(f"signature: {self.signature}")
+        return "\n\n".join(parts)
+
+    def workbook(self) -> Workbook:
+        """``Overview``: one row per item (verdicts coloured); ``Statistics``: all items, each
+        category and each tag, with a chart of accuracy per tag."""
+        names = list(self.summary.metrics)
+        overview = Sheet(
+            "Overview",
+            [
+                Column("id", 14, "text"),
+                Column("query", 40, "text", wrap=True),
+                Column("verdict", 11, "text", colours=VERDICT_COLOURS),
+                Column("reason", 50, "text", wrap=True),
+                Column("canonical", 30, "text", wrap=True),
+                Column("system answer", 30, "text", wrap=True),
+                Column("tags", 20, "text"),
+                Column("category", 9, "text"),
+                Column("context", 40, "text", wrap=True),
+                *(Column(name, 12, "ratio") for name in names),
+            ],
+            [
+                [
+                    item.id,
+                    item.query,
+                    item.verdict,
+                    item.reason,
+                    _canonical_cell(item.canonical, item.max_answer),
+                    item.system,
+                    ", ".join(item.tags),
+                    item.category,
+                    "\n".join(item.context) or None,
+                    *(item.metrics.get(name) for name in names),
+                ]
+                for item in self.items
+            ],
+        )
+        by_category, by_tag = self.summary.by_category, self.summary.by_tag
+        charts = []
+        if by_tag:
+            first = 1 + len(by_category)  # rows: all, the categories, then the tags
+            charts.append(
+                Chart(
+                    "Accuracy per tag",
+                    0,
+                    (FIGURES.index("accuracy") + 1,),
+                    first,
+                    first + len(by_tag) - 1,
+                    axis_title="accuracy",
+                )
+            )
+        statistics = Sheet(
+            "Statistics",
+            [
+                Column("group", 24, "text"),
+                Column("items", 8, "integer"),
+                Column("scored", 8, "integer"),
+                Column("correct", 8, "integer"),
+                Column("incorrect", 10, "integer"),
+                Column("no_answer", 10, "integer"),
+                Column("accuracy", 10, "ratio"),
+                Column("weighted_error", 15, "points"),
+                Column("score", 8, "points"),
+                *(Column(name, 12, "ratio") for name in names),
+            ],
+            [
+                [
+                    name,
+                    group.items,
+                    group.scored,
+                    group.correct,
+                    group.incorrect,
+                    group.no_answer,
+                    group.accuracy,
+                    group.weighted_error,
+                    group.score,
+                    *(group.metrics.get(n) for n in names),
+                ]
+                for name, group in self._groups()
+            ],
+            charts=charts,
+        )
+        return Workbook(overview, statistics)
+
+
+def _canonical_cell(canonical: str | None, max_answer: str | None) -> str | None:
+    if max_answer is None:
+        return canonical
+    return f"min: {canonical}\nmax: {max_answer}"

@@ -2,7 +2,7 @@
 per suite: the SDMX data-query methodology on the typed model.
 
 ``run_sdmx`` scores a suite into an ``SdmxRun``, the result its reports are written from
-(``answerkey.sdmx.report``); ``evaluate_case`` scores one case.
+(its ``SdmxReport``, ``answerkey.sdmx.schema``); ``evaluate_case`` scores one case.
 
 Selected dimensions outside the target have two readings (``NOT_IN_TARGET``, the
 ``not_in_target`` keyword, recorded in the signature): ``listed`` (the default, as the
@@ -35,10 +35,20 @@ from answerkey.errors import InputError, InputErrors, RunWarning, did_you_mean, 
 from answerkey.files import validation_errors
 from answerkey.model import Relation
 from answerkey.progress import progress
-from answerkey.report.workbook import Workbook
-from answerkey.sdmx import report
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.sdmx.load import Cases, Selections
-from answerkey.sdmx.schema import SelectionRecord, TestCase
+from answerkey.sdmx.schema import (
+    CaseReport,
+    DimensionNotInTargetReport,
+    DimensionReport,
+    Figures,
+    SdmxReport,
+    SelectionRecord,
+    SummaryReport,
+    TermReport,
+    TestCase,
+)
 from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge, target_of
 from answerkey.signature import Signature
 
@@ -52,6 +62,8 @@ __all__ = [
     "CaseResult",
     "Summary",
     "SdmxRun",
+    "dimension_report",
+    "case_report",
     "ratio",
     "nan_mean",
     "score_dimension",
@@ -208,7 +220,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class SdmxRun:
+class SdmxRun(Reported):
     """The cases' results, the overall summary, one summary per tag (sorted by tag), the
     signature, the warnings of the run (an ``answerkey.report.Result``) and the reading of
     dimensions not in the target (``NOT_IN_TARGET``; the signature records it too)."""
@@ -225,17 +237,74 @@ class SdmxRun:
         """What the reading of dimensions not in the target does, in words (for the reports)."""
         return NOT_IN_TARGET[self.not_in_target]
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema sdmx-report``)."""
-        return report.document(self)
+    def report(self) -> SdmxReport:
+        """The report (``answerkey schema sdmx-report``): undefined figures (NaN) are None."""
+        return build(
+            SdmxReport,
+            signature=str(self.signature),
+            summary=_figures(self.summary, SummaryReport, by_tag={tag: _figures(s) for tag, s in self.by_tag.items()}),
+            cases=[case_report(case) for case in self.cases],
+            warnings=[str(warning) for warning in self.warnings],
+            not_in_target_rule=self.not_in_target_rule,
+        )
 
-    def summary_table(self) -> str:
-        """All cases, then each tag: cases, macro recall and precision; the signature."""
-        return report.summary_table(self)
 
-    def workbook(self) -> Workbook:
-        """Overview (one row per case), Statistics (the Data Query Metrics, a chart per tag)."""
-        return report.workbook(self)
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _terms(terms: Iterable[TermPair]) -> list[TermReport]:
+    return [build(TermReport, id=term.id, name=term.name) for term in terms]
+
+
+def _figures(summary: Summary, model: type[Figures] = Figures, **more: Any) -> Any:
+    """``summary``'s figures as a ``model`` (``SummaryReport`` takes ``more``: the tags)."""
+    return build(
+        model,
+        cases=summary.cases,
+        macro_recall=_number(summary.macro_recall),
+        macro_precision=_number(summary.macro_precision),
+        **more,
+    )
+
+
+def dimension_report(dimension: DimensionResult) -> DimensionReport:
+    """One target dimension's outcome as in the report (NaN as None)."""
+    return build(
+        DimensionReport,
+        dataset_id=dimension.dataset_id,
+        dimension_name=dimension.dimension_name,
+        recall=_number(dimension.recall),
+        precision=_number(dimension.precision),
+        true_positives=_terms(dimension.true_positives),
+        false_negatives=_terms(dimension.false_negatives),
+        false_positives=_terms(dimension.false_positives),
+    )
+
+
+def case_report(case: CaseResult) -> CaseReport:
+    """One case's figures and terms as in the report (NaN as None)."""
+    return build(
+        CaseReport,
+        id=case.id,
+        name=case.name,
+        query=case.query,
+        tags=list(case.tags),
+        macro_recall=_number(case.macro_recall),
+        macro_precision=_number(case.macro_precision),
+        dimensions=[dimension_report(dimension) for dimension in case.dimensions],
+        dimensions_not_in_target=[
+            build(
+                DimensionNotInTargetReport,
+                dataset_id=d.dataset_id,
+                dimension_name=d.dimension_name,
+                precision=_number(d.precision) if case.scores_not_in_target else None,
+                false_positives=_terms(d.false_positives),
+            )
+            for d in case.dimensions_not_in_target
+        ],
+        scores_not_in_target=case.scores_not_in_target,
+    )
 
 
 def score_dimension(key: DimensionKey, target: Relation, selected: Relation) -> DimensionResult:

@@ -6,7 +6,9 @@ A test case follows the methodology's YAML schema (``id``, ``name``, ``tags``, `
 ``conversation`` of turns whose ``target.indicator_selection`` lists the expected terms per
 dataset and dimension); a selection record is what the system chose for one case. Unknown keys
 are kept in the inputs (``extra="allow"``) so that suites written for other tools load
-unchanged; the report's models are closed, as the report is answerkey's own.
+unchanged; the report's models are closed, as the report is answerkey's own. ``SdmxReport`` is
+also what a ``SdmxRun`` builds its reports from: its fields are the JSON/YAML document
+(keys in this order), and it lays out the summary table and the workbook.
 
 >>> TestCase.model_validate({"id": "c1", "conversation": [{"role": "user", "content": "GDP?"}]}).tags
 []
@@ -16,7 +18,15 @@ unchanged; the report's models are closed, as the report is answerkey's own.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
+
+from answerkey.report import figure, text_table
+from answerkey.report.schema import ReportModel, build
+from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 __all__ = [
     "Term",
@@ -33,7 +43,28 @@ __all__ = [
     "SummaryReport",
     "CaseReport",
     "SdmxReport",
+    "OVERVIEW_HEADERS",
+    "STATISTICS_HEADERS",
+    "ALL_CASES",
+    "block_figure",
+    "dimension_block",
+    "details_text",
+    "not_in_target_text",
 ]
+
+OVERVIEW_HEADERS = (
+    "id",
+    "name",
+    "query",
+    "tags",
+    "macro recall",
+    "macro precision",
+    "indicator selection details",
+    "dimensions not in target",
+)
+STATISTICS_HEADERS = ("tag", "cases", "mean macro recall", "mean macro precision")
+# The label of the whole suite's row, before the tags' rows.
+ALL_CASES = "(all)"
 
 # YAML reads `id: 2024` or `id: 001` as numbers; an id is text whatever it looks like.
 _OPEN = ConfigDict(extra="allow", coerce_numbers_to_str=True)
@@ -169,9 +200,11 @@ class CaseReport(BaseModel):
     )
     dimensions: list[DimensionReport]
     dimensions_not_in_target: list[DimensionNotInTargetReport]
+    # Shown in the workbook only: not in the document, nor in its schema.
+    scores_not_in_target: SkipJsonSchema[bool] = Field(False, exclude=True)
 
 
-class SdmxReport(BaseModel):
+class SdmxReport(ReportModel):
     """The report of ``answerkey sdmx`` (``--json`` / ``--yaml``)."""
 
     model_config = _CLOSED
@@ -181,3 +214,138 @@ class SdmxReport(BaseModel):
     summary: SummaryReport
     cases: list[CaseReport]
     warnings: list[str] = Field(description="Problems that did not stop the run (files skipped, unknown cases).")
+    # Shown in the workbook only: not in the document, nor in its schema.
+    not_in_target_rule: SkipJsonSchema[str] = Field("", exclude=True)
+
+    def _groups(self) -> list[tuple[str, Figures]]:
+        return [(ALL_CASES, self.summary), *self.summary.by_tag.items()]
+
+    def summary_table(self) -> str:
+        """The suite figures, overall then per tag, and the signature."""
+        rows = [
+            (tag, summary.cases, figure(summary.macro_recall, 2), figure(summary.macro_precision, 2))
+            for tag, summary in self._groups()
+        ]
+        return text_table(("tag", "cases", "macro recall", "macro precision"), rows) + f"\nsignature: {self.signature}"
+
+    def workbook(self) -> Workbook:
+        """``Overview``: one row per case (methodology, "Overview Sheet"); ``Statistics``: the
+        "Data Query Metrics" rows, all cases then each tag, with a chart of mean macro recall and
+        precision per tag (of all cases when none has a tag)."""
+        overview = Sheet(
+            "Overview",
+            [
+                Column(OVERVIEW_HEADERS[0], 38, "text"),
+                Column(OVERVIEW_HEADERS[1], 32, "text", wrap=True),
+                Column(OVERVIEW_HEADERS[2], 48, "text", wrap=True),
+                Column(OVERVIEW_HEADERS[3], 16, "text", wrap=True),
+                Column(OVERVIEW_HEADERS[4], 14, "ratio"),
+                Column(OVERVIEW_HEADERS[5], 16, "ratio"),
+                Column(OVERVIEW_HEADERS[6], 64, "text", wrap=True),
+                Column(OVERVIEW_HEADERS[7], 44, "text", wrap=True),
+            ],
+            [
+                [
+                    case.id,
+                    case.name or None,
+                    case.query or None,
+                    ", ".join(case.tags) or None,
+                    case.macro_recall,
+                    case.macro_precision,
+                    details_text(case) or None,
+                    not_in_target_text(case) or None,
+                ]
+                for case in self.cases
+            ],
+        )
+        groups = self._groups()
+        # Rows (from 0): all cases, then the tags; chart the tags, or all cases when there are none.
+        first, last = (1, len(groups) - 1) if self.summary.by_tag else (0, 0)
+        statistics = Sheet(
+            "Statistics",
+            [
+                Column(STATISTICS_HEADERS[0], 24, "text"),
+                Column(STATISTICS_HEADERS[1], 8, "integer"),
+                Column(STATISTICS_HEADERS[2], 20, "ratio"),
+                Column(STATISTICS_HEADERS[3], 22, "ratio"),
+            ],
+            [[tag, summary.cases, summary.macro_recall, summary.macro_precision] for tag, summary in groups],
+            charts=[
+                Chart(
+                    "Data Query Metrics: mean macro recall and precision per tag",
+                    0,
+                    (2, 3),
+                    first,
+                    last,
+                    axis_title="mean over cases",
+                ),
+            ],
+            notes=[
+                (
+                    "Data Query Metrics",
+                    "each figure is the mean over the cases of their macro figure; "
+                    "undefined figures are left out and shown empty",
+                ),
+                ("Dimensions not in target", self.not_in_target_rule),
+            ],
+        )
+        return Workbook(overview, statistics)
+
+
+# ---------------------------------------------------------------------------------- workbook cells
+
+
+def block_figure(value: float | None) -> str:
+    """A figure of the details block: two decimals, ``n/a`` when undefined (methodology format).
+
+    >>> block_figure(2 / 3), block_figure(1.0), block_figure(None), block_figure(float("nan"))
+    ('0.67', '1.00', 'n/a', 'n/a')
+    """
+    return "n/a" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+def _term_lines(title: str, terms: Sequence[TermReport]) -> list[str]:
+    return [f"{title} [{len(terms)}]"] + [f"  * {term.id}: {term.name}" for term in terms]
+
+
+def dimension_block(dimension: DimensionReport) -> str:
+    """Header line, then figures and the three term lists of one target dimension."""
+    lines = [
+        f"{dimension.dataset_id} / {dimension.dimension_name}",
+        f"[recall: {block_figure(dimension.recall)}, precision: {block_figure(dimension.precision)}]",
+        *_term_lines("True Positives", dimension.true_positives),
+        *_term_lines("False Negatives", dimension.false_negatives),
+        *_term_lines("False Positives", dimension.false_positives),
+    ]
+    return "\n".join(lines)
+
+
+def details_text(case: CaseReport) -> str:
+    """The "indicator selection details" cell: one block per target dimension."""
+    return "\n\n".join(dimension_block(dimension) for dimension in case.dimensions)
+
+
+def not_in_target_text(case: CaseReport) -> str:
+    """The "dimensions not in target" cell: each such dimension and its (false positive) terms;
+    under the ``scored`` reading, the whole block of a scored dimension (precision 0; no
+    recall, 0/0, and no true positives or false negatives: the target has no terms there)."""
+    if case.scores_not_in_target:
+        return "\n\n".join(
+            dimension_block(
+                build(
+                    DimensionReport,
+                    dataset_id=d.dataset_id,
+                    dimension_name=d.dimension_name,
+                    recall=None,
+                    precision=d.precision,
+                    true_positives=[],
+                    false_negatives=[],
+                    false_positives=d.false_positives,
+                )
+            )
+            for d in case.dimensions_not_in_target
+        )
+    return "\n\n".join(
+        "\n".join([f"{d.dataset_id} / {d.dimension_name}", *_term_lines("False Positives", d.false_positives)])
+        for d in case.dimensions_not_in_target
+    )

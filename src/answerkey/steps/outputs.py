@@ -22,15 +22,12 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from answerkey.adapters.sparql import SparqlResults, read_sparql_results
 from answerkey.comparator import judge
 from answerkey.errors import InputError, kind_of
 from answerkey.metrics.retrieval import recall_at_k
-
-if TYPE_CHECKING:
-    from answerkey.steps.schema import ActualStep, ReferenceStep
 
 __all__ = [
     "Comparison",
@@ -46,6 +43,32 @@ __all__ = [
     "json_equal",
     "unreadable",
 ]
+
+
+class ActualStep(Protocol):
+    """What a comparison reads of an actual step (``answerkey.steps.schema.ActualStep``): the
+    schema parses reference outputs with this module, so this module does not import it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def args(self) -> dict[str, Any]: ...
+    @property
+    def output(self) -> Any: ...
+
+
+class ReferenceStep(ActualStep, Protocol):
+    """What a comparison reads of a reference step (``answerkey.steps.schema.ReferenceStep``)."""
+
+    @property
+    def output_media_type(self) -> str | None: ...
+    @property
+    def ordered(self) -> bool: ...
+    @property
+    def required_columns(self) -> list[str] | None: ...
+    @property
+    def expected(self) -> Any: ...
+
 
 # How a retrieval step's k is chosen: the step whose args.k is taken first (the other's is the
 # fallback, then the whole list). The first is the default.

@@ -5,7 +5,7 @@ graphrag-eval's layout), and aggregating results.
 graphrag-eval API. ``run_steps`` and ``aggregate_steps`` do the same for files read by
 ``answerkey.steps.load`` and return results (``StepsRun``, ``StepsAggregationRun``) with a
 signature, warnings located at ``FILE:LINE``, a document, a summary table and a workbook
-(``answerkey.steps.report``).
+(their ``ResultsReport`` and ``AggregatesReport``, ``answerkey.steps.schema``).
 
 >>> reference = [{"template_id": "t", "questions": [{"id": "q1", "question_text": "Pi?",
 ...     "reference_steps": [[{"name": "calc", "args": {}, "output": "3.14"}]]}]}]
@@ -30,9 +30,9 @@ from answerkey.comparator import DEFAULT_EPSILON, MatchRule
 from answerkey.errors import InputError, RunWarning, plural
 from answerkey.metrics.answers import AnswerJudge
 from answerkey.progress import progress
-from answerkey.report.workbook import Workbook
+from answerkey.report import Reported
+from answerkey.report.schema import build
 from answerkey.signature import Signature
-from answerkey.steps import report
 from answerkey.steps.aggregates import aggregate_results
 from answerkey.steps.load import (
     EvaluationResults,
@@ -43,7 +43,16 @@ from answerkey.steps.load import (
 )
 from answerkey.steps.matching import best_matching
 from answerkey.steps.outputs import MEDIA_TYPES, OutputComparer, check_retrieval_k_rule
-from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response
+from answerkey.steps.schema import (
+    ActualStep,
+    AggregatesReport,
+    Question,
+    ReferenceCorpus,
+    ReferenceStep,
+    Response,
+    ResultsReport,
+    ResultsSummary,
+)
 
 __all__ = [
     "StepsOptions",
@@ -108,7 +117,7 @@ class StepsScore:
 
 
 @dataclass
-class StepsRun:
+class StepsRun(Reported):
     """An evaluation: one result dict per question of the reference (graphrag-eval's keys),
     in its order, their aggregates (``compute_aggregates``), and the warnings (an
     ``answerkey.report.Result``)."""
@@ -139,21 +148,26 @@ class StepsRun:
             f"{self.errors:,} error; mean steps_score {shown} ({self.signature})"
         )
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema steps-results``)."""
-        return report.results_document(self)
-
-    def summary_table(self) -> str:
-        """Success, error and mean steps score per template, micro and macro; the signature."""
-        return report.summary_table(self.aggregates, self.signature)
-
-    def workbook(self) -> Workbook:
-        """Overview (one row per question), Statistics (the aggregates), Step counts."""
-        return report.workbook(self.results, self.aggregates)
+    def report(self) -> ResultsReport:
+        """The report (``answerkey schema steps-results``): the results as computed."""
+        return build(
+            ResultsReport,
+            signature=str(self.signature),
+            summary=build(
+                ResultsSummary,
+                questions=len(self.results),
+                success=len(self.results) - self.errors,
+                error=self.errors,
+                mean_steps_score=self.mean_steps_score,
+            ),
+            results=self.results,
+            warnings=[str(warning) for warning in self.warnings],
+            aggregates=self.aggregates,
+        )
 
 
 @dataclass
-class StepsAggregationRun:
+class StepsAggregationRun(Reported):
     """Aggregates of evaluation results, with the signature of the results (an
     ``answerkey.report.Result``)."""
 
@@ -162,17 +176,15 @@ class StepsAggregationRun:
     aggregates: dict[str, Any]
     warnings: list[RunWarning] = field(default_factory=list)
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report (``answerkey schema steps-aggregates``)."""
-        return report.aggregates_document(self)
-
-    def summary_table(self) -> str:
-        """Success, error and mean steps score per template, micro and macro; the signature."""
-        return report.summary_table(self.aggregates, self.signature)
-
-    def workbook(self) -> Workbook:
-        """Overview (one row per question read), Statistics (the aggregates), Step counts."""
-        return report.workbook(self.results, self.aggregates)
+    def report(self) -> AggregatesReport:
+        """The report (``answerkey schema steps-aggregates``): the aggregates as computed."""
+        return build(
+            AggregatesReport,
+            signature=str(self.signature),
+            **self.aggregates,
+            warnings=[str(warning) for warning in self.warnings],
+            results=self.results,
+        )
 
 
 def score_steps(

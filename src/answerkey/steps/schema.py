@@ -20,6 +20,7 @@ steps_score
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -33,9 +34,14 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from answerkey.errors import InputError, kind_of
+from answerkey.report import figure, text_table
+from answerkey.report.schema import ReportModel
+from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
+from answerkey.signature import Signature
 from answerkey.steps.outputs import parse_reference_output
 
 __all__ = [
@@ -61,6 +67,10 @@ __all__ = [
     "TemplateFigures",
     "MacroFigures",
     "AggregatesReport",
+    "aggregates_table",
+    "steps_workbook",
+    "OVERVIEW_COLUMNS",
+    "STATUS_COLOURS",
     "shown_number",
 ]
 
@@ -341,7 +351,33 @@ class ResultsSummary(BaseModel):
     mean_steps_score: Ratio | None = Field(description="null when no question has a steps score.")
 
 
-class ResultsReport(BaseModel):
+class _StepsReport(ReportModel):
+    """What both steps reports show: the aggregates as a table, the results and the
+    aggregates as a workbook. graphrag-eval's result and aggregate dicts are kept as computed
+    (their key order too), not rebuilt as models: the document dumps them as they are."""
+
+    signature: str
+
+    def document(self) -> dict[str, Any]:
+        """The JSON/YAML report: the fields, graphrag-eval's dicts as computed."""
+        return self.model_dump(warnings=False)
+
+    def _results(self) -> Sequence[Mapping[str, Any]]:
+        raise NotImplementedError
+
+    def _aggregates(self) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    def summary_table(self) -> str:
+        """Success, error and mean steps score per template, micro and macro; the signature."""
+        return aggregates_table(self._aggregates(), self.signature)
+
+    def workbook(self) -> Workbook:
+        """Overview (one row per question), Statistics (the aggregates), Step counts."""
+        return steps_workbook(self._results(), self._aggregates())
+
+
+class ResultsReport(_StepsReport):
     """The report of ``answerkey steps evaluate`` (``--json`` / ``--yaml``)."""
 
     model_config = _REPORT
@@ -350,6 +386,14 @@ class ResultsReport(BaseModel):
     summary: ResultsSummary
     results: list[QuestionResult] = Field(description="One per question of the reference, in its order.")
     warnings: list[str]
+    # Shown in the table and the workbook only: not in the document, nor in its schema.
+    aggregates: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict, exclude=True)
+
+    def _results(self) -> Sequence[Mapping[str, Any]]:
+        return self.results  # type: ignore[return-value]  # graphrag-eval's dicts (see _StepsReport)
+
+    def _aggregates(self) -> Mapping[str, Any]:
+        return self.aggregates
 
 
 class SeriesFigures(BaseModel):
@@ -425,7 +469,7 @@ class MacroFigures(BaseModel):
     elapsed_sec: MeanFigure | None = None
 
 
-class AggregatesReport(BaseModel):
+class AggregatesReport(_StepsReport):
     """The report of ``answerkey steps aggregate`` (``--json`` / ``--yaml``): graphrag-eval's
     aggregates, with the signature of the results they were computed from."""
 
@@ -436,3 +480,141 @@ class AggregatesReport(BaseModel):
     micro: SampleFigures = Field(description="Over all questions.")
     macro: MacroFigures = Field(description="The mean of the per-template means.")
     warnings: list[str]
+    # Shown in the workbook only: not in the document, nor in its schema.
+    results: SkipJsonSchema[list[dict[str, Any]]] = Field(default_factory=list, exclude=True)
+
+    def _results(self) -> Sequence[Mapping[str, Any]]:
+        return self.results
+
+    def _aggregates(self) -> Mapping[str, Any]:
+        return {"per_template": self.per_template, "micro": self.micro, "macro": self.macro}
+
+
+# A question's status, coloured as verdicts are.
+STATUS_COLOURS = {"success": VERDICT_COLOURS["correct"], "error": VERDICT_COLOURS["incorrect"]}
+_RATIOS = ("answer_recall", "answer_precision", "answer_f1", "answer_relevance")
+_COUNTS = ("input_tokens", "output_tokens", "total_tokens")
+# The Overview's columns; `matches` lists the matched actual steps of the last group and
+# `mismatches` why the other reference steps did not match.
+OVERVIEW_COLUMNS = (
+    Column("template_id", 30, "text"),
+    Column("question_id", 24, "text"),
+    Column("question_text", 50, "text", wrap=True),
+    Column("status", 9, "text", colours=STATUS_COLOURS),
+    Column("error", 40, "text", wrap=True),
+    Column("steps_score", 11, "ratio"),
+    Column("matches", 30, "text"),
+    Column("mismatches", 50, "text", wrap=True),
+    *(Column(name, 12, "ratio") for name in _RATIOS),
+    *(Column(name, 12, "integer") for name in _COUNTS),
+    Column("elapsed_sec", 12, "number"),
+)
+_STATISTICS = ("sum", "mean", "median", "min", "max")
+_COUNT_KEYS = ("number_of_error_samples", "number_of_success_samples")
+
+
+def aggregates_table(aggregates: Mapping[str, Any], signature: Signature | str) -> str:
+    """Per template, then over all questions (micro) and over the templates (macro): the
+    success and error samples and the mean steps score; then the signature."""
+    rows: list[tuple[object, ...]] = []
+    for template_id, block in aggregates["per_template"].items():
+        rows.append(
+            (
+                template_id,
+                block["number_of_success_samples"],
+                block["number_of_error_samples"],
+                figure(block.get("steps_score", {}).get("mean"), 4),
+            )
+        )
+    micro = aggregates["micro"]
+    rows.append(
+        (
+            "micro (all questions)",
+            micro["number_of_success_samples"],
+            micro["number_of_error_samples"],
+            figure(micro.get("steps_score", {}).get("mean"), 4),
+        )
+    )
+    rows.append(
+        ("macro (mean of templates)", "", "", figure(aggregates["macro"].get("steps_score", {}).get("mean"), 4))
+    )
+    return "\n\n".join(
+        [
+            text_table(("template", "success", "error", "mean steps_score"), rows),
+            f"signature: {signature}",
+        ]
+    )
+
+
+def _last_group(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    groups = result.get("reference_steps")
+    if isinstance(groups, list) and groups and isinstance(groups[-1], list):
+        return [step for step in groups[-1] if isinstance(step, Mapping)]
+    return []
+
+
+def _cell(value: object) -> object:
+    return value if value is None or isinstance(value, (int, float, str)) else str(value)
+
+
+def _overview_row(result: Mapping[str, Any]) -> list[object]:
+    group = _last_group(result)
+    derived = {
+        "matches": ", ".join(str(step["matches"]) for step in group if "matches" in step) or None,
+        "mismatches": "\n".join(f"{step.get('name')}: {step['mismatch']}" for step in group if "mismatch" in step)
+        or None,
+    }
+    return [
+        _cell(derived[column.header] if column.header in derived else result.get(column.header))
+        for column in OVERVIEW_COLUMNS
+    ]
+
+
+def _statistics_rows(aggregates: Mapping[str, Any]) -> list[list[object]]:
+    scopes = [("per_template", template_id, block) for template_id, block in aggregates["per_template"].items()]
+    scopes += [("micro", None, aggregates["micro"]), ("macro", None, aggregates["macro"])]
+    rows: list[list[object]] = []
+    for scope, template_id, block in scopes:
+        for count in _COUNT_KEYS:
+            if count in block:
+                rows.append([scope, template_id, count, block[count], None, None, None, None])
+        for metric in METRICS:
+            if metric in block:
+                rows.append([scope, template_id, metric, *(block[metric].get(name) for name in _STATISTICS)])
+    return rows
+
+
+def _step_rows(aggregates: Mapping[str, Any]) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for template_id, block in aggregates["per_template"].items():
+        for count, by_name in block.get("steps", {}).items():
+            rows.extend([template_id, count, name, value] for name, value in by_name.items())
+    return rows
+
+
+def steps_workbook(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str, Any]) -> Workbook:
+    """``Overview``: one row per question; ``Statistics``: the aggregates, one row per scope
+    (a template, micro, macro) and metric (the sample counts in the ``sum`` column);
+    ``Step counts``: the executed steps per template."""
+    overview = Sheet("Overview", OVERVIEW_COLUMNS, [_overview_row(result) for result in results])
+    statistics = Sheet(
+        "Statistics",
+        [
+            Column("scope", 13, "text"),
+            Column("template_id", 30, "text"),
+            Column("metric", 26, "text"),
+            *(Column(name, 14, "number") for name in _STATISTICS),
+        ],
+        _statistics_rows(aggregates),
+    )
+    step_counts = Sheet(
+        "Step counts",
+        [
+            Column("template_id", 30, "text"),
+            Column("count", 16, "text"),
+            Column("step", 24, "text"),
+            Column("value", 8, "integer"),
+        ],
+        _step_rows(aggregates),
+    )
+    return Workbook(overview, statistics, [step_counts])
