@@ -1,0 +1,392 @@
+"""One batch of items of one database, evaluated: the batches a run is cut into
+(``make_batches``) and ``run_batch``, the pure function an executor maps over them (see
+``answerkey.execution.run`` for what one item goes through); re-exported by
+``answerkey.execution.run``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
+from answerkey.errors import RunWarning
+from answerkey.execution._options import VES, SqlOptions
+from answerkey.execution.cache import CacheKey, ResultCache
+from answerkey.execution.load import SqlItem
+from answerkey.execution.semantics import (
+    Decision,
+    decide,
+    decide_all,
+    disagreement,
+    has_outer_order_by,
+    semantics_named,
+)
+from answerkey.execution.semantics._base import RewrittenPair
+from answerkey.execution.semantics._registry import explained
+from answerkey.metrics.efficiency import time_runs, ves
+from answerkey.metrics.registry import METRIC_KINDS, METRICS, needs_order
+from answerkey.metrics.table import table_scores
+
+# Items of one db_id per batch: large enough that a batch's connections serve many items,
+# small enough to spread a large db_id over the processes.
+BATCH_SIZE = 64
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """What evaluating one item needs: its position in the input, the gold and predicted SQL
+    (None: no prediction) and the item's comparison options."""
+
+    index: int
+    gold: str
+    predicted: str | None
+    order_by: tuple[int, ...] | None = None
+    condition_cols: tuple[int, ...] | None = None
+    ignore_order: bool | None = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Items of one db_id, evaluated together by one worker (which keeps its connections)."""
+
+    db_id: str
+    items: tuple[BatchItem, ...]
+
+
+def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch]:
+    """The items grouped per db_id (db_ids in order of first appearance, items in input
+    order), in batches of at most ``size``.
+
+    >>> items = [SqlItem("a", "x", "SELECT 1"), SqlItem("b", "y", "SELECT 2"), SqlItem("c", "x", "SELECT 3")]
+    >>> [(batch.db_id, [item.index for item in batch.items]) for batch in make_batches(items)]
+    [('x', [0, 2]), ('y', [1])]
+    """
+    if size < 1:
+        raise ValueError("a batch holds at least one item")
+    groups: dict[str, list[BatchItem]] = {}
+    for index, item in enumerate(items):
+        groups.setdefault(item.db_id, []).append(
+            BatchItem(index, item.gold, item.predicted, item.order_by, item.condition_cols, item.ignore_order)
+        )
+    return [
+        Batch(db_id, tuple(group[start : start + size]))
+        for db_id, group in groups.items()
+        for start in range(0, len(group), size)
+    ]
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    """What evaluating one item found (picklable: it comes back from workers).
+
+    ``verdict`` is the headline one (``correct``, ``incorrect``, or ``error`` when the gold
+    failed) and ``reason`` says why; ``verdicts`` holds whether the item is correct under
+    each semantics (empty for an error). ``database`` names the database where the item
+    failed (its gold, or the prediction under the headline semantics), ``databases`` how
+    many databases the db_id has. ``metrics`` maps each metric to its value (None where it
+    does not apply). ``warnings`` are the problems met on the way (an unreadable cache entry,
+    a failed VES run); ``cache_hits`` and ``cache_misses`` count results read from the
+    cache and queries run through it (gold and predicted; a reused result is neither).
+    """
+
+    index: int
+    verdict: str
+    reason: str
+    verdicts: dict[str, bool] = field(default_factory=dict)
+    database: str | None = None
+    databases: int = 0
+    disagreement: str | None = None
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    warnings: tuple[RunWarning, ...] = ()
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+
+def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
+    return {name: (None if needs_order(name) and not ordered else 0.0) for name in names}
+
+
+def _sort_keys(item: BatchItem) -> tuple[int, ...] | None:
+    """The item's ``order_by`` as 0-based sort keys (None: from the gold's ORDER BY)."""
+    return None if item.order_by is None else tuple(column - 1 for column in item.order_by)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class _Evaluator:
+    """Evaluates the items of one batch on the databases of its db_id."""
+
+    def __init__(
+        self, engine: Engine, databases: tuple[Database, ...], options: SqlOptions, cache: ResultCache | None
+    ) -> None:
+        self.engine = engine
+        self.databases = databases
+        self.options = options
+        self.rule = options.rule
+        self.cache = cache
+        self.fingerprints: dict[Database, str] = {}
+
+    def query(
+        self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
+    ) -> QueryResult:
+        """The result of ``sql`` on ``database``: the one in ``known`` (the item's queries
+        already run there, by SQL text, to which it is added), else from the cache, else run
+        (and stored)."""
+        result = known.get(sql)
+        if result is None:
+            result = known[sql] = self._cached(database, sql, notes)
+        return result
+
+    def _cached(self, database: Database, sql: str, notes: list[RunWarning]) -> QueryResult:
+        if self.cache is None:
+            return self.engine.run(database, sql)
+        fingerprint = self.fingerprints.get(database)
+        if fingerprint is None:
+            fingerprint = self.fingerprints[database] = self.engine.fingerprint(database)
+        options = self.options
+        key = CacheKey(
+            self.engine.name,
+            database.location,
+            database.name,
+            fingerprint,
+            sql,
+            options.timeout,
+            options.max_rows,
+            options.max_result_bytes,
+        )
+        cached, warning = self.cache.get(key)
+        if warning is not None:
+            notes.append(warning)
+        if cached is not None:
+            return cached
+        result = self.engine.run(database, sql)
+        warning = self.cache.put(key, result)
+        if warning is not None:
+            notes.append(warning)
+        return result
+
+    def item(self, item: BatchItem) -> ItemOutcome:
+        """Evaluate one item (cache counts included)."""
+        hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
+        outcome = self._item(item)
+        if self.cache is None:
+            return outcome
+        return replace(outcome, cache_hits=self.cache.hits - hits, cache_misses=self.cache.misses - misses)
+
+    def _item(self, item: BatchItem) -> ItemOutcome:
+        options = self.options
+        names = [name for name in options.metrics if METRIC_KINDS[name] != "sql"]
+        ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold)
+        several = len(self.databases) > 1
+        notes: list[RunWarning] = []
+        decided = options.decided_semantics
+        correct = dict.fromkeys(decided, True)
+        failures: dict[str, tuple[int, str]] = {}  # semantics -> (database number, why)
+        visited: list[dict[str, Decision]] = []
+        metrics: dict[str, float | None] | None = None
+        rewrites = [
+            rewritten
+            for name in decided
+            if item.predicted is not None
+            and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
+        ]
+        for number, database in enumerate(self.databases):
+            known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
+            gold = self.query(database, item.gold, notes, known)
+            if gold.error is not None:
+                return self._error(item, f"the gold query failed on {database.label}: {gold.error}", database, notes)
+            if item.predicted is None:
+                for name in decided:
+                    correct[name] = False
+                break
+            predicted = self.query(database, item.predicted, notes, known)
+            if predicted.error is not None:
+                why = f"the predicted query failed: {predicted.error}"
+                decisions = {name: Decision(name, False, why) for name in decided}
+            else:
+                try:
+                    decisions = decide_all(
+                        gold,
+                        predicted,
+                        gold_sql=item.gold,
+                        rule=self.rule,
+                        order_by=_sort_keys(item),
+                        condition_cols=item.condition_cols,
+                        ignore_order=item.ignore_order,
+                        semantics=decided,
+                    )
+                except ValueError as error:
+                    # The gold result cannot be judged (a column mixing types, condition columns
+                    # beyond it): a problem of the test, as a failing gold query is.
+                    return self._error(item, f"on {database.label}: {error}", database, notes)
+                if number == 0:
+                    metrics = self._metrics(names, ordered, gold, predicted)
+            for rewritten in rewrites:
+                name = rewritten.semantics.name
+                if correct[name]:
+                    suited = self._rewritten(item, rewritten, database, notes, known)
+                    if isinstance(suited, ItemOutcome):
+                        return suited
+                    decisions = explained({**decisions, name: suited})
+            visited.append(decisions)
+            for name, decision in decisions.items():
+                if correct[name] and not decision.correct:
+                    correct[name] = False
+                    failures[name] = (number, decision.reason)
+            if not any(correct.values()):
+                break
+        if metrics is None:
+            metrics = _zeros(names, ordered)
+        headline = options.semantics
+        verdict = "correct" if correct[headline] else "incorrect"
+        database_name = None
+        if item.predicted is None:
+            reason = "no prediction"
+        elif correct[headline]:
+            reason = visited[0][headline].reason
+            if several:
+                reason += f" (correct on each of the {len(self.databases)} databases)"
+        else:
+            number, reason = failures[headline]
+            database_name = self.databases[number].name
+            if several:
+                reason = f"on {self.databases[number].label}: {reason}"
+        if VES in options.metrics:
+            metrics[VES] = self._ves(item, correct[headline], notes)
+        for name in options.metrics:
+            if METRIC_KINDS[name] == "sql" and name != VES:
+                # Another SQL metric: called as the registry's kind says, on the first database.
+                run = partial(self.engine.run, self.databases[0])
+                metrics[name] = (
+                    0.0
+                    if item.predicted is None
+                    else METRICS[name](item.gold, item.predicted, database=run, rule=self.rule)
+                )
+        return ItemOutcome(
+            item.index,
+            verdict,
+            reason,
+            verdicts=correct,
+            database=database_name,
+            databases=len(self.databases),
+            disagreement=self._disagreement(correct, failures, visited),
+            metrics={name: metrics.get(name) for name in options.metrics},
+            warnings=tuple(notes),
+        )
+
+    def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
+        """The outcome of an item that cannot be evaluated on ``database`` (an error of the test)."""
+        return ItemOutcome(
+            item.index,
+            "error",
+            reason,
+            database=database.name,
+            databases=len(self.databases),
+            metrics=dict.fromkeys(self.options.metrics),
+            warnings=tuple(notes),
+        )
+
+    def _rewritten(
+        self,
+        item: BatchItem,
+        rewritten: RewrittenPair,
+        database: Database,
+        notes: list[RunWarning],
+        known: dict[str, QueryResult],
+    ) -> Decision | ItemOutcome:
+        """The decision of ``rewritten.semantics`` on ``database`` from the queries as it runs
+        them: ``known`` holds the item's results there by SQL text (the gold and the
+        prediction as written), and a query it rewrites into another text runs (through the
+        cache, as any query). When the rewritten gold fails (the official script stops there),
+        the item is an error of the test under that headline; under another, it is incorrect
+        under that semantics, with a warning."""
+        semantics = rewritten.semantics
+        name = semantics.name
+        # A query the script leaves as written is the one already run: its text finds its result.
+        gold = self.query(database, rewritten.gold.sql, notes, known)
+        if gold.error is not None:
+            why = (
+                f"the gold query as {semantics.official or name} runs it ({_listed(rewritten.gold.changes)}) failed on "
+                f"{database.label}: {gold.error}"
+            )
+            if self.options.semantics == name:
+                return self._error(item, why, database, notes)
+            notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
+            return Decision(name, False, why)
+        predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        decision = decide(
+            name,
+            gold,
+            predicted,
+            gold_sql=rewritten.gold.sql,
+            rule=self.rule,
+            order_by=_sort_keys(item),
+            condition_cols=item.condition_cols,
+            ignore_order=item.ignore_order,
+        )
+        return replace(decision, reason=f"{decision.reason} ({rewritten.how})")
+
+    def _metrics(
+        self, names: Sequence[str], ordered: bool, gold: QueryResult, predicted: QueryResult
+    ) -> dict[str, float | None]:
+        wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
+        values: dict[str, float | None] = _zeros(names, ordered)
+        for name in names:  # first: they read the results' driver values, which typed rows replace
+            if METRIC_KINDS[name] == "result":
+                values[name] = METRICS[name](gold, predicted)
+        values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
+        return values
+
+    def _disagreement(
+        self, correct: dict[str, bool], failures: dict[str, tuple[int, str]], visited: list[dict[str, Decision]]
+    ) -> str | None:
+        """Which rule decided what, on the first database where a semantics that failed
+        failed while another held (None when the semantics agree)."""
+        if len(set(correct.values())) < 2:
+            return None
+        number = min(failures[name][0] for name, holds in correct.items() if not holds)
+        text = disagreement(visited[number])
+        if text is None or len(self.databases) < 2:
+            return text
+        return f"on {self.databases[number].label}: {text}"
+
+    def _ves(self, item: BatchItem, correct: bool, notes: list[RunWarning]) -> float:
+        """BIRD's VES of a correct prediction, timed on the first database; 0 for a wrong one.
+        Its runs are real executions, never read from the cache or reused: they are timed."""
+        if not correct or item.predicted is None:
+            return 0.0
+        timed = time_runs(item.gold, item.predicted, partial(self.engine.run, self.databases[0]), self.options.ves_runs)
+        if isinstance(timed, str):
+            notes.append(RunWarning(f"{timed}, so its {VES} is 0", "ves"))
+            return 0.0
+        return ves(1.0, *timed)
+
+
+def run_batch(batch: Batch, options: SqlOptions) -> list[ItemOutcome]:
+    """Evaluate the items of ``batch``, in order: a pure function of its arguments, run in
+    this process, a worker process or on a Dask worker. It opens the engine ``options``
+    name (one connection per database, kept for the batch's items) and closes it at the end.
+    A db_id without databases, or an engine that cannot be opened here, makes each item an
+    error of the test."""
+    try:
+        engine = options.open_engine()
+    except ValueError as error:
+        return [
+            ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(options.metrics)) for item in batch.items
+        ]
+    try:
+        try:
+            databases = engine.databases(batch.db_id)
+        except NoDatabase as error:
+            return [
+                ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(options.metrics))
+                for item in batch.items
+            ]
+        cache = ResultCache(options.cache) if options.cache is not None else None
+        evaluator = _Evaluator(engine, databases, options, cache)
+        return [evaluator.item(item) for item in batch.items]
+    finally:
+        engine.close()
