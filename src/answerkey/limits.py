@@ -12,6 +12,7 @@ columns per tuple: 2,000 (refused beyond)
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 __all__ = [
@@ -40,6 +41,11 @@ __all__ = [
     "FUZZ_TIMEOUT",
     "FUZZ_MAX_OUTPUT_BYTES",
     "WARNINGS_SHOWN",
+    "PER_CPU",
+    "MAX_JOBS",
+    "MAX_THREADS",
+    "MAX_VES_RUNS",
+    "MAX_EPSILON",
 ]
 
 # Files.
@@ -86,6 +92,15 @@ FUZZ_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
 # Warnings of one kind printed before the rest are only counted.
 WARNINGS_SHOWN = 5
+
+# Counts the machine must carry out: worker processes (--jobs, a local Dask cluster's workers)
+# and DuckDB threads per query, at most this many per CPU (-j 100000 forked until the system
+# refused). Timed runs per correct prediction (BIRD's VES): each is a real execution.
+PER_CPU = 4
+MAX_JOBS = MAX_THREADS = PER_CPU * (os.cpu_count() or 1)
+MAX_VES_RUNS = 1000
+# A relative tolerance above 100% makes a real match any number of its sign and up to twice it.
+MAX_EPSILON = 1.0
 
 
 @dataclass(frozen=True)
@@ -149,4 +164,8 @@ LIMITS: dict[str, Limit] = {
         "output of one call of a formatter", FUZZ_MAX_OUTPUT_BYTES, "bytes", behaviour="killed beyond"
     ),
     "warnings_shown": Limit("warnings of one kind printed", WARNINGS_SHOWN, behaviour="counted beyond"),
+    "jobs": Limit("worker processes", PER_CPU, "per CPU of the machine", "--jobs"),
+    "threads": Limit("DuckDB threads per query, as set", PER_CPU, "per CPU of the machine", "--threads"),
+    "ves_runs": Limit("timed runs of a correct prediction (VES)", MAX_VES_RUNS, "runs", "--ves-runs"),
+    "epsilon": Limit("relative tolerance for reals", MAX_EPSILON, "", "--epsilon"),
 }

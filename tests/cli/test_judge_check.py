@@ -74,12 +74,15 @@ def test_judge_options(run, files):
     assert run("judge", "--scalars", "h89", files("t2.cas", "true"), loophole).exit_code == 0
     assert run("judge", "--strings", "fold", files("a.cas", '"ABC"'), files("b.cas", '"abc"')).exit_code == 0
     bad = run("judge", "--epsilon", "-1", canonical, system)
-    assert bad.exit_code == 2 and "must be a finite number >= 0, not '-1'" in bad.stderr
-    for value in ("inf", "1e400", "nan"):
+    assert bad.exit_code == 2 and "must be a finite number >= 0 and <= 1, not '-1'" in bad.stderr
+    for value, why in (
+        ("inf", "'inf' is not a number written in decimal digits (such as 0.001 or 1e-4)"),
+        ("1e400", "must be a finite number >= 0 and <= 1, not '1e400'"),
+        ("nan", "'nan' is not a number written in decimal digits (such as 0.001 or 1e-4)"),
+    ):
         bad = run("judge", "--epsilon", value, canonical, system)
         assert bad.exit_code == 2 and bad.stderr == (
-            f"cli judge: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r} "
-            "(see 'cli judge --help')\n"
+            f"cli judge: Invalid value for '--epsilon' / '-e': {why} (see 'cli judge --help')\n"
         )
 
 

@@ -11,6 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from answerkey.cli import cli
+from answerkey.limits import MAX_JOBS
 from answerkey.score.schema import ScoreReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,11 +76,11 @@ def test_fail_under(threshold, code):
     "args, message",
     [
         (["--fail-under", "80"], "must be a finite number >= 0 and <= 1, not '80'"),
-        (["--epsilon", "inf"], "must be a finite number >= 0, not 'inf'"),
-        (["--epsilon", "1e400"], "must be a finite number >= 0, not '1e400'"),
-        (["--epsilon", "nan"], "must be a finite number >= 0, not 'nan'"),
+        (["--epsilon", "inf"], "'inf' is not a number written in decimal digits"),
+        (["--epsilon", "1e400"], "must be a finite number >= 0 and <= 1, not '1e400'"),
+        (["--epsilon", "nan"], "'nan' is not a number written in decimal digits"),
         (["--metrics", "bleu"], "unknown metric 'bleu'"),
-        (["--jobs", "0"], "0 is not in the range x>=1"),
+        (["--jobs", "0"], f"0 is not in the range 1<=x<={MAX_JOBS}"),
         (["--json", "-", "--yaml", "-"], "only one of --json and --yaml can write to standard output"),
         (["--xlsx", "-"], "--xlsx needs a file name: a workbook cannot go to standard output"),
         (["--json", "examples/personnel/answers.jsonl"], "this is the input ANSWERS; refusing to overwrite it"),

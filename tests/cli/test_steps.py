@@ -465,15 +465,22 @@ def test_aggregate_refuses_to_overwrite_its_results(evaluated, option):
     assert results.read_bytes() == before
 
 
-@pytest.mark.parametrize("value", ["inf", "1e400", "nan", "-1"])
-def test_epsilon_must_be_finite(value):
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("inf", "'inf' is not a number written in decimal digits (such as 0.001 or 1e-4)"),
+        ("1e400", "must be a finite number >= 0 and <= 1, not '1e400'"),
+        ("nan", "'nan' is not a number written in decimal digits (such as 0.001 or 1e-4)"),
+        ("-1", "must be a finite number >= 0 and <= 1, not '-1'"),
+    ],
+)
+def test_epsilon_must_be_finite(value, why):
     """--epsilon inf, 1e400, nan or a negative number is a usage error (exit 2) before any output."""
     outcome = run("steps", "evaluate", REFERENCE, RESPONSES, "--epsilon", value)
     assert outcome.exit_code == 2
     assert outcome.stdout == ""
     assert outcome.stderr == (
-        f"cli steps evaluate: Invalid value for '--epsilon' / '-e': must be a finite number >= 0, not {value!r} "
-        "(see 'cli steps evaluate --help')\n"
+        f"cli steps evaluate: Invalid value for '--epsilon' / '-e': {why} (see 'cli steps evaluate --help')\n"
     )
 
 

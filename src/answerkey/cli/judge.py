@@ -10,7 +10,7 @@ from answerkey.cli.output import finish, start
 from answerkey.comparator import judge as judge_answers
 from answerkey.files import read_text, source_name
 from answerkey.grammar import parse
-from answerkey.limits import CLI_MAX_CAS_CHARS
+from answerkey.limits import CLI_MAX_CAS_CHARS, MAX_CAS_CHARS
 from answerkey.model import Answer
 from answerkey.report import ReportPaths
 from answerkey.report.cas import JudgeResult
@@ -19,7 +19,7 @@ __all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
 
 max_chars_option = click.option(
     "--max-chars",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_CAS_CHARS),
     default=CLI_MAX_CAS_CHARS,
     show_default=True,
     metavar="N",

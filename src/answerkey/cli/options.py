@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ import click
 from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.files import OutputError, check_outputs, json_text, write_output
+from answerkey.limits import MAX_EPSILON, MAX_JOBS, PER_CPU
 
 __all__ = [
     "FiniteFloat",
@@ -43,6 +45,10 @@ __all__ = [
     "timeout_option",
     "fail_under_option",
 ]
+
+
+# A number as people write it on a command line: ASCII digits, a point, an exponent.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 class FiniteFloat(click.ParamType):
@@ -66,6 +72,9 @@ class FiniteFloat(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, float) and math.isfinite(value):
             number = value
+        elif isinstance(value, str) and not _DECIMAL.fullmatch(value.strip()):
+            # float() also reads 1_0, Arabic-Indic digits, "inf" and "nan": plain decimals only.
+            self.fail(f"{value!r} is not a number written in decimal digits (such as 0.001 or 1e-4)", param, ctx)
         else:
             try:
                 number = float(value)
@@ -85,10 +94,11 @@ class FiniteFloat(click.ParamType):
 epsilon_option = click.option(
     "--epsilon",
     "-e",
-    type=FiniteFloat(0),
+    type=FiniteFloat(0, maximum=MAX_EPSILON),
     default=DEFAULT_EPSILON,
     show_default=True,
-    help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact.",
+    help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact, "
+    f"at most {MAX_EPSILON:g}.",
 )
 scalars_option = click.option(
     "--scalars",
@@ -114,10 +124,10 @@ quiet_option = click.option(
 jobs_option = click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_JOBS),
     default=1,
     show_default=True,
-    help="Work in this many processes (same results, same order).",
+    help=f"Work in this many processes (same results, same order); at most {PER_CPU} per CPU ({MAX_JOBS} here).",
 )
 fail_under_option = click.option(
     "--fail-under",

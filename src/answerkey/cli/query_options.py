@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from answerkey.cli.options import timeout_option
-from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
+from answerkey.limits import MAX_VES_RUNS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
 
 __all__ = ["query_limit_options", "ves_runs_option"]
@@ -50,9 +50,9 @@ def ves_runs_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., A
     BIRD's valid efficiency score, the same for every command that computes it."""
     return click.option(
         "--ves-runs",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_VES_RUNS),
         default=DEFAULT_VES_RUNS,
         show_default=True,
         metavar="RUNS",
-        help=help,
+        help=f"{help} At most {MAX_VES_RUNS:,}.",
     )

@@ -148,11 +148,11 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
 )
 @click.option(
     "--threads",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=limits.MAX_THREADS),
     default=limits.DUCKDB_THREADS,
     show_default=True,
     metavar="N",
-    help="DuckDB only: threads per query.",
+    help=f"DuckDB only: threads per query; at most {limits.PER_CPU} per CPU ({limits.MAX_THREADS} here).",
 )
 @click.option(
     "--cache",

@@ -51,8 +51,9 @@ def check_outputs(
     """Check report outputs before a run: ``outputs`` maps an option name (``--json``) to
     (path or None, format); ``inputs`` maps a name (``CORPUS``) to an input path.
 
-    Raises ``OutputError`` for an output that is an input, a directory, in a directory that
-    does not exist, given twice, or ``-`` twice or for a workbook; returns a warning for a
+    Raises ``OutputError`` for an output that is empty, an input, a directory (or a path ending
+    in a separator), in a directory that does not exist, given twice, or ``-`` twice or for a
+    workbook; returns a warning for a
     file name whose suffix belongs to another format.
 
     >>> check_outputs({"--json": ("report.xlsx", "json")})[0].message
@@ -64,6 +65,10 @@ def check_outputs(
         raise OutputError(f"only one of {' and '.join(to_stdout)} can write to standard output ('-')")
     seen: dict[str, str] = {}
     for option, (path, format) in outputs.items():
+        if path == "":
+            raise OutputError(f"{option}: the path is empty; give a file name, or - for standard output")
+        if path is not None and path.endswith(("/", os.sep)):
+            raise OutputError(f"{option} {path}: a directory's path (it ends in {path[-1]}); give a file name")
         if not path or path == "-":
             if path == "-" and format == "xlsx":
                 raise OutputError(f"{option} needs a file name: a workbook cannot go to standard output")
