@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import click
 
@@ -109,7 +110,7 @@ def answers(
     no endpoint; nothing is sent then).
     """
     paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, out_file=out_file)
-    start(paths, {"-i": in_file})
+    start(paths, {"-i": in_file, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None})
     try:
         judge = AnswerJudge.from_environment()
     except ValueError as error:

@@ -139,7 +139,7 @@ def qatch(
     message, nothing scored), or some test's target failed (listed as FILE:LINE: test ID:
     why, after the reports are written).
     """
-    start(reports, {"TESTS": tests})
+    start(reports, {"TESTS": tests, "--db": root})
     task = task.lower()
     if VES in metrics and task != "sp":
         raise Trouble(f"{VES} applies only to --task sp: it times the target and predicted SQL queries")

@@ -246,7 +246,7 @@ def sql(
     if gold == "-" and predictions == "-":
         raise Trouble("only one of GOLD and PREDICTIONS can be read from standard input")
     executor = _executor(executor_name, cluster, jobs)
-    start(reports, {"GOLD": gold, "PREDICTIONS": predictions})
+    start(reports, {"GOLD": gold, "PREDICTIONS": predictions, "--db": location, "--cache": cache})
     options = SqlOptions(
         location,
         engine=engine,

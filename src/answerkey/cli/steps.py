@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -129,7 +130,8 @@ def evaluate(
     if reference == "-" and responses == "-":
         raise Trouble("only one of REFERENCE and RESPONSES can be read from standard input")
     reports = report_paths(reports, output)
-    start(reports, {"REFERENCE": reference, "RESPONSES": responses})
+    judge_cache = os.environ.get(ENVIRONMENT["cache"], "").strip() or None
+    start(reports, {"REFERENCE": reference, "RESPONSES": responses, ENVIRONMENT["cache"]: judge_cache})
     judge = None
     if answers:
         try:

@@ -44,6 +44,41 @@ def _same_file(path: str, other: str) -> bool:
         return os.path.realpath(path) == os.path.realpath(other)
 
 
+def _inside(path: str, directory: str) -> bool:
+    """Whether ``path`` (resolved: links followed, ``..`` removed) lies below ``directory``."""
+    resolved, root = os.path.realpath(path), os.path.realpath(directory)
+    return os.path.commonpath([resolved, root]) == root and resolved != root
+
+
+# How many entries of an input directory are looked at for a hard link to an output.
+_LINK_SEARCH_ENTRIES = 200_000
+
+
+def _linked_inside(path: str, directory: str) -> bool:
+    """Whether ``path`` is a hard link to a file below ``directory`` (looked for only when it
+    has several links, among the first ``_LINK_SEARCH_ENTRIES`` entries, links not followed)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(status.st_mode) or status.st_nlink < 2:
+        return False
+    seen = 0
+    for root, directories, files in os.walk(directory):
+        for name in files:
+            seen += 1
+            if seen > _LINK_SEARCH_ENTRIES:
+                return False
+            try:
+                other = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == (status.st_dev, status.st_ino):
+                return True
+        seen += len(directories)
+    return False
+
+
 def check_outputs(
     outputs: Mapping[str, tuple[str | None, str]],
     inputs: Mapping[str, str | None] | None = None,
@@ -51,6 +86,7 @@ def check_outputs(
     """Check report outputs before a run: ``outputs`` maps an option name (``--json``) to
     (path or None, format); ``inputs`` maps a name (``CORPUS``) to an input path.
 
+    An input may be a directory (answer files, databases, a cache): no output may lie inside it.
     Raises ``OutputError`` for an output that is empty, an input, a directory (or a path ending
     in a separator), in a directory that does not exist, given twice, or ``-`` twice or for a
     workbook; returns a warning for a
@@ -73,9 +109,17 @@ def check_outputs(
             if path == "-" and format == "xlsx":
                 raise OutputError(f"{option} needs a file name: a workbook cannot go to standard output")
             continue
-        for input_name, input_path in (inputs or {}).items():
-            if input_path and input_path != "-" and os.path.exists(path) and _same_file(path, input_path):
+        given = [(name, input_path) for name, input_path in (inputs or {}).items() if input_path and input_path != "-"]
+        for input_name, input_path in given:
+            if os.path.exists(path) and _same_file(path, input_path):
                 raise OutputError(f"{option} {path}: this is the input {input_name}; refusing to overwrite it")
+        for input_name, input_path in given:
+            if os.path.isdir(input_path) and (_inside(path, input_path) or _linked_inside(path, input_path)):
+                # A file of an input directory (an answer, a database, a cache entry), or one a
+                # later run would read as one.
+                raise OutputError(
+                    f"{option} {path}: this is inside the input {input_name} ({input_path}); refusing to write there"
+                )
         special = os.path.exists(path) and not os.path.isfile(path)
         for other_option, other in seen.items():
             if not special and (
