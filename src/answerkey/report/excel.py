@@ -11,10 +11,12 @@ slow to import.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -199,9 +201,34 @@ def write_workbook(
     ``Overview``, ``Statistics`` (the signature below its table), ``Warnings``, then the task
     sheets."""
     writer = _Writer(quiet=quiet, label=os.fspath(path))
-    writer.table(workbook.overview)
-    writer.table(workbook.statistics, notes=[("signature", signature)] if signature else [])
-    writer.table(Sheet("Warnings", [Column("warning", 120, "text")], [[str(warning)] for warning in warnings]))
-    for sheet in workbook.task_sheets:
-        writer.table(sheet)
-    writer.save(path)
+    try:
+        writer.table(workbook.overview)
+        writer.table(workbook.statistics, notes=[("signature", signature)] if signature else [])
+        writer.table(Sheet("Warnings", [Column("warning", 120, "text")], [[str(warning)] for warning in warnings]))
+        for sheet in workbook.task_sheets:
+            writer.table(sheet)
+        writer.save(path)
+    except BaseException:
+        _abandon(writer.book)
+        raise
+
+
+def _abandon(book: Any) -> None:
+    """Close, quietly, what openpyxl leaves open when writing stops half-way (Ctrl-C): each
+    write-only sheet writes its rows through a generator over a temporary file, and one left
+    to be finalized at exit, after its file, printed "Exception ignored ... I/O operation on
+    closed file"."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = _ignore
+    try:
+        for sheet in book.worksheets:
+            rows = getattr(sheet, "_rows", None)
+            if rows is not None:
+                with contextlib.suppress(Exception):
+                    rows.close()
+    finally:
+        sys.unraisablehook = hook
+
+
+def _ignore(unraisable: Any) -> None:
+    """An unraisable-exception hook that shows nothing."""
