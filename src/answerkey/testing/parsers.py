@@ -28,11 +28,17 @@ from typing import Any
 
 from answerkey.adapters.rows import FORMATS
 from answerkey.adapters.sparql import relation_from_sparql_results, sparql_results_from_relation
+from answerkey.adapters.sql import Databases, QueryResult, run_query
 from answerkey.errors import InputError
 from answerkey.grammar import parse
 from answerkey.grammar.render import render
 from answerkey.model import Relation
+from answerkey.qatch.load import load_tests
 from answerkey.report import json_text, yaml_text
+from answerkey.score.load import load_answers, load_corpus
+from answerkey.sdmx.load import load_cases
+from answerkey.steps.load import read_reference, read_responses, read_results
+from answerkey.steps.run import aggregate_steps
 from answerkey.testing.runs import printable, run_examples
 
 __all__ = ["FuzzTarget", "PARSERS", "ParserReport", "fuzz_parser", "HOSTILE_INPUTS", "FuzzDatabases", "fuzz_databases"]
@@ -80,14 +86,6 @@ class FuzzTarget:
     check: Callable[[str], None]
     texts: Callable[[], Any]
     requires: tuple[str, ...] = field(default=())
-
-
-def _function(reference: str) -> Callable[..., Any]:
-    """The function ``module:name``, imported by name: the parsers' modules are a registry
-    (as the CLI's commands are), and one missing module skips one target only."""
-    module, name = reference.split(":")
-    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    return function
 
 
 def _text_sources(valid: Any, alphabet: str) -> Any:
@@ -191,12 +189,11 @@ def _with_temporary_file(text: str, suffix: str, load: Callable[[str], Any]) -> 
         os.unlink(path)
 
 
-def _file_checker(reference: str, suffix: str, **options: Any) -> Callable[[str], None]:
-    """A check that writes the text to a temporary ``suffix`` file and loads it with the
-    function ``reference`` (``module:name``) as ``function(path, **options)``."""
+def _file_checker(load: Callable[..., Any], suffix: str, **options: Any) -> Callable[[str], None]:
+    """A check that writes the text to a temporary ``suffix`` file and loads it as
+    ``load(path, **options)``."""
 
     def check(text: str) -> None:
-        load = _function(reference)
         _with_temporary_file(text, suffix, lambda path: load(path, **options))
 
     return check
@@ -437,8 +434,8 @@ def _results_texts(valid: Sequence[str], hostile: Sequence[str], separator: str,
 def _aggregate_results(path: str) -> None:
     """What ``answerkey steps aggregate`` does with a results file: read the results,
     aggregate them, and build each report of the result (JSON, YAML, summary, workbook)."""
-    loaded = _function("answerkey.steps.load:read_results")(path)
-    run = _function("answerkey.steps.run:aggregate_steps")(loaded)
+    loaded = read_results(path)
+    run = aggregate_steps(loaded)
     document = run.document()
     json_text(document).encode("utf-8")
     yaml_text(document).encode("utf-8")
@@ -509,7 +506,7 @@ def _sql_texts() -> Any:
 
 
 # Query limits in the fuzzer: small, so that endless queries end quickly.
-_SQL_LIMITS = {"timeout": 1.0, "max_rows": 1000, "max_result_bytes": 1_000_000}
+_SQL_LIMITS: dict[str, Any] = {"timeout": 1.0, "max_rows": 1000, "max_result_bytes": 1_000_000}
 
 
 @dataclass(frozen=True)
@@ -542,15 +539,14 @@ def fuzz_databases() -> FuzzDatabases:
 
 
 def _check_result(result: Any, what: str) -> None:
-    query_result: Any = _function("answerkey.adapters.sql:QueryResult")
-    if not isinstance(result, query_result):
+    if not isinstance(result, QueryResult):
         raise AssertionError(f"{what} returned {result!r}, not a QueryResult")
     if result.error is not None and not isinstance(result.error, str):
         raise AssertionError(f"{what} gave an error that is not text: {result.error!r}")
 
 
 def _sql_check(text: str) -> None:
-    result = _function("answerkey.adapters.sql:run_query")(fuzz_databases().database, text, **_SQL_LIMITS)
+    result = run_query(fuzz_databases().database, text, **_SQL_LIMITS)
     _check_result(result, "run_query")
 
 
@@ -576,7 +572,7 @@ _DB_IDS = (
 
 
 def _db_id_check(db_id: str) -> None:
-    databases = _function("answerkey.adapters.sql:Databases")(fuzz_databases().root, **_SQL_LIMITS)
+    databases = Databases(fuzz_databases().root, **_SQL_LIMITS)
     _check_result(databases.run(db_id, "SELECT name FROM item"), "Databases.run")
 
 
@@ -627,94 +623,78 @@ PARSERS: dict[str, FuzzTarget] = {
         "JSON rows (answerkey.adapters.rows)", _relation_checker("jsonrows"), _relation_texts("jsonrows")
     ),
     "csv": FuzzTarget("CSV (answerkey.adapters.rows)", _relation_checker("csv"), _relation_texts("csv")),
-    "sparql-json": FuzzTarget(
-        "SPARQL results JSON (answerkey.adapters.sparql)", _sparql_check, _sparql_texts, ("answerkey.adapters.sparql",)
-    ),
+    "sparql-json": FuzzTarget("SPARQL results JSON (answerkey.adapters.sparql)", _sparql_check, _sparql_texts),
     "corpus-yaml": FuzzTarget(
         "corpus YAML (answerkey.score.load.load_corpus)",
-        _file_checker("answerkey.score.load:load_corpus", ".yaml", format="yaml"),
+        _file_checker(load_corpus, ".yaml", format="yaml"),
         _yaml_texts,
-        ("answerkey.score.load:load_corpus",),
     ),
     "corpus-jsonl": FuzzTarget(
         "corpus JSONL (answerkey.score.load.load_corpus)",
-        _file_checker("answerkey.score.load:load_corpus", ".jsonl", format="jsonl"),
+        _file_checker(load_corpus, ".jsonl", format="jsonl"),
         _jsonl_texts,
-        ("answerkey.score.load:load_corpus",),
     ),
     "answers-jsonl": FuzzTarget(
         "answer files, JSONL (answerkey.score.load.load_answers)",
-        _file_checker("answerkey.score.load:load_answers", ".jsonl", format="jsonl"),
+        _file_checker(load_answers, ".jsonl", format="jsonl"),
         _jsonl_texts,
-        ("answerkey.score.load:load_answers",),
     ),
     "answers-yaml": FuzzTarget(
         "answer files, YAML (answerkey.score.load.load_answers)",
-        _file_checker("answerkey.score.load:load_answers", ".yaml", format="yaml"),
+        _file_checker(load_answers, ".yaml", format="yaml"),
         _yaml_texts,
-        ("answerkey.score.load:load_answers",),
     ),
     "sdmx-cases": FuzzTarget(
         "SDMX test cases, YAML (answerkey.sdmx.load.load_cases)",
-        _file_checker("answerkey.sdmx.load:load_cases", ".yaml"),
+        _file_checker(load_cases, ".yaml"),
         _yaml_texts,
-        ("answerkey.sdmx.load:load_cases",),
     ),
     "steps-reference": FuzzTarget(
         "graphrag-eval reference corpus (answerkey.steps.load.read_reference)",
-        _file_checker("answerkey.steps.load:read_reference", ".yaml"),
+        _file_checker(read_reference, ".yaml"),
         _snippet_texts(_REFERENCE_VALID, _REFERENCE_HOSTILE, "", _YAML_ALPHABET),
-        ("answerkey.steps.load:read_reference",),
     ),
     "steps-responses": FuzzTarget(
         "graphrag-eval responses (answerkey.steps.load.read_responses)",
-        _file_checker("answerkey.steps.load:read_responses", ".jsonl"),
+        _file_checker(read_responses, ".jsonl"),
         _snippet_texts(_RESPONSES_VALID, _RESPONSES_HOSTILE, "\n", _JSONL_ALPHABET),
-        ("answerkey.steps.load:read_responses",),
     ),
     "steps-results": FuzzTarget(
         "steps results, YAML or JSON, and their aggregates (answerkey.steps.load.read_results, "
         "answerkey.steps.run.aggregate_steps, the reports)",
         _results_checker(".yaml"),
         _results_texts(_RESULTS_VALID, _RESULTS_HOSTILE, "", lines=False),
-        ("answerkey.steps.load:read_results", "answerkey.steps.run:aggregate_steps"),
     ),
     "steps-results-jsonl": FuzzTarget(
         "steps results, JSON Lines, and their aggregates (answerkey.steps.load.read_results, "
         "answerkey.steps.run.aggregate_steps, the reports)",
         _results_checker(".jsonl"),
         _results_texts(_RESULTS_LINES_VALID, _RESULTS_LINES_HOSTILE, "\n", lines=True),
-        ("answerkey.steps.load:read_results", "answerkey.steps.run:aggregate_steps"),
     ),
     "qatch-tests": FuzzTarget(
         "QATCH tests, JSONL, QA task (answerkey.qatch.load.load_tests)",
-        _file_checker("answerkey.qatch.load:load_tests", ".jsonl", task="qa"),
+        _file_checker(load_tests, ".jsonl", task="qa"),
         _qatch_texts,
-        ("answerkey.qatch.load:load_tests",),
     ),
     "qatch-tests-sp": FuzzTarget(
         "QATCH tests, JSONL, SP task (answerkey.qatch.load.load_tests)",
-        _file_checker("answerkey.qatch.load:load_tests", ".jsonl", task="sp"),
+        _file_checker(load_tests, ".jsonl", task="sp"),
         _qatch_texts,
-        ("answerkey.qatch.load:load_tests",),
     ),
     "qatch-tests-csv": FuzzTarget(
         "QATCH tests, CSV (answerkey.qatch.load.load_tests)",
-        _file_checker("answerkey.qatch.load:load_tests", ".csv", task="qa"),
+        _file_checker(load_tests, ".csv", task="qa"),
         _snippet_texts(_QATCH_CSV_VALID, _QATCH_CSV_HOSTILE, "\n", _QATCH_CSV_ALPHABET),
-        ("answerkey.qatch.load:load_tests",),
     ),
     "sql": FuzzTarget(
         "SQL text on a SQLite database (answerkey.adapters.sql.run_query): always a result",
         _sql_check,
         _sql_texts,
-        ("answerkey.adapters.sql:run_query", "answerkey.adapters.sql:QueryResult"),
     ),
     "sql-db-id": FuzzTarget(
         "database names (answerkey.adapters.sql.Databases.run): always a result",
         _db_id_check,
         _db_id_texts,
-        ("answerkey.adapters.sql:Databases", "answerkey.adapters.sql:QueryResult"),
     ),
 }
 
