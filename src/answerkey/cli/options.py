@@ -29,21 +29,6 @@ from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.files import OutputError, check_outputs, json_text, write_output
 
-__all__ = [
-    "FiniteFloat",
-    "epsilon_option",
-    "scalars_option",
-    "strings_option",
-    "quiet_option",
-    "jobs_option",
-    "json_option",
-    "check_json_path",
-    "write_json",
-    "metrics_option",
-    "timeout_option",
-    "fail_under_option",
-]
-
 
 class FiniteFloat(click.ParamType):
     """A finite number, at least ``minimum`` (above it when ``open``)."""

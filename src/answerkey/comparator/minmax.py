@@ -28,8 +28,6 @@ from answerkey.comparator.search import find_projection
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
 from answerkey.model import Answer, NoAnswer, Relation
 
-__all__ = ["judge_min_max"]
-
 
 def _maximal_mapping(
     maximal: Sequence[tuple], system: Sequence[tuple], rule: MatchRule, ordered: bool

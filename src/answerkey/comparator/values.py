@@ -19,18 +19,6 @@ from operator import attrgetter
 
 from answerkey.model import Date, DateTime, Nil, Number, String, Time, Value
 
-__all__ = [
-    "MatchRule",
-    "KeyedColumn",
-    "STRING_MODES",
-    "DEFAULT_EPSILON",
-    "EXACT",
-    "format_epsilon",
-    "within_epsilon",
-    "tolerance_window",
-    "format_figure",
-]
-
 DEFAULT_EPSILON = 0.0001
 
 _text = attrgetter("text")

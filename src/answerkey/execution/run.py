@@ -66,7 +66,7 @@ from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
-    SEMANTICS,
+    SEMANTICS as SEMANTICS,
     Decision,
     decide,
     decide_all,
@@ -87,25 +87,6 @@ from answerkey.progress import ProgressBar
 from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
-
-__all__ = [
-    "SEMANTICS",
-    "VES",
-    "BATCH_SIZE",
-    "DEFAULT_VES_RUNS",
-    "SqlOptions",
-    "BatchItem",
-    "Batch",
-    "ItemOutcome",
-    "make_batches",
-    "run_batch",
-    "Executor",
-    "LocalExecutor",
-    "ItemResult",
-    "GroupSummary",
-    "SqlRun",
-    "run_sql",
-]
 
 # The metric a run times itself, on the first database (computed only when named).
 VES = valid_efficiency_score.__name__

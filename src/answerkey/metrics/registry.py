@@ -21,24 +21,6 @@ from typing import TypeVar
 
 from answerkey.plugins import import_modules
 
-__all__ = [
-    "METRICS",
-    "METRIC_KINDS",
-    "DECLARATIONS",
-    "KINDS",
-    "NEEDS",
-    "WORKFLOWS",
-    "Declaration",
-    "register",
-    "metrics_of_kind",
-    "metrics_for",
-    "defaults_for",
-    "needs",
-    "needs_order",
-    "MODULES_VARIABLE",
-    "import_metric_modules",
-]
-
 F = TypeVar("F", bound=Callable[..., float])
 
 # kind -> what a metric of that kind is called with.

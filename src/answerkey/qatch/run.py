@@ -48,26 +48,6 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 
-__all__ = [
-    "TASKS",
-    "VES",
-    "DEFAULT_VES_RUNS",
-    "QATCH_METRICS",
-    "MALFORMED_PREDICTION",
-    "MAX_TABLE_CHARS",
-    "TestOutcome",
-    "QatchTest",
-    "QatchOptions",
-    "QatchResult",
-    "QatchRun",
-    "evaluate_test",
-    "run_qatch",
-    "needs_databases",
-    "parse_table",
-    "has_order_by",
-    "is_table",
-]
-
 TASKS = ("qa", "sp")
 # The metric a run times itself (SP tests only), sharing the test's execution accuracy.
 VES = valid_efficiency_score.__name__

@@ -35,8 +35,6 @@ from answerkey.model import Relation
 from answerkey.report import json_text, yaml_text
 from answerkey.testing.runs import printable, run_examples
 
-__all__ = ["FuzzTarget", "PARSERS", "ParserReport", "fuzz_parser", "HOSTILE_INPUTS", "FuzzDatabases", "fuzz_databases"]
-
 
 @dataclass
 class ParserReport:
