@@ -23,9 +23,9 @@ from typing import Any, cast
 
 from answerkey.model._python import value_of
 from answerkey.model._values import (
-    DATETIME_PATTERN,
+    DATETIME_PATTERN as DATETIME_PATTERN,
     NIL,
-    TIME_PATTERN,
+    TIME_PATTERN as TIME_PATTERN,
     Boolean,
     Date,
     DateTime,
@@ -46,22 +46,17 @@ __all__ = [
     "Date",
     "DateTime",
     "Time",
-    "DATETIME_PATTERN",
-    "TIME_PATTERN",
     "Nil",
     "NIL",
     "Failure",
     "FailureKind",
     "Value",
     "Relation",
-    "RelationKey",
-    "rows_of",
     "Alternatives",
     "NoAnswer",
     "NO_ANSWER",
     "Answer",
     "value_of",
-    "type_name",
 ]
 
 
