@@ -127,3 +127,4 @@ LIMITS: dict[str, Limit] = {
     ),
     "warnings_shown": Limit("warnings of one kind printed", WARNINGS_SHOWN, behaviour="counted beyond"),
 }
+"""Every documented limit by name (the docs' table of limits lists each one)."""

@@ -1320,7 +1320,7 @@ def test_a_wrong_prediction_is_searched_once_and_explains_itself(monkeypatch):
     rows; it holds both relations, and its explanation is that of the typed rows."""
     import importlib
 
-    judge_module = importlib.import_module("answerkey.comparator.judge")
+    judge_module = importlib.import_module("answerkey.comparator._judge")
     calls = []
     find_mapping = judge_module.find_mapping
     monkeypatch.setattr(judge_module, "find_mapping", lambda *a, **k: calls.append(k) or find_mapping(*a, **k))

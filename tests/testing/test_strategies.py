@@ -7,7 +7,7 @@ import itertools
 import pytest
 from hypothesis import given, seed, settings, strategies as st
 
-from answerkey import judge, parse, render
+from answerkey import judge, parse, render, strategies
 from answerkey.errors import ParseError
 from answerkey.model import (
     NO_ANSWER,
@@ -24,7 +24,6 @@ from answerkey.model import (
     Time,
     type_name,
 )
-from answerkey import strategies
 from answerkey.testing.plugin import MODEL_TYPES
 from answerkey.testing.strategies import (
     EQUIVALENT_KINDS,

@@ -11,7 +11,7 @@ maximal answer (ATIS 1991-92). ``MatchRule`` compares single values.
 (True, (1, 2))
 """
 
-from answerkey.comparator.judge import (
+from answerkey.comparator._judge import (
     SCALAR_RULES as SCALAR_RULES,
     Explanation,
     Verdict,

@@ -20,6 +20,7 @@ from operator import attrgetter
 from answerkey.model import Date, DateTime, Nil, Number, String, Time, Value
 
 DEFAULT_EPSILON = 0.0001
+"""The relative tolerance for reals: ``|s - c| <= |c| * epsilon``."""
 
 _text = attrgetter("text")
 _value = attrgetter("value")

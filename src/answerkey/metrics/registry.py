@@ -60,8 +60,8 @@ class Declaration:
     default_in: frozenset[str] = frozenset()
 
 
-# name -> metric function. Filled by the metric modules imported in ``answerkey.metrics``.
 METRICS: dict[str, Callable[..., float]] = {}
+"""Every registered metric: name -> metric function (filled by the metric modules ``answerkey.metrics`` imports)."""
 # name -> its kind (a key of KINDS).
 METRIC_KINDS: dict[str, str] = {}
 # name -> its whole declaration.

@@ -351,5 +351,7 @@ class NoAnswer:
 
 
 NO_ANSWER = NoAnswer()
+"""The one ``NoAnswer``: the system declined to answer (``no_answer`` in CAS)."""
 
 Answer = Relation | Alternatives | NoAnswer
+"""What an answer file holds: a relation, alternatives (canonical only) or ``NO_ANSWER``."""

@@ -49,10 +49,11 @@ from answerkey.report.schema import build
 from answerkey.signature import Signature
 
 TASKS = ("qa", "sp")
+"""QATCH's tasks: ``qa`` (question answering, a predicted table) and ``sp`` (semantic parsing, predicted SQL)."""
 # The metric a run times itself (SP tests only), sharing the test's execution accuracy.
 VES = valid_efficiency_score.__name__
-# The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in).
 QATCH_METRICS = defaults_for("qatch-evaluator")
+"""The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in)."""
 MALFORMED_PREDICTION = 'the prediction is not a table like [["wales", "scotland"], ["england"]]'
 
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)

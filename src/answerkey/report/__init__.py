@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 REPORT_FORMATS = ("json", "yaml", "xlsx")
+"""The formats ``write_reports`` writes: JSON, YAML and an Excel workbook."""
 
 
 @runtime_checkable

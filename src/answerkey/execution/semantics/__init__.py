@@ -86,8 +86,8 @@ from answerkey.execution.semantics.test_suite import (
     test_suite_rewrites as test_suite_rewrites,
     test_suite_sql,
 )
+from answerkey.metrics._soft_f1 import soft_f1 as soft_f1
 from answerkey.metrics.driver_values import OtherValue as OtherValue, driver_value as driver_value
-from answerkey.metrics.soft_f1 import soft_f1 as soft_f1
 
 __all__ = [
     "DEFAULT_SEMANTICS",
@@ -115,6 +115,7 @@ SEMANTICS = names()
 """The built-in semantics, the default first (``names()`` also gives those registered later)."""
 
 DEFAULT_SEMANTICS = SEMANTICS[0]
+"""The semantics ``answerkey sql`` decides under when none is named."""
 
 DESCRIPTIONS: Mapping[str, str] = {name: semantics_named(name).rule for name in SEMANTICS}
 """One line per built-in semantics, for help texts and reports (``Semantics.rule``)."""
