@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from answerkey.metrics._soft_f1 import soft_f1
 from answerkey.metrics.efficiency import SQL_METRICS as SQL_METRICS, valid_efficiency_score
 from answerkey.metrics.registry import (
     METRICS,
@@ -41,6 +40,7 @@ from answerkey.metrics.registry import (
     register,
 )
 from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+from answerkey.metrics.sql_soft_f1 import soft_f1
 from answerkey.metrics.table import (
     TABLE_METRICS as TABLE_METRICS,
     TableMetric as TableMetric,

@@ -86,8 +86,8 @@ from answerkey.execution.semantics.test_suite import (
     test_suite_rewrites as test_suite_rewrites,
     test_suite_sql,
 )
-from answerkey.metrics._soft_f1 import soft_f1 as soft_f1
 from answerkey.metrics.driver_values import OtherValue as OtherValue, driver_value as driver_value
+from answerkey.metrics.sql_soft_f1 import soft_f1 as soft_f1
 
 __all__ = [
     "DEFAULT_SEMANTICS",
