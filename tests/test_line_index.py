@@ -1,8 +1,7 @@
 """LineIndex: the line and column of many offsets from one index of line starts, exactly as
 line_column counts them."""
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.errors import LineIndex, line_column
 

@@ -5,8 +5,7 @@ import pickle
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.model import NIL, Boolean, Date, DateTime, Number, Relation, String, Time, type_name, value_of
 

@@ -9,8 +9,7 @@ import zoneinfo
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.model import NIL, Boolean, Date, DateTime, Number, Relation, String, Time, value_of
 

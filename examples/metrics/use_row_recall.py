@@ -3,8 +3,7 @@
 from row_recall import row_recall
 
 from answerkey.metrics import metrics_for, table_scores
-from answerkey.score.load import load_answers, load_corpus
-from answerkey.score.run import ScoreOptions, run_score
+from answerkey.score import ScoreOptions, load_answers, load_corpus, run_score
 
 print(row_recall([["ADAMS", 40000], ["BAKER", 40000.0]], [["ADAMS", 40000]]))
 print(table_scores([["a"], ["b"]], [["a"], ["c"]], metrics=["cell_recall", "row_recall"]))

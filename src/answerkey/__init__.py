@@ -7,12 +7,18 @@ True
 '((2341 "SMITH"))'
 """
 
+from typing import TYPE_CHECKING
+
 from answerkey.errors import AnswerkeyError, InputError, ParseError
 
 # Bound eagerly: ``answerkey.render`` is also a submodule, and importing it (as any module that
 # renders does) would otherwise rebind the package attribute to the module, not the function.
 from answerkey.grammar.render import render
 from answerkey.version import __version__
+
+if TYPE_CHECKING:  # seen by type checkers and the API reference; loaded by __getattr__ below
+    from answerkey.comparator._judge import Verdict, judge
+    from answerkey.grammar import parse
 
 __all__ = [
     "__version__",

@@ -19,8 +19,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, MutableMapping
 
-__all__ = ["keep_old_names"]
-
 
 def keep_old_names(namespace: MutableMapping[str, object], names: Mapping[str, str]) -> None:
     """Give the module whose ``globals()`` is ``namespace`` a module ``__getattr__`` under

@@ -1,4 +1,3 @@
 """The documented import path ``answerkey.corpus``, kept: the code is in ``answerkey.score.load``."""
 
 from answerkey.score.load import *  # noqa: F403
-from answerkey.score.load import __all__  # noqa: F401

@@ -27,11 +27,6 @@ __all__ = [
     "InputErrors",
     "ParseError",
     "RunWarning",
-    "line_column",
-    "LineIndex",
-    "plural",
-    "kind_of",
-    "did_you_mean",
 ]
 
 

@@ -24,8 +24,6 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["gc_paused", "PAUSE_FROM_CELLS", "PAUSE_FROM_CHARS"]
-
 # Below about this many values, or characters of input, a pause is not worth its two calls.
 PAUSE_FROM_CELLS = 10_000
 PAUSE_FROM_CHARS = 64 * 1024

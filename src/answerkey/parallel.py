@@ -19,8 +19,6 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["ordered_map", "shared", "batched", "mark_fork_safe", "exit_with_parent", "WorkerDied"]
-
 T = TypeVar("T")
 R = TypeVar("R")
 

@@ -14,8 +14,6 @@ import os
 import sys
 from collections.abc import Mapping
 
-__all__ = ["import_modules"]
-
 
 def import_modules(variable: str, environ: Mapping[str, str] | None = None) -> list[str]:
     """Import the modules the environment variable ``variable`` names (comma-separated: each a

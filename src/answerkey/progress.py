@@ -14,8 +14,6 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-__all__ = ["progress", "ProgressBar", "PROGRESS_THRESHOLD"]
-
 T = TypeVar("T")
 
 # Runs shorter than this many items finish before a bar would help.

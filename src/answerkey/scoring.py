@@ -1,4 +1,3 @@
 """The documented import path ``answerkey.scoring``, kept: the code is in ``answerkey.score.run``."""
 
 from answerkey.score.run import *  # noqa: F403
-from answerkey.score.run import __all__  # noqa: F401

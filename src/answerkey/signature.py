@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from answerkey.version import __version__
 
-__all__ = ["Signature", "SHORT_NAMES"]
+__all__ = [
+    "Signature",
+]
 
 # Long field name -> the abbreviation the short form uses (others are the same in both).
 SHORT_NAMES = {"epsilon": "eps", "version": "v"}

@@ -1,4 +1,63 @@
-"""The documented import path ``answerkey.strategies``, kept: the code is in ``answerkey.testing.strategies``."""
+"""Hypothesis strategies for answerkey's values, relations and CAS texts (``answerkey[fuzz]``).
 
-from answerkey.testing.strategies import *  # noqa: F403
-from answerkey.testing.strategies import __all__  # noqa: F401
+The code is in ``answerkey.testing.strategies``; this is the documented import path.
+"""
+
+# The `X as X` names stay importable from here (they were exported before) but are not listed.
+from answerkey.testing.strategies import (
+    DECLARED_TERMINALS as DECLARED_TERMINALS,
+    DEFAULT_EPSILON as DEFAULT_EPSILON,
+    EQUIVALENT_KINDS,
+    INEQUIVALENT_KINDS,
+    INVALID_KINDS,
+    KEY_TYPES as KEY_TYPES,
+    MODEL_STRATEGIES as MODEL_STRATEGIES,
+    VALUE_TYPES,
+    alternatives,
+    answers,
+    booleans,
+    cas_spellings,
+    cas_texts,
+    dates,
+    datetimes,
+    equivalent_pairs,
+    failures,
+    inequivalent_pairs,
+    integers,
+    invalid_cas_texts,
+    mutated_texts,
+    numbers,
+    reals,
+    relations,
+    sorted_relations,
+    strings,
+    times,
+    values,
+)
+
+__all__ = [
+    "VALUE_TYPES",
+    "values",
+    "relations",
+    "sorted_relations",
+    "answers",
+    "alternatives",
+    "integers",
+    "reals",
+    "strings",
+    "dates",
+    "datetimes",
+    "times",
+    "booleans",
+    "numbers",
+    "failures",
+    "cas_spellings",
+    "cas_texts",
+    "invalid_cas_texts",
+    "equivalent_pairs",
+    "inequivalent_pairs",
+    "mutated_texts",
+    "INVALID_KINDS",
+    "EQUIVALENT_KINDS",
+    "INEQUIVALENT_KINDS",
+]

@@ -6,8 +6,7 @@ import re
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.adapters.rows import (
     FORMATS,

@@ -5,8 +5,7 @@ import json
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey import judge
 from answerkey.adapters.sparql import (

@@ -3,8 +3,7 @@ and the general one for any width give the same verdicts, and those of an exhaus
 
 import itertools
 
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from answerkey import judge
 from answerkey.comparator import search

@@ -7,12 +7,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey import judge
-from answerkey.comparator._colours import PAIR_COUNT_BUDGET as _PAIR_COUNT_BUDGET
-from answerkey.comparator._colours import ColumnColours as _ColumnColours
+from answerkey.comparator._colours import PAIR_COUNT_BUDGET as _PAIR_COUNT_BUDGET, ColumnColours as _ColumnColours
 from answerkey.comparator.search import _KeyedSides, find_mapping
 from answerkey.comparator.values import MatchRule
 from answerkey.model import NIL, Number, Relation, String

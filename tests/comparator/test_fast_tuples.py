@@ -5,8 +5,7 @@ import random
 from decimal import Decimal
 
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from hypothesis import assume, given, strategies as st
 
 from answerkey.comparator import tuples
 from answerkey.comparator.tuples import (

@@ -11,8 +11,7 @@ import time
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from answerkey import judge
 from answerkey.comparator import judge_min_max

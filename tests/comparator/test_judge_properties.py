@@ -3,8 +3,7 @@
 import itertools
 from decimal import Decimal
 
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from hypothesis import assume, given, strategies as st
 
 from answerkey import judge
 from answerkey.comparator.tuples import equivalent

@@ -5,8 +5,7 @@ order (a set within each tie group)."""
 from itertools import combinations, permutations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey import judge, parse
 from answerkey.comparator import judge_min_max

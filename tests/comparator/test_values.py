@@ -5,8 +5,7 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import NIL, Boolean, Date, DateTime, Number, String, Time

@@ -26,8 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from hypothesis import assume, given, strategies as st
 
 from answerkey.comparator import DEFAULT_EPSILON, judge
 from answerkey.model import Relation

@@ -25,8 +25,10 @@ import pytest
 
 from answerkey.execution.load import load_inputs
 from answerkey.execution.run import SqlOptions, run_sql
-from answerkey.execution.semantics import SEMANTICS
-from answerkey.execution.semantics import test_suite_sql as suite_sql  # not collected as a test
+from answerkey.execution.semantics import (
+    SEMANTICS,
+    test_suite_sql as suite_sql,  # not collected as a test
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sql"
 

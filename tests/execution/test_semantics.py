@@ -12,8 +12,7 @@ from itertools import permutations
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.adapters.sql import ColumnFacts, QueryResult
 from answerkey.comparator import MatchRule
@@ -31,9 +30,9 @@ from answerkey.execution.semantics import (
     has_outer_order_by,
     order_by_keys,
     soft_f1,
+    test_suite_rewrites as suite_rewrites,  # not collected as a test
+    test_suite_sql as suite_sql,
 )
-from answerkey.execution.semantics import test_suite_rewrites as suite_rewrites  # not collected as a test
-from answerkey.execution.semantics import test_suite_sql as suite_sql
 from answerkey.limits import MAX_QUERY_CHARS
 from answerkey.model import NIL, Boolean, Date, Failure, FailureKind, Number, String, value_of
 
@@ -1321,7 +1320,7 @@ def test_a_wrong_prediction_is_searched_once_and_explains_itself(monkeypatch):
     rows; it holds both relations, and its explanation is that of the typed rows."""
     import importlib
 
-    judge_module = importlib.import_module("answerkey.comparator.judge")
+    judge_module = importlib.import_module("answerkey.comparator._judge")
     calls = []
     find_mapping = judge_module.find_mapping
     monkeypatch.setattr(judge_module, "find_mapping", lambda *a, **k: calls.append(k) or find_mapping(*a, **k))

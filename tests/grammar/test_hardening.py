@@ -9,8 +9,7 @@ ANSWERKEY_FUZZ_EXAMPLES environment variable says.
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from answerkey import parse, render
 from answerkey.errors import ParseError

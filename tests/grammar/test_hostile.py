@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from answerkey.errors import ParseError
 from answerkey.grammar import check_with_grammar, fast, parse, parse_with_grammar

@@ -6,8 +6,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from hypothesis import assume, given, strategies as st
 
 from answerkey import ParseError, parse, render
 from answerkey.grammar import parse_with_grammar

@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra.lark import from_lark
 from lark import Lark
 

@@ -7,8 +7,7 @@ import datetime as dt
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.comparator.values import MatchRule
 from answerkey.metrics import table_scores

@@ -3,8 +3,7 @@
 import math
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.metrics import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from answerkey.metrics.retrieval import RETRIEVAL_METRICS

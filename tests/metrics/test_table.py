@@ -6,8 +6,7 @@ import random
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.comparator.values import MatchRule
 from answerkey.metrics import METRICS, TABLE_METRICS, table_scores

@@ -268,8 +268,11 @@ def test_ordered_override(ordered, expected):
 
 from itertools import permutations  # noqa: E402
 
-from hypothesis import event, given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    event,
+    given,
+    strategies as st,
+)
 
 from answerkey.comparator import judge  # noqa: E402
 from answerkey.comparator.search import project  # noqa: E402

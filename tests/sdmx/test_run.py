@@ -7,8 +7,7 @@ import math
 import sys
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.errors import InputError, InputErrors, RunWarning
 from answerkey.model import Relation

@@ -4,8 +4,7 @@ import json
 import statistics
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.errors import InputError
 from answerkey.steps import compute_aggregates

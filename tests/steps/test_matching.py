@@ -3,8 +3,7 @@
 import itertools
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.steps.matching import assignment, best_matching, greedy_matching
 

@@ -2,8 +2,7 @@
 
 import json
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from answerkey.adapters.sparql import sparql_results_from_relation
 from answerkey.model import Relation, String

@@ -5,10 +5,9 @@ import datetime
 import itertools
 
 import pytest
-from hypothesis import given, seed, settings
-from hypothesis import strategies as st
+from hypothesis import given, seed, settings, strategies as st
 
-from answerkey import judge, parse, render
+from answerkey import judge, parse, render, strategies
 from answerkey.errors import ParseError
 from answerkey.model import (
     NO_ANSWER,
@@ -25,7 +24,6 @@ from answerkey.model import (
     Time,
     type_name,
 )
-from answerkey.testing import strategies
 from answerkey.testing.plugin import MODEL_TYPES
 from answerkey.testing.strategies import (
     EQUIVALENT_KINDS,

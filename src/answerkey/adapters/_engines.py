@@ -36,23 +36,6 @@ from answerkey.adapters.sql import (
 )
 from answerkey.model import NIL, Boolean, Date, Number, String, Value, value_of
 
-__all__ = [
-    "Database",
-    "NoDatabase",
-    "engine_value",
-    "value_bytes",
-    "engine_row",
-    "engine_rows",
-    "LimitedRows",
-    "checked_limits",
-    "plain_values",
-    "interval_text",
-    "Connections",
-    "MAX_IDLE_CONNECTIONS",
-    "file_databases",
-    "file_fingerprint",
-]
-
 
 @dataclass(frozen=True)
 class Database:

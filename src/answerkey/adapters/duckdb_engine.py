@@ -55,8 +55,6 @@ from answerkey.adapters.sql import (
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
-__all__ = ["DuckDBEngine", "NOT_INSTALLED"]
-
 NOT_INSTALLED = "DuckDB is not installed (pip install 'answerkey[duckdb]')"
 
 # Rows read from DuckDB at a time (its vector size): the limits are overshot by one batch at most.

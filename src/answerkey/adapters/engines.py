@@ -50,46 +50,25 @@ import os
 from typing import Protocol, runtime_checkable
 
 from answerkey.adapters._engines import (
-    MAX_IDLE_CONNECTIONS,
-    Connections,
+    MAX_IDLE_CONNECTIONS as MAX_IDLE_CONNECTIONS,
+    Connections as Connections,
     Database,
-    NoDatabase,
+    NoDatabase as NoDatabase,
     checked_limits,
-    engine_row,
-    engine_rows,
-    engine_value,
+    engine_row as engine_row,
+    engine_rows as engine_rows,
+    engine_value as engine_value,
     file_databases,
     file_fingerprint,
-    interval_text,
-    plain_values,
-    value_bytes,
+    interval_text as interval_text,
+    plain_values as plain_values,
+    value_bytes as value_bytes,
 )
 from answerkey.adapters.duckdb_engine import DuckDBEngine
 from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
 from answerkey.adapters.sql import QueryResult, run_file
 from answerkey.errors import did_you_mean
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
-
-__all__ = [
-    "Database",
-    "NoDatabase",
-    "Engine",
-    "SQLiteEngine",
-    "DuckDBEngine",
-    "PostgreSQLEngine",
-    "ENGINES",
-    "FILE_SUFFIXES",
-    "open_engine",
-    "engine_value",
-    "engine_row",
-    "engine_rows",
-    "plain_values",
-    "value_bytes",
-    "interval_text",
-    "QueryResult",
-    "Connections",
-    "MAX_IDLE_CONNECTIONS",
-]
 
 
 @runtime_checkable

@@ -83,16 +83,6 @@ from answerkey.adapters.sql import (
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
-__all__ = [
-    "PostgreSQLEngine",
-    "NOT_INSTALLED",
-    "is_postgresql_url",
-    "url_without_password",
-    "refusal",
-    "REFUSED_FUNCTIONS",
-    "SECRET_RELATIONS",
-]
-
 NOT_INSTALLED = "psycopg is not installed (pip install 'answerkey[postgresql]')"
 
 # What a query's first word may be: the statements that only read.

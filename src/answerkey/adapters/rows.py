@@ -56,18 +56,6 @@ from answerkey.model import (
     value_of,
 )
 
-__all__ = [
-    "AnswerFormat",
-    "FORMATS",
-    "RELATION_FORMATS",
-    "read_answer",
-    "write_answer",
-    "read_jsonrows",
-    "write_jsonrows",
-    "read_csv",
-    "write_csv",
-]
-
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _JSON_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 

@@ -53,15 +53,6 @@ from answerkey.errors import InputError, plural
 from answerkey.grammar.atoms import NUMBER_SHAPE
 from answerkey.model import NIL, Boolean, Date, DateTime, Nil, Number, Relation, String, Time, Value
 
-__all__ = [
-    "MEDIA_TYPE",
-    "SparqlResults",
-    "read_sparql_results",
-    "relation_from_sparql_results",
-    "sparql_results_from_relation",
-    "term_value",
-]
-
 MEDIA_TYPE = "application/sparql-results+json"
 
 XSD = "http://www.w3.org/2001/XMLSchema#"

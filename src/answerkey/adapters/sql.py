@@ -98,20 +98,30 @@ import os
 import stat
 from pathlib import Path
 
-from answerkey.adapters._sql_alarms import arm_alarm, disarm_alarm
+from answerkey.adapters._sql_alarms import arm_alarm as arm_alarm, disarm_alarm as disarm_alarm
 from answerkey.adapters._sql_checks import (
     being_written,
     db_id_problem,
     inside_root,
     limits_problem,
     os_reason,
-    past_time_limit,
+    past_time_limit as past_time_limit,
     query_problem,
-    too_many_bytes,
-    too_many_rows,
+    too_many_bytes as too_many_bytes,
+    too_many_rows as too_many_rows,
 )
-from answerkey.adapters._sql_result import SCALAR_BYTES, ColumnFacts, QueryResult, sql_value
-from answerkey.adapters._sqlite_processes import STATE, chunk_of, serve_queries, stop_query_processes
+from answerkey.adapters._sql_result import (
+    SCALAR_BYTES as SCALAR_BYTES,
+    ColumnFacts,
+    QueryResult,
+    sql_value as sql_value,
+)
+from answerkey.adapters._sqlite_processes import (
+    STATE,
+    chunk_of,
+    serve_queries as serve_queries,
+    stop_query_processes as stop_query_processes,
+)
 from answerkey.adapters._sqlite_read import Chunk, Request, execute_request
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import (
@@ -121,32 +131,6 @@ from answerkey.limits import (
     SQL_MAX_ROWS,
     SQL_TIMEOUT,
 )
-
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "DEFAULT_MAX_ROWS",
-    "DEFAULT_MAX_RESULT_BYTES",
-    "HEAP_FACTOR",
-    "HEAP_FLOOR",
-    "QueryResult",
-    "ColumnFacts",
-    "run_query",
-    "Databases",
-    "sql_value",
-    "serve_queries",
-    "stop_query_processes",
-    "run_file",
-    "db_id_problem",
-    "query_problem",
-    "limits_problem",
-    "inside_root",
-    "past_time_limit",
-    "too_many_rows",
-    "too_many_bytes",
-    "SCALAR_BYTES",
-    "arm_alarm",
-    "disarm_alarm",
-]
 
 DEFAULT_TIMEOUT = SQL_TIMEOUT
 DEFAULT_MAX_ROWS = SQL_MAX_ROWS

@@ -36,8 +36,6 @@ from answerkey.errors import InputError, InputErrors, did_you_mean, plural
 from answerkey.files import read_text, source_name
 from answerkey.limits import MAX_INPUT_BYTES
 
-__all__ = ["AnswerRow", "AnswerTable", "load_table", "read_table"]
-
 # What Python's csv module says, in answerkey's words (the rest is shown as it says it).
 _CSV_PROBLEMS = {
     "expected after '\"'": "a quoted cell goes on after its closing quote: a cell that starts with a quote must be "

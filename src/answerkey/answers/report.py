@@ -19,11 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from answerkey.answers.run import AnswersRun
-from answerkey.answers.schema import FIGURES
+from answerkey.answers.schema import FIGURES as FIGURES
 from answerkey.report import Result
 from answerkey.report.workbook import Workbook
-
-__all__ = ["document", "summary_table", "workbook", "tsv_text", "FIGURES"]
 
 
 def tsv_text(run: AnswersRun, layout: str = "all") -> str:

@@ -30,8 +30,6 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 
-__all__ = ["RowJudgement", "AnswersRun", "run_answers", "judge_signature", "ordered_in_threads"]
-
 # A run of this many rows shows a progress bar on a terminal (the default threshold suits fast items).
 ROWS_WORTH_A_PROGRESS_BAR = 5
 

@@ -35,22 +35,6 @@ from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
-__all__ = [
-    "QUESTION",
-    "REFERENCE_ANSWER",
-    "ACTUAL_ANSWER",
-    "INPUT_COLUMNS",
-    "JUDGEMENT_COLUMNS",
-    "FIGURE_COLUMNS",
-    "OUTPUT_LAYOUTS",
-    "output_header",
-    "RowReport",
-    "AnswersSummary",
-    "AnswersReport",
-    "FIGURES",
-    "tsv_text",
-]
-
 # The figures of the summary, in the order tables show them.
 FIGURES = ("rows", "judged", "errors", "recall", "precision", "F1")
 

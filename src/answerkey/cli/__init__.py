@@ -20,8 +20,6 @@ from answerkey.errors import InputError, InputErrors
 from answerkey.parallel import WorkerDied
 from answerkey.version import __version__
 
-__all__ = ["cli", "main", "Trouble", "COMMANDS", "EXIT_INTERRUPTED"]
-
 EXIT_INTERRUPTED = 130
 
 # Subcommand name -> ("module:attribute", one-line help for `answerkey --help`). One registry:

@@ -18,8 +18,6 @@ from answerkey.files import OutputError, write_output
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import ReportPaths
 
-__all__ = ["answers", "AnswersPaths"]
-
 
 @dataclasses.dataclass(frozen=True)
 class AnswersPaths(ReportPaths):

@@ -14,8 +14,6 @@ from answerkey.grammar import strict_violation
 from answerkey.report import ReportPaths, write_reports
 from answerkey.report.cas import CheckResult, FileCheck
 
-__all__ = ["check"]
-
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(allow_dash=True))

@@ -25,10 +25,8 @@ from answerkey.testing.fuzz import (
     fuzz_parser,
     generate_answers,
     printable,
+    roundtrip as run_roundtrip,
 )
-from answerkey.testing.fuzz import roundtrip as run_roundtrip
-
-__all__ = ["fuzz"]
 
 _JSON_WHAT = "the outcome"
 _OUTPUT_CHOICES = (

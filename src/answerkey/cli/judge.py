@@ -15,8 +15,6 @@ from answerkey.model import Answer
 from answerkey.report import ReportPaths
 from answerkey.report.cas import JudgeResult
 
-__all__ = ["judge", "load_answer", "read_answer", "max_chars_option"]
-
 max_chars_option = click.option(
     "--max-chars",
     type=click.IntRange(min=1, max=MAX_CAS_CHARS),

@@ -31,22 +31,6 @@ from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.files import OutputError, check_outputs, json_text, write_output
 from answerkey.limits import MAX_EPSILON, MAX_JOBS, PER_CPU
 
-__all__ = [
-    "FiniteFloat",
-    "epsilon_option",
-    "scalars_option",
-    "strings_option",
-    "quiet_option",
-    "jobs_option",
-    "json_option",
-    "check_json_path",
-    "write_json",
-    "metrics_option",
-    "timeout_option",
-    "fail_under_option",
-]
-
-
 # A number as people write it on a command line: ASCII digits, a point, an exponent.
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 

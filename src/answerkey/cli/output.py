@@ -22,8 +22,6 @@ from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
 from answerkey.report import ReportPaths, Result, write_reports
 
-__all__ = ["report_options", "show_warnings", "start", "finish"]
-
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""

@@ -15,8 +15,6 @@ from answerkey.qatch.load import FORMATS, load_tests
 from answerkey.qatch.run import TASKS, VES, QatchOptions, needs_databases, run_qatch
 from answerkey.report import ReportPaths
 
-__all__ = ["qatch"]
-
 
 def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     # "all" is the registry's defaults: the table metrics (the valid efficiency score times queries,

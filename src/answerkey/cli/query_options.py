@@ -16,8 +16,6 @@ from answerkey.cli.options import timeout_option
 from answerkey.limits import MAX_VES_RUNS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
 
-__all__ = ["query_limit_options", "ves_runs_option"]
-
 
 def query_limit_options(timeout_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--timeout``, ``--max-rows`` and ``--max-result-bytes``: the bounds of one SQL query

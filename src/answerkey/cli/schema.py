@@ -24,17 +24,6 @@ from answerkey.score.schema import AnswerRecord, CorpusItemSchema, ScoreReport
 from answerkey.sdmx.schema import SdmxReport, SelectionRecord, TestCase
 from answerkey.steps.schema import AggregatesReport, ReferenceCorpus, ResponsesFile, ResultsReport
 
-__all__ = [
-    "schema",
-    "SCHEMAS",
-    "json_schema",
-    "VerdictReport",
-    "CheckReport",
-    "FuzzAnswer",
-    "RoundtripReport",
-    "SelfReport",
-]
-
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 

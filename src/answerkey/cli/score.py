@@ -21,8 +21,6 @@ from answerkey.report import ReportPaths
 from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, load_answers, load_corpus
 from answerkey.score.run import ScoreOptions, run_score
 
-__all__ = ["score"]
-
 
 def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     # "all" is the registry's defaults.

@@ -12,8 +12,6 @@ from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
 from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx
 
-__all__ = ["sdmx"]
-
 
 @click.command()
 @click.argument("cases", metavar="CASES")

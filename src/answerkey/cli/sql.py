@@ -29,8 +29,6 @@ from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_na
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 
-__all__ = ["sql"]
-
 # Where the batches run: this machine's processes, or a Dask cluster (answerkey[dask]).
 EXECUTORS = ("local", "dask")
 

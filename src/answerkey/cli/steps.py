@@ -19,8 +19,6 @@ from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.outputs import RETRIEVAL_K_RULES
 from answerkey.steps.run import StepsOptions, aggregate_steps, run_steps
 
-__all__ = ["steps"]
-
 
 def output_option(function: Callable[..., Any]) -> Callable[..., Any]:
     """``-o/--output FILE``: the report as YAML, or as JSON when FILE ends in .json."""

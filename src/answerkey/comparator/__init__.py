@@ -11,10 +11,17 @@ maximal answer (ATIS 1991-92). ``MatchRule`` compares single values.
 (True, (1, 2))
 """
 
-from answerkey.comparator.judge import SCALAR_RULES, Explanation, Verdict, judge, judge_keyed, judge_signature
+from answerkey.comparator._judge import (
+    SCALAR_RULES as SCALAR_RULES,
+    Explanation,
+    Verdict,
+    judge,
+    judge_keyed,
+    judge_signature,
+)
 from answerkey.comparator.minmax import judge_min_max
 from answerkey.comparator.sortkeys import OutOfOrder
-from answerkey.comparator.values import DEFAULT_EPSILON, STRING_MODES, KeyedColumn, MatchRule
+from answerkey.comparator.values import DEFAULT_EPSILON, STRING_MODES as STRING_MODES, KeyedColumn, MatchRule
 
 __all__ = [
     "judge",
@@ -25,8 +32,6 @@ __all__ = [
     "OutOfOrder",
     "MatchRule",
     "KeyedColumn",
-    "SCALAR_RULES",
-    "STRING_MODES",
     "DEFAULT_EPSILON",
     "judge_signature",
 ]

@@ -23,12 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from answerkey.comparator.judge import Verdict, judge
+from answerkey.comparator._judge import Verdict, judge
 from answerkey.comparator.search import find_projection
 from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
 from answerkey.model import Answer, NoAnswer, Relation
-
-__all__ = ["judge_min_max"]
 
 
 def _maximal_mapping(

@@ -107,7 +107,7 @@ from answerkey.comparator._assignment import (
     project,
     recoded_keys,
     row_getter,
-    search_injective,
+    search_injective as search_injective,
     walks,
 )
 from answerkey.comparator._colours import ColumnColours
@@ -117,16 +117,6 @@ from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent
 from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number
-
-__all__ = [
-    "find_mapping",
-    "find_projection",
-    "search_injective",
-    "project",
-    "ordered_equivalent",
-    "closest_mapping",
-    "Accept",
-]
 
 
 class _KeyedSides:

@@ -39,8 +39,6 @@ from answerkey.comparator.values import MatchRule, tolerance_window
 from answerkey.grammar.render import render_value
 from answerkey.model import Number, Value
 
-__all__ = ["KeyOrder", "OutOfOrder", "tie_groups", "describe_sort_keys"]
-
 Row = tuple[Value, ...]
 # A tuple of a tie group: (group number, its number in the group).
 Unit = tuple[int, int]

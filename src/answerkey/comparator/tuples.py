@@ -32,8 +32,6 @@ from answerkey.comparator.values import MatchRule, tolerance_window
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number, Value
 
-__all__ = ["TupleIndex", "coded", "column_has_reals", "tolerant_columns", "missing", "equivalent"]
-
 Row = tuple[Value, ...]
 
 

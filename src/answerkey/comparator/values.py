@@ -19,19 +19,8 @@ from operator import attrgetter
 
 from answerkey.model import Date, DateTime, Nil, Number, String, Time, Value
 
-__all__ = [
-    "MatchRule",
-    "KeyedColumn",
-    "STRING_MODES",
-    "DEFAULT_EPSILON",
-    "EXACT",
-    "format_epsilon",
-    "within_epsilon",
-    "tolerance_window",
-    "format_figure",
-]
-
 DEFAULT_EPSILON = 0.0001
+"""The relative tolerance for reals: ``|s - c| <= |c| * epsilon``."""
 
 _text = attrgetter("text")
 _value = attrgetter("value")

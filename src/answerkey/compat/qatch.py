@@ -63,7 +63,10 @@ from answerkey.model import Value
 from answerkey.progress import progress
 from answerkey.qatch.run import QATCH_METRICS, evaluate_test, has_order_by, is_table, parse_table
 
-__all__ = ["MetricEvaluator", "OrchestratorEvaluator", "EVALUATOR_NAMES"]
+__all__ = [
+    "MetricEvaluator",
+    "OrchestratorEvaluator",
+]
 
 _log = logging.getLogger(__name__)
 

@@ -7,54 +7,38 @@ on disk) and ``report`` (its JSON, YAML, workbook and summary table):
 ``run_sql(load_inputs(GOLD, PREDICTIONS), SqlOptions(DIR_OR_URL))``.
 """
 
-from answerkey.execution.distributed import ClusterError, DaskExecutor
-from answerkey.execution.load import LAYOUTS, SqlInputs, SqlItem, load_inputs
+from answerkey.execution.distributed import ClusterError as ClusterError, DaskExecutor
+from answerkey.execution.load import LAYOUTS as LAYOUTS, SqlInputs, SqlItem, load_inputs
 from answerkey.execution.run import (
-    Batch,
-    BatchItem,
-    Executor,
-    ItemOutcome,
+    Batch as Batch,
+    BatchItem as BatchItem,
+    Executor as Executor,
+    ItemOutcome as ItemOutcome,
     LocalExecutor,
     SqlOptions,
     SqlRun,
-    make_batches,
-    run_batch,
+    make_batches as make_batches,
+    run_batch as run_batch,
     run_sql,
 )
 from answerkey.execution.semantics import (
-    DEFAULT_SEMANTICS,
-    SEMANTICS,
-    Decision,
-    decide,
-    decide_all,
-    disagreement,
-    order_by_keys,
-    soft_f1,
+    DEFAULT_SEMANTICS as DEFAULT_SEMANTICS,
+    SEMANTICS as SEMANTICS,
+    Decision as Decision,
+    decide as decide,
+    decide_all as decide_all,
+    disagreement as disagreement,
+    order_by_keys as order_by_keys,
+    soft_f1 as soft_f1,
 )
 
 __all__ = [
-    "LAYOUTS",
-    "SEMANTICS",
-    "DEFAULT_SEMANTICS",
-    "Decision",
-    "decide",
-    "decide_all",
-    "disagreement",
-    "order_by_keys",
-    "soft_f1",
     "DaskExecutor",
-    "ClusterError",
     "SqlInputs",
     "SqlItem",
     "load_inputs",
     "SqlOptions",
-    "Batch",
-    "BatchItem",
-    "ItemOutcome",
-    "Executor",
     "LocalExecutor",
-    "make_batches",
-    "run_batch",
     "SqlRun",
     "run_sql",
 ]

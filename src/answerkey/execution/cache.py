@@ -53,8 +53,6 @@ from answerkey.grammar.render import render_value
 from answerkey.limits import MAX_COLUMNS
 from answerkey.model import NIL, Boolean, Number, Relation, String, Value
 
-__all__ = ["CACHE_FORMAT", "CacheKey", "ResultCache", "encode_value", "decode_value", "write_entry", "entry_bytes"]
-
 # The format of an entry; an entry of another format is ignored (and rewritten).
 CACHE_FORMAT = 2
 _NUMBER_START = frozenset("+-.0123456789")

@@ -42,17 +42,6 @@ from answerkey.execution.run import Batch, ItemOutcome, SqlOptions, run_batch
 from answerkey.limits import DASK_CONNECT_TIMEOUT
 from answerkey.version import __version__
 
-__all__ = [
-    "CONNECT_TIMEOUT",
-    "INSTALL_HINT",
-    "ClusterError",
-    "DaskExecutor",
-    "require_dask",
-    "for_workers",
-    "as_typed",
-    "in_order",
-]
-
 T = TypeVar("T")
 
 CONNECT_TIMEOUT = DASK_CONNECT_TIMEOUT

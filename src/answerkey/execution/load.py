@@ -48,16 +48,6 @@ from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plura
 from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
 from answerkey.files import Document, load_document, read_text, source_name, validation_errors
 
-__all__ = [
-    "LAYOUTS",
-    "BIRD_SEPARATOR",
-    "SqlItem",
-    "SqlInputs",
-    "detect_layout",
-    "load_inputs",
-    "InputErrors",
-]
-
 LAYOUTS = ("spider", "bird", "answerkey")
 # What BIRD's predictions put between the SQL and the db_id.
 BIRD_SEPARATOR = "\t----- bird -----\t"

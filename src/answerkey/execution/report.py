@@ -20,11 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from answerkey.execution.schema import FIGURES, ITEM_COLOURS
+from answerkey.execution.schema import FIGURES as FIGURES, ITEM_COLOURS as ITEM_COLOURS
 from answerkey.report import Result
 from answerkey.report.workbook import Workbook
-
-__all__ = ["document", "summary_table", "workbook", "FIGURES", "ITEM_COLOURS"]
 
 
 def document(run: Result) -> dict[str, Any]:

@@ -57,39 +57,27 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from answerkey.errors import RunWarning, plural
-from answerkey.execution._batches import BATCH_SIZE, Batch, BatchItem, ItemOutcome, make_batches, run_batch
-from answerkey.execution._options import VES, SqlOptions
+from answerkey.execution._batches import (
+    BATCH_SIZE as BATCH_SIZE,
+    Batch as Batch,
+    BatchItem as BatchItem,
+    ItemOutcome as ItemOutcome,
+    make_batches,
+    run_batch as run_batch,
+)
+from answerkey.execution._options import VES as VES, SqlOptions as SqlOptions
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
-    SEMANTICS,
+    SEMANTICS as SEMANTICS,
     decided_semantics,
 )
-from answerkey.metrics.efficiency import DEFAULT_VES_RUNS
+from answerkey.metrics.efficiency import DEFAULT_VES_RUNS as DEFAULT_VES_RUNS
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import ProgressBar
 from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
-
-__all__ = [
-    "SEMANTICS",
-    "VES",
-    "BATCH_SIZE",
-    "DEFAULT_VES_RUNS",
-    "SqlOptions",
-    "BatchItem",
-    "Batch",
-    "ItemOutcome",
-    "make_batches",
-    "run_batch",
-    "Executor",
-    "LocalExecutor",
-    "ItemResult",
-    "GroupSummary",
-    "SqlRun",
-    "run_sql",
-]
 
 # Difficulty levels in the order the benchmarks list them (Spider, then BIRD); others follow by name.
 DIFFICULTY_ORDER = ("easy", "simple", "medium", "moderate", "hard", "challenging", "extra")

@@ -27,7 +27,7 @@ from pydantic import (
     Field,
     RootModel,
     SerializerFunctionWrapHandler,
-    ValidationError,
+    ValidationError as ValidationError,
     WithJsonSchema,
     model_serializer,
 )
@@ -39,23 +39,6 @@ from answerkey.files import read_id
 from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
-
-__all__ = [
-    "VERDICTS",
-    "SqlItemSchema",
-    "SqlPredictionRecord",
-    "BirdQuestion",
-    "BirdPredictions",
-    "GroupFigures",
-    "SqlSummary",
-    "SqlItemReport",
-    "SqlReport",
-    "FIGURES",
-    "ITEM_COLOURS",
-    "ValidationError",
-    "read_columns",
-    "read_db_id",
-]
 
 # An item's verdict under the headline semantics; "error" when its gold query failed.
 VERDICTS = ("correct", "incorrect", "error")

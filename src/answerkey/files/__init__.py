@@ -31,54 +31,31 @@ answerkey.errors.InputError: ...items.json:2:30: the key 'answer' is given twice
 
 from __future__ import annotations
 
-from answerkey.files._document import Document
-from answerkey.files._json import JsonLine, decode_json, json_positions, read_jsonl
-from answerkey.files._json_text import json_pieces, json_text
+from answerkey.files._document import Document as Document
+from answerkey.files._json import (
+    JsonLine as JsonLine,
+    decode_json as decode_json,
+    json_positions as json_positions,
+    read_jsonl as read_jsonl,
+)
+from answerkey.files._json_text import json_pieces as json_pieces, json_text as json_text
 from answerkey.files._reading import (
-    DOCUMENT_SUFFIXES,
-    STDIN,
-    document_format,
-    load_document,
-    read_text,
-    regular_files,
-    source_name,
+    DOCUMENT_SUFFIXES as DOCUMENT_SUFFIXES,
+    STDIN as STDIN,
+    document_format as document_format,
+    load_document as load_document,
+    read_text as read_text,
+    regular_files as regular_files,
+    source_name as source_name,
 )
-from answerkey.files._validation import id_text, read_id, validation_errors
+from answerkey.files._validation import id_text as id_text, read_id as read_id, validation_errors as validation_errors
 from answerkey.files._writing import (
-    OUTPUT_SUFFIXES,
-    OutputError,
-    check_outputs,
-    output_stream,
-    read_entry,
-    write_entry,
-    write_output,
+    OUTPUT_SUFFIXES as OUTPUT_SUFFIXES,
+    OutputError as OutputError,
+    check_outputs as check_outputs,
+    output_stream as output_stream,
+    read_entry as read_entry,
+    write_entry as write_entry,
+    write_output as write_output,
 )
-from answerkey.files._yaml import load_yaml
-
-__all__ = [
-    "STDIN",
-    "source_name",
-    "read_text",
-    "decode_json",
-    "json_text",
-    "json_pieces",
-    "json_positions",
-    "Document",
-    "load_document",
-    "document_format",
-    "DOCUMENT_SUFFIXES",
-    "load_yaml",
-    "JsonLine",
-    "read_jsonl",
-    "validation_errors",
-    "id_text",
-    "read_id",
-    "regular_files",
-    "OutputError",
-    "check_outputs",
-    "write_output",
-    "output_stream",
-    "OUTPUT_SUFFIXES",
-    "write_entry",
-    "read_entry",
-]
+from answerkey.files._yaml import load_yaml as load_yaml

@@ -31,14 +31,14 @@ from answerkey.errors import ParseError, line_column, plural
 from answerkey.gc_pause import PAUSE_FROM_CHARS, gc_paused
 from answerkey.grammar import fast
 from answerkey.grammar.atoms import (
-    DATE_SHAPE,
-    MAX_EXPONENT,
-    MAX_NUMBER_CHARS,
-    MONTHS,
-    QUOTED_VALUE_SHAPE,
-    TWO_DIGIT_YEAR_PIVOT,
+    DATE_SHAPE as DATE_SHAPE,
+    MAX_EXPONENT as MAX_EXPONENT,
+    MAX_NUMBER_CHARS as MAX_NUMBER_CHARS,
+    MONTHS as MONTHS,
+    QUOTED_VALUE_SHAPE as QUOTED_VALUE_SHAPE,
+    TWO_DIGIT_YEAR_PIVOT as TWO_DIGIT_YEAR_PIVOT,
     BadAtom,
-    date_from_text,
+    date_from_text as date_from_text,
     date_value,
     datetime_value,
     number_value,
@@ -68,14 +68,6 @@ __all__ = [
     "parse_with_grammar",
     "check_with_grammar",
     "strict_violation",
-    "MAX_CAS_CHARS",
-    "MAX_NUMBER_CHARS",
-    "MAX_EXPONENT",
-    "MONTHS",
-    "TWO_DIGIT_YEAR_PIVOT",
-    "date_from_text",
-    "DATE_SHAPE",
-    "QUOTED_VALUE_SHAPE",
 ]
 
 

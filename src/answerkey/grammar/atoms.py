@@ -18,27 +18,6 @@ from collections.abc import Callable
 from answerkey.limits import MAX_EXPONENT, MAX_NUMBER_CHARS
 from answerkey.model import DATETIME_PATTERN, TIME_PATTERN, Date, DateTime, Number, String, Time
 
-__all__ = [
-    "BadAtom",
-    "MAX_NUMBER_CHARS",
-    "MAX_EXPONENT",
-    "MONTHS",
-    "TWO_DIGIT_YEAR_PIVOT",
-    "DATE_SHAPE",
-    "DATETIME_SHAPE",
-    "TIME_SHAPE",
-    "QUOTED_VALUE_SHAPE",
-    "NUMBER_SHAPE",
-    "date_from_text",
-    "date_value",
-    "datetime_value",
-    "time_value",
-    "number_value",
-    "string_value",
-    "decode_string",
-]
-
-
 MONTHS = {
     name: number
     for number, name in enumerate(

@@ -69,8 +69,6 @@ from answerkey.model import (
     Value,
 )
 
-__all__ = ["parse", "Defer", "ATOM_TERMINALS", "STRING_BODY", "QUOTED_STRING", "STRING_PATTERN"]
-
 
 class Defer(Exception):
     """The fast path cannot answer for this text: parse it with the grammar."""

@@ -36,8 +36,6 @@ from answerkey.model import (
     Value,
 )
 
-__all__ = ["render", "render_value"]
-
 _ESCAPED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 

@@ -29,21 +29,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from answerkey.metrics.efficiency import SQL_METRICS, valid_efficiency_score
+from answerkey.metrics.efficiency import SQL_METRICS as SQL_METRICS, valid_efficiency_score
 from answerkey.metrics.registry import (
     METRICS,
     defaults_for,
     import_metric_modules,
     metrics_for,
-    needs,
+    needs as needs,
     needs_order,
     register,
 )
 from answerkey.metrics.retrieval import average_precision, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
-from answerkey.metrics.soft_f1 import soft_f1
+from answerkey.metrics.sql_soft_f1 import soft_f1
 from answerkey.metrics.table import (
-    TABLE_METRICS,
-    TableMetric,
+    TABLE_METRICS as TABLE_METRICS,
+    TableMetric as TableMetric,
     cell_precision,
     cell_recall,
     execution_accuracy,
@@ -58,13 +58,8 @@ __all__ = [
     "register",
     "metrics_for",
     "defaults_for",
-    "needs",
     "needs_order",
-    "TABLE_METRICS",
-    "TableMetric",
     "table_scores",
-    "SQL_METRICS",
-    # Every metric registered here, by its registered name.
     "cell_precision",
     "cell_recall",
     "tuple_cardinality",

@@ -54,8 +54,6 @@ from typing import Any
 from answerkey.errors import RunWarning
 from answerkey.files import read_entry, write_entry
 
-__all__ = ["AnswerJudge", "Correctness", "ENVIRONMENT", "DEFAULT_RETRIES", "parse_claim_counts"]
-
 ENVIRONMENT = {
     "url": "ANSWERKEY_JUDGE_URL",
     "model": "ANSWERKEY_JUDGE_MODEL",

@@ -31,8 +31,6 @@ from typing import Any, TypeAlias, cast
 from answerkey.comparator.values import STRING_MODES, MatchRule
 from answerkey.model import Boolean, Date, DateTime, Failure, Nil, Number, String, Time, rows_of, value_of
 
-__all__ = ["KeyedTable", "keyed_table", "is_number", "closest_matches"]
-
 _BOOLEAN, _FAILURE, _DATETIME, _TIME = "boolean", "failure", "datetime", "time"
 
 # A cell's key: int, Decimal, str, date, None, or a tagged tuple (booleans, failures,

@@ -17,8 +17,6 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.grammar.render import render_value
 from answerkey.model import Boolean, Date, Nil, Number, String, Value
 
-__all__ = ["OtherValue", "driver_value", "driver_rows"]
-
 
 @dataclass(frozen=True)
 class OtherValue:

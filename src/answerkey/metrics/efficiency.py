@@ -44,20 +44,6 @@ from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.registry import register
 from answerkey.metrics.table import table_scores
 
-__all__ = [
-    "DEFAULT_VES_RUNS",
-    "SQL_METRICS",
-    "QueryRunner",
-    "Efficiency",
-    "without_outliers",
-    "time_ratio",
-    "ves",
-    "check_runs",
-    "time_runs",
-    "measure_efficiency",
-    "valid_efficiency_score",
-]
-
 # Runs of each query (BIRD's paper and QATCH 1.0 time 100).
 DEFAULT_VES_RUNS = 100
 # A measured time is never below the clock's resolution (a ratio needs a time above 0).

@@ -21,24 +21,6 @@ from typing import TypeVar
 
 from answerkey.plugins import import_modules
 
-__all__ = [
-    "METRICS",
-    "METRIC_KINDS",
-    "DECLARATIONS",
-    "KINDS",
-    "NEEDS",
-    "WORKFLOWS",
-    "Declaration",
-    "register",
-    "metrics_of_kind",
-    "metrics_for",
-    "defaults_for",
-    "needs",
-    "needs_order",
-    "MODULES_VARIABLE",
-    "import_metric_modules",
-]
-
 F = TypeVar("F", bound=Callable[..., float])
 
 # kind -> what a metric of that kind is called with.
@@ -78,8 +60,8 @@ class Declaration:
     default_in: frozenset[str] = frozenset()
 
 
-# name -> metric function. Filled by the metric modules imported in ``answerkey.metrics``.
 METRICS: dict[str, Callable[..., float]] = {}
+"""Every registered metric: name -> metric function (filled by the metric modules ``answerkey.metrics`` imports)."""
 # name -> its kind (a key of KINDS).
 METRIC_KINDS: dict[str, str] = {}
 # name -> its whole declaration.

@@ -28,16 +28,6 @@ from typing import Any
 
 from answerkey.metrics.registry import register
 
-__all__ = [
-    "recall_at_k",
-    "precision_at_k",
-    "average_precision",
-    "reciprocal_rank",
-    "ndcg_at_k",
-    "RETRIEVAL_METRICS",
-]
-
-
 # graphrag-eval 4.0's keyword name -> ours.
 _GRAPHRAG_NAMES = {"relevant_docs": "relevant", "retrieved_docs": "retrieved"}
 

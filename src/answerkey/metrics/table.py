@@ -52,22 +52,6 @@ from answerkey.metrics.cells import closest_matches, keyed_table
 from answerkey.metrics.registry import METRIC_KINDS, METRICS, metrics_of_kind, register
 from answerkey.model import Relation, Value, rows_of, value_of
 
-__all__ = [
-    "DEFAULT_EPSILON",
-    "DEFAULT_RULE",
-    "TABLE_METRICS",
-    "Table",
-    "TableMetric",
-    "table_rows",
-    "table_scores",
-    "cell_precision",
-    "cell_recall",
-    "tuple_cardinality",
-    "tuple_constraint",
-    "tuple_order",
-    "execution_accuracy",
-]
-
 # Lists of rows, NumPy arrays (`df.values`), row iterators (`df.itertuples(index=False)`), DataFrames.
 Table = Relation | Iterable[Iterable[object]]
 

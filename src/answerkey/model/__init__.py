@@ -23,9 +23,9 @@ from typing import Any, cast
 
 from answerkey.model._python import value_of
 from answerkey.model._values import (
-    DATETIME_PATTERN,
+    DATETIME_PATTERN as DATETIME_PATTERN,
     NIL,
-    TIME_PATTERN,
+    TIME_PATTERN as TIME_PATTERN,
     Boolean,
     Date,
     DateTime,
@@ -46,22 +46,17 @@ __all__ = [
     "Date",
     "DateTime",
     "Time",
-    "DATETIME_PATTERN",
-    "TIME_PATTERN",
     "Nil",
     "NIL",
     "Failure",
     "FailureKind",
     "Value",
     "Relation",
-    "RelationKey",
-    "rows_of",
     "Alternatives",
     "NoAnswer",
     "NO_ANSWER",
     "Answer",
     "value_of",
-    "type_name",
 ]
 
 
@@ -356,5 +351,7 @@ class NoAnswer:
 
 
 NO_ANSWER = NoAnswer()
+"""The one ``NoAnswer``: the system declined to answer (``no_answer`` in CAS)."""
 
 Answer = Relation | Alternatives | NoAnswer
+"""What an answer file holds: a relation, alternatives (canonical only) or ``NO_ANSWER``."""

@@ -418,6 +418,7 @@ class Nil:
 
 
 NIL = Nil()
+"""The one ``Nil``: a missing value (``nil`` in CAS)."""
 
 
 class FailureKind(Enum):
@@ -435,6 +436,7 @@ class Failure:
 
 
 Value = Boolean | Number | String | Date | DateTime | Time | Nil | Failure
+"""Any one value of a tuple."""
 
 _TYPE_NAMES = {
     Boolean: "boolean",

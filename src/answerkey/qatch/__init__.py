@@ -5,9 +5,9 @@ scores it into a ``QatchRun`` (a ``answerkey.report.Result``).
 """
 
 from answerkey._deprecated import keep_old_names
-from answerkey.qatch.load import FORMATS, load_tests
+from answerkey.qatch.load import FORMATS as FORMATS, load_tests
 from answerkey.qatch.run import (
-    MAX_TABLE_CHARS,
+    MAX_TABLE_CHARS as MAX_TABLE_CHARS,
     QATCH_METRICS,
     TASKS,
     QatchOptions,
@@ -15,31 +15,24 @@ from answerkey.qatch.run import (
     QatchRun,
     QatchTest,
     TestOutcome,
-    evaluate_test,
-    has_order_by,
-    is_table,
-    needs_databases,
-    parse_table,
+    evaluate_test as evaluate_test,
+    has_order_by as has_order_by,
+    is_table as is_table,
+    needs_databases as needs_databases,
+    parse_table as parse_table,
     run_qatch,
 )
 
 __all__ = [
     "TASKS",
     "QATCH_METRICS",
-    "MAX_TABLE_CHARS",
-    "FORMATS",
     "TestOutcome",
     "QatchTest",
     "QatchOptions",
     "QatchResult",
     "QatchRun",
-    "evaluate_test",
     "load_tests",
     "run_qatch",
-    "needs_databases",
-    "parse_table",
-    "has_order_by",
-    "is_table",
 ]
 
 # The names these had before one naming scheme for every workflow, kept for one release.

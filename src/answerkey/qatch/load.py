@@ -40,8 +40,6 @@ from answerkey.files import Document, id_text, load_document, read_text, source_
 from answerkey.limits import MAX_TABLE_CHARS
 from answerkey.qatch.run import TASKS, QatchTest, is_table
 
-__all__ = ["FORMATS", "CSV_SUFFIXES", "load_tests"]
-
 # Format names --format takes; each is read as this document format, or "csv".
 FORMATS = {"jsonl": "jsonl", "json": "json", "yaml": "yaml", "csv": "csv"}
 CSV_SUFFIXES = (".csv",)

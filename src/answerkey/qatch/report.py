@@ -20,11 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from answerkey.qatch.schema import MEAN_DIGITS
+from answerkey.qatch.schema import MEAN_DIGITS as MEAN_DIGITS
 from answerkey.report import Result
 from answerkey.report.workbook import Workbook
-
-__all__ = ["document", "summary_table", "workbook", "MEAN_DIGITS"]
 
 
 def document(run: Result) -> dict[str, Any]:

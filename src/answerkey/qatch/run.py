@@ -48,31 +48,12 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 
-__all__ = [
-    "TASKS",
-    "VES",
-    "DEFAULT_VES_RUNS",
-    "QATCH_METRICS",
-    "MALFORMED_PREDICTION",
-    "MAX_TABLE_CHARS",
-    "TestOutcome",
-    "QatchTest",
-    "QatchOptions",
-    "QatchResult",
-    "QatchRun",
-    "evaluate_test",
-    "run_qatch",
-    "needs_databases",
-    "parse_table",
-    "has_order_by",
-    "is_table",
-]
-
 TASKS = ("qa", "sp")
+"""QATCH's tasks: ``qa`` (question answering, a predicted table) and ``sp`` (semantic parsing, predicted SQL)."""
 # The metric a run times itself (SP tests only), sharing the test's execution accuracy.
 VES = valid_efficiency_score.__name__
-# The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in).
 QATCH_METRICS = defaults_for("qatch-evaluator")
+"""The metrics QATCH's MetricEvaluator computes by default (execution accuracy is opt-in)."""
 MALFORMED_PREDICTION = 'the prediction is not a table like [["wales", "scotland"], ["england"]]'
 
 _ORDER_BY = re.compile(r"\border\s+by\b", re.IGNORECASE)

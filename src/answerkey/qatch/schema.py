@@ -27,14 +27,6 @@ from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
-__all__ = [
-    "QatchTestRow",
-    "QatchSummary",
-    "QatchTestReport",
-    "QatchReport",
-    "MEAN_DIGITS",
-]
-
 # Decimals of the means in the summary table.
 MEAN_DIGITS = 4
 

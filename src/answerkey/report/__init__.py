@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from answerkey.errors import RunWarning
-from answerkey.files import check_outputs, json_pieces, json_text, output_stream, write_output
+from answerkey.files import check_outputs, json_pieces, json_text as json_text, output_stream, write_output
 from answerkey.gc_pause import gc_paused
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
@@ -32,17 +32,13 @@ from answerkey.signature import Signature
 __all__ = [
     "Result",
     "Report",
-    "Reported",
     "ReportPaths",
     "REPORT_FORMATS",
     "write_reports",
-    "json_text",
-    "yaml_text",
-    "text_table",
-    "figure",
 ]
 
 REPORT_FORMATS = ("json", "yaml", "xlsx")
+"""The formats ``write_reports`` writes: JSON, YAML and an Excel workbook."""
 
 
 @runtime_checkable

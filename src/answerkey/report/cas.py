@@ -25,8 +25,6 @@ from answerkey.report import text_table
 from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
 from answerkey.signature import Signature
 
-__all__ = ["JudgeResult", "FileCheck", "CheckResult"]
-
 
 @dataclass(frozen=True)
 class JudgeResult:

@@ -24,8 +24,6 @@ from answerkey.files import output_stream
 from answerkey.progress import progress
 from answerkey.report.workbook import FORMATS, Chart, Column, Sheet, Workbook
 
-__all__ = ["write_workbook", "cell_text"]
-
 # Characters XML 1.0 forbids (all C0 controls but tab, line feed and carriage return, and
 # lone surrogates), replaced by U+FFFD.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

@@ -28,8 +28,6 @@ from pydantic_core import PydanticUndefined
 
 from answerkey.report.workbook import Workbook
 
-__all__ = ["ReportModel", "build"]
-
 M = TypeVar("M", bound=BaseModel)
 _set = object.__setattr__
 

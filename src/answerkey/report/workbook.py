@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Column", "Chart", "Sheet", "Workbook", "FORMATS", "VERDICT_COLOURS", "SHEET_NAMES"]
-
 # Column format name -> Excel number format.
 FORMATS = {
     "text": "@",

@@ -30,22 +30,7 @@ from typing import Any, NamedTuple
 
 from answerkey.errors import InputError, InputErrors, kind_of
 from answerkey.files import Document, load_document, read_text, regular_files, source_name, validation_errors
-from answerkey.score.schema import CATEGORIES, AnswerRecord, CorpusItemSchema, ValidationError, cas_text
-
-__all__ = [
-    "CATEGORIES",
-    "CorpusItem",
-    "Corpus",
-    "SystemAnswer",
-    "Answers",
-    "InputErrors",
-    "CORPUS_FORMATS",
-    "ANSWER_FORMATS",
-    "load_corpus",
-    "load_answers",
-    "CorpusItemSchema",
-    "AnswerRecord",
-]
+from answerkey.score.schema import CATEGORIES as CATEGORIES, AnswerRecord, CorpusItemSchema, ValidationError, cas_text
 
 # Format names the options take; each is read as this document format.
 CORPUS_FORMATS = {"yaml": "yaml", "json": "json", "jsonl": "jsonl"}

@@ -21,9 +21,7 @@ from typing import Any
 
 from answerkey.report import Result
 from answerkey.report.workbook import Workbook
-from answerkey.score.schema import FIGURES
-
-__all__ = ["document", "summary_table", "workbook", "FIGURES"]
+from answerkey.score.schema import FIGURES as FIGURES
 
 
 def document(run: Result) -> dict[str, Any]:

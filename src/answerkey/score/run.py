@@ -61,20 +61,6 @@ from answerkey.score.load import Answers, Corpus
 from answerkey.score.schema import CATEGORIES, VERDICTS, GroupFigures, ItemReport, ScoreReport, Summary
 from answerkey.signature import Signature
 
-__all__ = [
-    "VERDICTS",
-    "ScoreOptions",
-    "ItemResult",
-    "GroupSummary",
-    "ScoreRun",
-    "run_score",
-    "check_corpus",
-    "judge_min_max",
-    "canonical_answers",
-    "item_metrics",
-    "relation_metrics",
-]
-
 # Items per unit of work sent to a worker process: large enough that the per-item work
 # dominates pickling and scheduling, small enough to spread a corpus over the workers.
 BATCH_SIZE = 64

@@ -16,7 +16,15 @@ import datetime as _dt
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError as ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -25,21 +33,6 @@ from answerkey.files import read_id
 from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
-
-__all__ = [
-    "CATEGORIES",
-    "VERDICTS",
-    "CorpusItemSchema",
-    "AnswerRecord",
-    "ValidationError",
-    "GroupFigures",
-    "Summary",
-    "ItemReport",
-    "ScoreReport",
-    "FIGURES",
-    "cas_text",
-    "read_sort_keys",
-]
 
 # H89-2019 section 5: 0 no context, 1 local reference to the previous query, 2 ellipsis,
 # 3 non-local reference, X excluded from scoring.

@@ -40,8 +40,6 @@ from answerkey.files import DOCUMENT_SUFFIXES, Document, load_document, regular_
 from answerkey.sdmx.schema import SelectionRecord, TestCase
 from answerkey.sdmx.terms import TermConflict, target_of
 
-__all__ = ["CASE_SUFFIXES", "Cases", "Selections", "case_files", "load_cases", "load_selections", "load_suite"]
-
 # The files of a cases directory that are read.
 CASE_SUFFIXES = (".yaml", ".yml")
 

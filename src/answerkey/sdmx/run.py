@@ -52,28 +52,6 @@ from answerkey.sdmx.schema import (
 from answerkey.sdmx.terms import EMPTY, DimensionKey, Selection, TermPair, as_selection, merge, target_of
 from answerkey.signature import Signature
 
-__all__ = [
-    "SIGNATURE",
-    "NOT_IN_TARGET",
-    "LISTED",
-    "SCORED",
-    "signature_of",
-    "DimensionResult",
-    "CaseResult",
-    "Summary",
-    "SdmxRun",
-    "dimension_report",
-    "case_report",
-    "ratio",
-    "nan_mean",
-    "score_dimension",
-    "evaluate_case",
-    "not_in_target_reading",
-    "target_of",
-    "query_of",
-    "run_sdmx",
-]
-
 LISTED = "listed"
 SCORED = "scored"
 # The readings of selected dimensions outside the target (``--not-in-target``), the default first.

@@ -28,30 +28,6 @@ from answerkey.report import figure, text_table
 from answerkey.report.schema import ReportModel, build
 from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
-__all__ = [
-    "Term",
-    "DimensionSelection",
-    "DatasetSelection",
-    "Target",
-    "Turn",
-    "TestCase",
-    "SelectionRecord",
-    "TermReport",
-    "DimensionReport",
-    "DimensionNotInTargetReport",
-    "Figures",
-    "SummaryReport",
-    "CaseReport",
-    "SdmxReport",
-    "OVERVIEW_HEADERS",
-    "STATISTICS_HEADERS",
-    "ALL_CASES",
-    "block_figure",
-    "dimension_block",
-    "details_text",
-    "not_in_target_text",
-]
-
 OVERVIEW_HEADERS = (
     "id",
     "name",

@@ -19,18 +19,6 @@ from answerkey.errors import InputError
 from answerkey.model import Relation, String
 from answerkey.sdmx.schema import DatasetSelection, TestCase
 
-__all__ = [
-    "DimensionKey",
-    "Selection",
-    "TermPair",
-    "TermConflict",
-    "merge",
-    "as_selection",
-    "terms_of",
-    "target_of",
-    "EMPTY",
-]
-
 DimensionKey = tuple[str, str]
 Selection = dict[DimensionKey, Relation]
 EMPTY = Relation(())

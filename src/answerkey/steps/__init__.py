@@ -13,9 +13,9 @@ YAML, workbook and summary table).
 """
 
 from answerkey._deprecated import keep_old_names
-from answerkey.metrics.answers import AnswerJudge
+from answerkey.metrics.answers import AnswerJudge as AnswerJudge
 from answerkey.steps.aggregates import compute_aggregates
-from answerkey.steps.load import read_reference, read_responses, read_results, validate_results
+from answerkey.steps.load import read_reference, read_responses, read_results, validate_results as validate_results
 from answerkey.steps.run import (
     StepsAggregationRun,
     StepsOptions,
@@ -25,10 +25,17 @@ from answerkey.steps.run import (
     run_evaluation,
     run_steps,
     score_steps,
-    validate_reference,
-    validate_responses,
+    validate_reference as validate_reference,
+    validate_responses as validate_responses,
 )
-from answerkey.steps.schema import ActualStep, Question, ReferenceCorpus, ReferenceStep, Response, Template
+from answerkey.steps.schema import (
+    ActualStep as ActualStep,
+    Question as Question,
+    ReferenceCorpus as ReferenceCorpus,
+    ReferenceStep as ReferenceStep,
+    Response as Response,
+    Template as Template,
+)
 
 __all__ = [
     "run_evaluation",
@@ -43,16 +50,6 @@ __all__ = [
     "read_reference",
     "read_responses",
     "read_results",
-    "validate_reference",
-    "validate_responses",
-    "validate_results",
-    "AnswerJudge",
-    "ReferenceCorpus",
-    "Template",
-    "Question",
-    "ReferenceStep",
-    "Response",
-    "ActualStep",
 ]
 
 # The names these had before one naming scheme for every workflow, kept for one release.

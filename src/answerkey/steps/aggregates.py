@@ -37,15 +37,6 @@ from answerkey.errors import InputError
 from answerkey.steps.load import validate_results
 from answerkey.steps.schema import METRICS
 
-__all__ = [
-    "compute_aggregates",
-    "aggregate_results",
-    "METRICS",
-    "USAGE_METRICS",
-    "MISSING_USAGE_RULES",
-    "series_statistics",
-]
-
 # `steps` (the step-count summary) goes before this metric, as in graphrag-eval's example.
 _STEPS_BEFORE = "steps_score"
 # The figures graphrag-eval 4.0 always reports, as zeros where no question has them.

@@ -34,22 +34,6 @@ from answerkey.limits import MAX_JSON_DEPTH
 from answerkey.signature import Signature
 from answerkey.steps.schema import QuestionResult, ReferenceCorpus, Response, ResultsReport, Template, shown_number
 
-__all__ = [
-    "Reference",
-    "Responses",
-    "EvaluationResults",
-    "read_reference",
-    "read_responses",
-    "read_evaluation_inputs",
-    "read_results",
-    "validate_reference",
-    "validate_responses",
-    "validate_results",
-    "document_kind",
-    "nesting",
-    "RESULT_DEPTH",
-]
-
 # A response's values are written this many levels deeper in a results report (the report,
 # its list of results), which may nest only MAX_JSON_DEPTH levels like any input.
 RESULT_DEPTH = 2

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-__all__ = ["greedy_matching", "best_matching", "assignment"]
-
 Matching = dict[int, tuple[int, float]]  # reference index -> (actual index, score > 0)
 Score = Callable[[int, int], float]  # (reference index, actual index) -> score in [0, 1], 0 if not a candidate
 

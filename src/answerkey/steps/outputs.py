@@ -29,21 +29,6 @@ from answerkey.comparator import judge
 from answerkey.errors import InputError, kind_of
 from answerkey.metrics.retrieval import recall_at_k
 
-__all__ = [
-    "Comparison",
-    "OutputComparer",
-    "MEDIA_TYPES",
-    "STEP_NAMES",
-    "RETRIEVAL_K_RULES",
-    "parse_reference_output",
-    "document_ids",
-    "retrieval_k",
-    "check_retrieval_k_rule",
-    "check_reference_k",
-    "json_equal",
-    "unreadable",
-]
-
 
 class ActualStep(Protocol):
     """What a comparison reads of an actual step (``answerkey.steps.schema.ActualStep``): the

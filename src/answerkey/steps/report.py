@@ -22,16 +22,12 @@ from typing import Any
 from answerkey.report import Result
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
-from answerkey.steps.schema import OVERVIEW_COLUMNS, STATUS_COLOURS, aggregates_table, steps_workbook
-
-__all__ = [
-    "results_document",
-    "aggregates_document",
-    "summary_table",
-    "workbook",
-    "OVERVIEW_COLUMNS",
-    "STATUS_COLOURS",
-]
+from answerkey.steps.schema import (
+    OVERVIEW_COLUMNS as OVERVIEW_COLUMNS,
+    STATUS_COLOURS as STATUS_COLOURS,
+    aggregates_table,
+    steps_workbook,
+)
 
 
 def results_document(run: Result) -> dict[str, Any]:

@@ -54,20 +54,6 @@ from answerkey.steps.schema import (
     ResultsSummary,
 )
 
-__all__ = [
-    "StepsOptions",
-    "StepsScore",
-    "StepsRun",
-    "StepsAggregationRun",
-    "UNKNOWN_SIGNATURE",
-    "run_evaluation",
-    "run_steps",
-    "aggregate_steps",
-    "score_steps",
-    "validate_reference",
-    "validate_responses",
-]
-
 # Response keys copied to the result when present (graphrag-eval's order).
 _USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "elapsed_sec")
 # The signature of results that carry none (graphrag-eval's own, say): their options are unknown.

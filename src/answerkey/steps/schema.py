@@ -44,36 +44,6 @@ from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
 from answerkey.signature import Signature
 from answerkey.steps.outputs import parse_reference_output
 
-__all__ = [
-    "SPARQL_RESULTS",
-    "JSON",
-    "METRICS",
-    "RATIO_METRICS",
-    "Identifier",
-    "ReferenceStep",
-    "Question",
-    "Template",
-    "ReferenceCorpus",
-    "ActualStep",
-    "Response",
-    "ResponsesFile",
-    "QuestionResult",
-    "ResultsSummary",
-    "ResultsReport",
-    "SeriesFigures",
-    "MeanFigure",
-    "StepCounts",
-    "SampleFigures",
-    "TemplateFigures",
-    "MacroFigures",
-    "AggregatesReport",
-    "aggregates_table",
-    "steps_workbook",
-    "OVERVIEW_COLUMNS",
-    "STATUS_COLOURS",
-    "shown_number",
-]
-
 SPARQL_RESULTS = "application/sparql-results+json"
 JSON = "application/json"
 

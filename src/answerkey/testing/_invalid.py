@@ -265,6 +265,7 @@ def invalid_cas_texts(draw, kinds: tuple[str, ...] | None = None) -> str:
 
 
 INVALID_KINDS = tuple(_MUTATIONS)
+"""The kinds of invalid text ``invalid_cas_texts`` draws (its ``kinds`` argument)."""
 
 
 _INTERESTING = "()\";\\ \n\t\r\x00\x1c\x7f\u00a0\ufeff0123456789.-+eE:TZabcORNILtrue{}[],'&*!|>-#"

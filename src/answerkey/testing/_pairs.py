@@ -144,6 +144,7 @@ def _swapped_across_keys(draw, canonical: Relation) -> Relation:
 
 
 EQUIVALENT_KINDS = ("relation", "ordered", "sorted", "scalar", "alternatives")
+"""The kinds of equivalent pairs ``equivalent_pairs`` draws (its ``kinds`` argument)."""
 INEQUIVALENT_KINDS = (
     "missing tuple",
     "dropped column",
@@ -154,6 +155,7 @@ INEQUIVALENT_KINDS = (
     "no answer",
     "out of key order",
 )
+"""The kinds of inequivalent pairs ``inequivalent_pairs`` draws (its ``kinds`` argument)."""
 
 
 @st.composite

@@ -28,6 +28,7 @@ from answerkey.model import (
 )
 
 VALUE_TYPES = ("boolean", "integer", "real", "string", "date", "datetime", "time")
+"""The value types ``values`` draws (its ``types`` argument)."""
 
 
 @functools.cache

@@ -30,9 +30,6 @@ from typing import Any
 
 from answerkey.limits import FUZZ_MAX_OUTPUT_BYTES, FUZZ_TIMEOUT
 
-__all__ = ["Call", "run_command"]
-
-
 # --------------------------------------------------------------------------- what a command leaves behind
 
 _PR_SET_CHILD_SUBREAPER = 36

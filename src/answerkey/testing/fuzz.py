@@ -30,26 +30,13 @@ from answerkey.grammar.render import render
 from answerkey.limits import FUZZ_MAX_OUTPUT_BYTES, FUZZ_TIMEOUT
 from answerkey.model import Answer, Relation
 from answerkey.testing.commands import Call, run_command
-from answerkey.testing.parsers import PARSERS, FuzzTarget, ParserReport, fuzz_parser
+from answerkey.testing.parsers import (
+    PARSERS as PARSERS,
+    FuzzTarget as FuzzTarget,
+    ParserReport as ParserReport,
+    fuzz_parser as fuzz_parser,
+)
 from answerkey.testing.runs import printable, run_examples
-
-__all__ = [
-    "generate_answers",
-    "run_examples",
-    "Call",
-    "run_command",
-    "RoundtripFailure",
-    "RoundtripResult",
-    "roundtrip",
-    "FuzzTarget",
-    "PARSERS",
-    "ParserReport",
-    "fuzz_parser",
-    "printable",
-    "DEFAULT_TIMEOUT",
-    "DEFAULT_SHRINK_CALLS",
-    "KEPT_OUTPUT_BYTES",
-]
 
 DEFAULT_TIMEOUT = FUZZ_TIMEOUT
 # Calls of the command allowed for shrinking a failure, on top of the N examples.

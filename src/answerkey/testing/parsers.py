@@ -41,8 +41,6 @@ from answerkey.steps.load import read_reference, read_responses, read_results
 from answerkey.steps.run import aggregate_steps
 from answerkey.testing.runs import printable, run_examples
 
-__all__ = ["FuzzTarget", "PARSERS", "ParserReport", "fuzz_parser", "HOSTILE_INPUTS", "FuzzDatabases", "fuzz_databases"]
-
 
 @dataclass
 class ParserReport:

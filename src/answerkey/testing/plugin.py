@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MODEL_TYPES"]
-
 # The model types registered with a strategy of MODEL_STRATEGIES (a test checks the two agree).
 MODEL_TYPES = ("Relation", "Alternatives", "Boolean", "Number", "String", "Date", "DateTime", "Time", "Failure")
 

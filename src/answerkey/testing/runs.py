@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["run_examples", "printable"]
-
 
 def printable(text: str) -> str:
     """``text`` with any lone surrogate written as a ``\\udXXX`` escape, so that it can be
@@ -28,8 +26,7 @@ def run_examples(strategy: Any, test: Callable[[Any], None], *, examples: int, s
     deterministically for ``seed``; on a failure, shrink it and raise the minimal example's
     exception. No example database is read or written, and no health check applies (the
     fuzzers draw large and slow examples on purpose)."""
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as with_seed
+    from hypothesis import HealthCheck, Phase, Verbosity, given, seed as with_seed, settings
 
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
 

@@ -28,66 +28,38 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from answerkey.testing._invalid import INVALID_KINDS, invalid_cas_texts, mutated_texts
+from answerkey.testing._invalid import (
+    INVALID_KINDS as INVALID_KINDS,
+    invalid_cas_texts as invalid_cas_texts,
+    mutated_texts as mutated_texts,
+)
 from answerkey.testing._pairs import (
-    DEFAULT_EPSILON,
-    EQUIVALENT_KINDS,
-    INEQUIVALENT_KINDS,
-    equivalent_pairs,
-    inequivalent_pairs,
+    DEFAULT_EPSILON as DEFAULT_EPSILON,
+    EQUIVALENT_KINDS as EQUIVALENT_KINDS,
+    INEQUIVALENT_KINDS as INEQUIVALENT_KINDS,
+    equivalent_pairs as equivalent_pairs,
+    inequivalent_pairs as inequivalent_pairs,
 )
-from answerkey.testing._spellings import cas_spellings, cas_texts
+from answerkey.testing._spellings import cas_spellings as cas_spellings, cas_texts as cas_texts
 from answerkey.testing._values import (
-    KEY_TYPES,
-    MODEL_STRATEGIES,
-    VALUE_TYPES,
-    alternatives,
-    answers,
-    booleans,
-    dates,
-    datetimes,
-    failures,
-    integers,
-    numbers,
-    reals,
-    relations,
-    sorted_relations,
-    strings,
-    times,
-    values,
+    KEY_TYPES as KEY_TYPES,
+    MODEL_STRATEGIES as MODEL_STRATEGIES,
+    VALUE_TYPES as VALUE_TYPES,
+    alternatives as alternatives,
+    answers as answers,
+    booleans as booleans,
+    dates as dates,
+    datetimes as datetimes,
+    failures as failures,
+    integers as integers,
+    numbers as numbers,
+    reals as reals,
+    relations as relations,
+    sorted_relations as sorted_relations,
+    strings as strings,
+    times as times,
+    values as values,
 )
-
-__all__ = [
-    "VALUE_TYPES",
-    "DEFAULT_EPSILON",
-    "values",
-    "relations",
-    "sorted_relations",
-    "answers",
-    "alternatives",
-    "integers",
-    "reals",
-    "strings",
-    "dates",
-    "datetimes",
-    "times",
-    "cas_spellings",
-    "cas_texts",
-    "invalid_cas_texts",
-    "equivalent_pairs",
-    "inequivalent_pairs",
-    "mutated_texts",
-    "booleans",
-    "numbers",
-    "failures",
-    "MODEL_STRATEGIES",
-    "KEY_TYPES",
-    "DECLARED_TERMINALS",
-    "INVALID_KINDS",
-    "EQUIVALENT_KINDS",
-    "INEQUIVALENT_KINDS",
-]
-
 
 # cas.lark declares BY and SORT_KEY (its post-lexer makes them from a bare word and numbers):
 # hypothesis.extra.lark.from_lark needs strategies for them. Keys are mostly small column

@@ -13,8 +13,6 @@ from answerkey.comparator import MatchRule, Verdict
 from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows
 
-__all__ = ["Decision", "Item", "Semantics", "Rewritten", "RewrittenPair"]
-
 
 @dataclass(frozen=True)
 class Decision:

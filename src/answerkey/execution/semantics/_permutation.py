@@ -6,8 +6,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["column_permutation"]
-
 
 def _projection(rows_by_column: Sequence[Sequence[object]], columns: Sequence[int]) -> Iterable[tuple[object, ...]]:
     return zip(*(rows_by_column[column] for column in columns))

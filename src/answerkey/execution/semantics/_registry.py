@@ -13,23 +13,6 @@ from answerkey.execution.semantics._base import Decision, Item, Semantics
 from answerkey.execution.semantics._result import listed, one_line
 from answerkey.plugins import import_modules
 
-__all__ = [
-    "MODULES_VARIABLE",
-    "import_semantics_modules",
-    "register",
-    "unregister",
-    "semantics_named",
-    "names",
-    "decided_semantics",
-    "checked_options",
-    "options_of",
-    "options_signature",
-    "decide",
-    "decide_all",
-    "explained",
-    "disagreement",
-]
-
 # Every registered semantics by name, in the order registered (the default first).
 _REGISTRY: dict[str, Semantics] = {}
 

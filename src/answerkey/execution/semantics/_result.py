@@ -7,8 +7,6 @@ from collections.abc import Sequence
 
 from answerkey.adapters.sql import QueryResult
 
-__all__ = ["result_width", "one_line", "listed"]
-
 
 def result_width(result: QueryResult) -> int:
     """The number of columns: named ones, or those of the first row."""

@@ -11,8 +11,6 @@ from collections.abc import Iterator
 
 from answerkey.limits import MAX_QUERY_CHARS
 
-__all__ = ["statement_and_distinct"]
-
 # test-suite-sql-eval removes DISTINCT by reading the query with sqlparse, keeping its first
 # statement, and dropping each token that is the word "distinct" in any case. So what counts
 # is where sqlparse's tokens start and end. These are its rules, in its order of priority

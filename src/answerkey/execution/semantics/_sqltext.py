@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["has_outer_order_by", "order_by_keys", "sort_keys"]
-
 
 class _Token(NamedTuple):
     kind: str  # word, quoted, string, number, punct

@@ -18,9 +18,6 @@ from answerkey.execution.semantics._base import Decision, Item, Semantics
 from answerkey.execution.semantics._sqltext import has_outer_order_by, sort_keys
 from answerkey.model import Boolean, Date, DateTime, Failure, Nil, Number, Relation, String, Time, Value
 
-__all__ = ["Answerkey"]
-
-
 # The model's value types: a column of a relation holds one of them, and nils.
 _VALUE_TYPES = frozenset({Boolean, Number, String, Date, DateTime, Time, Failure})
 

@@ -10,8 +10,6 @@ from answerkey.errors import plural
 from answerkey.execution.semantics._base import Decision, Item, Semantics
 from answerkey.execution.semantics._permutation import column_permutation
 
-__all__ = ["Bird"]
-
 
 def _decide(item: Item) -> Decision:
     gold, predicted = item.gold_rows, item.predicted_rows

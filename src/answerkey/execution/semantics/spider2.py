@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from answerkey.errors import plural
 from answerkey.execution.semantics._base import Decision, Item, Semantics
 
-__all__ = ["Spider2", "SPIDER2_TOLERANCE"]
-
 SPIDER2_TOLERANCE = 0.01
 """Spider 2.0's tolerance: numbers match when ``math.isclose(a, b, abs_tol=0.01)``."""
 

@@ -20,8 +20,6 @@ from answerkey.execution.semantics._base import Decision, Item, Rewritten, Seman
 from answerkey.execution.semantics._permutation import column_permutation
 from answerkey.execution.semantics._sqlparse import statement_and_distinct
 
-__all__ = ["TestSuite", "TEST_SUITE_YEAR", "test_suite_rewrites", "test_suite_sql"]
-
 
 def _sorted_row(row: tuple[object, ...]) -> tuple[object, ...]:
     # test-suite's first check sorts each row's values by their text and type name

@@ -32,8 +32,6 @@ from answerkey.grammar.render import render_value
 from answerkey.model import Alternatives, Answer, NoAnswer, Number, Relation, Value
 from answerkey.signature import Signature
 
-__all__ = ["judge", "judge_keyed", "Verdict", "Explanation", "SCALAR_RULES", "judge_signature"]
-
 # How a canonical scalar is matched: "atis" (ATIS v2, the default) accepts only a scalar or a
 # one-value relation; "h89" (the 1989 reading) treats it as a one-column relation, extra
 # columns allowed, which lets ((true false)) pass for true (H89-2019 section 3.4).

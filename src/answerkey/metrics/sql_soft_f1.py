@@ -9,8 +9,6 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.metrics.driver_values import driver_rows as _driver_rows
 from answerkey.metrics.registry import register
 
-__all__ = ["soft_f1"]
-
 
 def _one_line(text: str) -> str:
     return " ".join(line.strip() for line in str(text).splitlines() if line.strip())
