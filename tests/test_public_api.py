@@ -22,6 +22,7 @@ PUBLIC = [
     "answerkey.comparator",
     "answerkey.metrics",
     "answerkey.adapters",
+    "answerkey.adapters.engines",
     "answerkey.execution",
     "answerkey.execution.semantics",
     "answerkey.score",

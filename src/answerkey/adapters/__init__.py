@@ -2,20 +2,13 @@
 
 - ``answerkey.adapters.rows``: JSON rows and CSV, and the registry of answer text formats;
 - ``answerkey.adapters.sparql``: SPARQL 1.1 results JSON;
-- ``answerkey.adapters.engines``: the SQL engines (SQLite, DuckDB, PostgreSQL) a query runs on;
-- ``answerkey.adapters.sql``: SQL run read-only on SQLite databases.
+- ``answerkey.adapters.engines`` (a public module of its own, so that reading rows loads no
+  SQL engine): the SQL engines (SQLite, DuckDB, PostgreSQL) a query runs on, read-only, and
+  ``run_query``.
 """
 
-from answerkey.adapters.engines import (
-    DuckDBEngine,
-    Engine,
-    PostgreSQLEngine,
-    SQLiteEngine,
-    open_engine,
-)
 from answerkey.adapters.rows import read_answer, read_csv, read_jsonrows, write_answer
 from answerkey.adapters.sparql import read_sparql_results, relation_from_sparql_results
-from answerkey.adapters.sql import QueryResult, run_query
 
 __all__ = [
     "read_answer",
@@ -24,11 +17,4 @@ __all__ = [
     "read_csv",
     "read_sparql_results",
     "relation_from_sparql_results",
-    "Engine",
-    "SQLiteEngine",
-    "DuckDBEngine",
-    "PostgreSQLEngine",
-    "open_engine",
-    "run_query",
-    "QueryResult",
 ]

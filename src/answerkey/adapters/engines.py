@@ -66,9 +66,19 @@ from answerkey.adapters._engines import (
 )
 from answerkey.adapters.duckdb_engine import DuckDBEngine
 from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
-from answerkey.adapters.sql import QueryResult, run_file
+from answerkey.adapters.sql import QueryResult, run_file, run_query
 from answerkey.errors import did_you_mean
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
+
+__all__ = [
+    "Engine",
+    "SQLiteEngine",
+    "DuckDBEngine",
+    "PostgreSQLEngine",
+    "open_engine",
+    "run_query",
+    "QueryResult",
+]
 
 
 @runtime_checkable
