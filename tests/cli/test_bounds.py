@@ -85,3 +85,19 @@ def test_an_empty_or_directory_path_is_refused(run_cli, tmp_path, path, message)
     result = run_cli("score", CORPUS, ANSWERS, "--json", path.format(tmp=tmp_path), "-q")
     assert (result.exit_code, result.stderr.strip()) == (2, message.format(tmp=tmp_path))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_out_of_memory_is_one_line_not_a_traceback(run_cli, monkeypatch):
+    """A MemoryError anywhere in a command (a huge input under a memory cap) is trouble: exit 2, one line."""
+    from answerkey.cli import judge as judge_command
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(judge_command, "load_answer", exhausted)
+    result = run_cli("judge", SALARY, SALARY_SYSTEM)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "out of memory: the input needs more memory than this machine can give; "
+        "split it, or lower the limits (--max-rows, --max-result-bytes, --jobs)\n"
+    )

@@ -109,6 +109,13 @@ class _LazyGroup(click.Group):
             raise Trouble(str(error)) from None
         except WorkerDied as error:
             raise Trouble(str(error)) from None
+        except MemoryError:
+            # Past what this machine can hold: one line, never a traceback (the input limits
+            # keep most runs far from it; see the limits page).
+            raise Trouble(
+                "out of memory: the input needs more memory than this machine can give; "
+                "split it, or lower the limits (--max-rows, --max-result-bytes, --jobs)"
+            ) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
