@@ -64,6 +64,9 @@ FUZZ_MAX_OUTPUT_BYTES = 16 * 1024 * 1024
 
 # Warnings of one kind printed before the rest are only counted.
 WARNINGS_SHOWN = 5
+# Input errors printed before the rest are only counted (every one is found; a file of
+# 3,000,000 bad values printed 3,000,000 lines).
+ERRORS_SHOWN = 100
 
 # Counts the machine must carry out: worker processes (--jobs, a local Dask cluster's workers)
 # and DuckDB threads per query, at most this many per CPU (-j 100000 forked until the system
@@ -136,6 +139,7 @@ LIMITS: dict[str, Limit] = {
         "output of one call of a formatter", FUZZ_MAX_OUTPUT_BYTES, "bytes", behaviour="killed beyond"
     ),
     "warnings_shown": Limit("warnings of one kind printed", WARNINGS_SHOWN, behaviour="counted beyond"),
+    "errors_shown": Limit("input errors printed", ERRORS_SHOWN, behaviour="counted beyond"),
     "jobs": Limit("worker processes", PER_CPU, "per CPU of the machine", "--jobs"),
     "threads": Limit("DuckDB threads per query, as set", PER_CPU, "per CPU of the machine", "--threads"),
     "ves_runs": Limit("timed runs of a correct prediction (VES)", MAX_VES_RUNS, "runs", "--ves-runs"),

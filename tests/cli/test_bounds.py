@@ -2,6 +2,7 @@
 meaning allow: one usage line and exit 2, never a fork bomb, an OverflowError or a run for ever
 (issue 30, items 2, 5 and 6)."""
 
+import json
 import os
 from pathlib import Path
 
@@ -101,3 +102,15 @@ def test_out_of_memory_is_one_line_not_a_traceback(run_cli, monkeypatch):
         "out of memory: the input needs more memory than this machine can give; "
         "split it, or lower the limits (--max-rows, --max-result-bytes, --jobs)\n"
     )
+
+
+def test_input_errors_past_a_hundred_are_counted_not_printed(run_cli, tmp_path):
+    """Every error is found and counted; the first 100 are printed, then one line for the rest."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"q{i}", "answer": "((1)"}) + "\n" for i in range(150)))
+    result = run_cli("score", corpus, ANSWERS, "-q")
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 2
+    assert len(lines) == 102
+    assert all(line.startswith(f"{corpus}:{number + 1}:") for number, line in enumerate(lines[:100]))
+    assert lines[100:] == ["... and 50 more errors", "150 errors in input"]

@@ -16,7 +16,8 @@ from typing import Any
 
 import click
 
-from answerkey.errors import InputError, InputErrors
+from answerkey.errors import InputError, InputErrors, plural
+from answerkey.limits import ERRORS_SHOWN
 from answerkey.parallel import WorkerDied
 from answerkey.version import __version__
 
@@ -102,8 +103,10 @@ class _LazyGroup(click.Group):
         except InputErrors as errors:
             if len(errors.errors) == 1:  # one problem, one line
                 raise Trouble(str(errors.errors[0])) from None
-            for error in errors.errors:
+            for error in errors.errors[:ERRORS_SHOWN]:
                 click.echo(str(error), err=True)
+            if len(errors.errors) > ERRORS_SHOWN:
+                click.echo(f"... and {plural(len(errors.errors) - ERRORS_SHOWN, 'more error')}", err=True)
             raise Trouble(errors.message) from None
         except InputError as error:
             raise Trouble(str(error)) from None
