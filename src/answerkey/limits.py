@@ -36,6 +36,9 @@ MAX_NUMBER_CHARS = 1000
 MAX_EXPONENT = 1_000_000
 # SQLite's own default (SQLITE_MAX_COLUMN): a wider answer is refused at once.
 MAX_COLUMNS = 2000
+# Readings of one ambiguous canonical answer, (A OR B ...): ATIS's had a handful; 100,000 of
+# them (1.3 MB) took 5 s and 136 MB to judge.
+MAX_ALTERNATIVES = 1000
 
 # Tables given as JSON text (QATCH predictions).
 MAX_TABLE_CHARS = 16 * 1024 * 1024
@@ -106,6 +109,7 @@ LIMITS: dict[str, Limit] = {
     "number_chars": Limit("digits of a number", MAX_NUMBER_CHARS, "characters"),
     "exponent": Limit("exponent of a number", MAX_EXPONENT, "(absolute value)"),
     "columns": Limit("columns per tuple", MAX_COLUMNS),
+    "alternatives": Limit("alternatives of one canonical answer (OR)", MAX_ALTERNATIVES),
     "table_chars": Limit(
         "a QATCH table given as JSON text", MAX_TABLE_CHARS, "characters", behaviour="scored as malformed beyond"
     ),

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from answerkey.errors import ParseError
 from answerkey.grammar import check_with_grammar, fast, parse, parse_with_grammar
-from answerkey.limits import MAX_COLUMNS
+from answerkey.limits import MAX_ALTERNATIVES, MAX_COLUMNS
 from answerkey.testing.strategies import cas_texts, invalid_cas_texts, mutated_texts
 
 STRING_CHARS = 16 * 1024 * 1024
@@ -194,10 +194,13 @@ def test_very_wide_answers_are_refused_at_once(width):
 
 
 def test_values_separated_by_or_are_not_a_tuple():
-    """Alternatives of many scalars are values in a row too, but OR separates them: no limit."""
-    options = 3 * MAX_COLUMNS
-    answer = parse("(" + " OR ".join(map(str, range(options))) + ")")
-    assert len(answer.options) == options
+    """Alternatives of many scalars are values in a row too, but OR separates them: the column
+    limit does not apply (the alternatives' own limit does, with its own message)."""
+    answer = parse("(" + " OR ".join(map(str, range(MAX_ALTERNATIVES))) + ")")
+    assert len(answer.options) == MAX_ALTERNATIVES
+    with pytest.raises(ParseError) as caught:
+        parse("(" + " OR ".join(map(str, range(3 * MAX_COLUMNS))) + ")")
+    assert caught.value.message == f"{3 * MAX_COLUMNS:,} alternatives (OR); the limit is {MAX_ALTERNATIVES:,}"
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow])

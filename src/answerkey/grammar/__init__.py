@@ -45,7 +45,7 @@ from answerkey.grammar.atoms import (
     string_value,
     time_value,
 )
-from answerkey.limits import MAX_CAS_CHARS, MAX_COLUMNS
+from answerkey.limits import MAX_ALTERNATIVES, MAX_CAS_CHARS, MAX_COLUMNS
 from answerkey.model import (
     NIL,
     NO_ANSWER,
@@ -559,11 +559,27 @@ def parse(
     except fast.Defer:
         result = None
     if result is not None and (allow_alternatives or not isinstance(result, Alternatives)):
-        return result
+        return _few_enough_alternatives(result, text, source)
     # Text the fast path refuses is nearly always invalid: find the error without building
     # values first, and build the answer only if there is none.
     _grammar_parse(_Checker, text, source, allow_alternatives)
-    return parse_with_grammar(text, source=source, allow_alternatives=allow_alternatives)
+    return _few_enough_alternatives(
+        parse_with_grammar(text, source=source, allow_alternatives=allow_alternatives), text, source
+    )
+
+
+def _few_enough_alternatives(answer: Answer, text: str, source: str | None) -> Answer:
+    """``answer``, or a ``ParseError`` at its opening parenthesis when it is ``Alternatives``
+    of more than ``MAX_ALTERNATIVES`` readings (each is judged in turn)."""
+    if isinstance(answer, Alternatives) and len(answer.options) > MAX_ALTERNATIVES:
+        line, column = line_column(text, max(text.find("("), 0))
+        raise ParseError(
+            f"{len(answer.options):,} alternatives (OR); the limit is {MAX_ALTERNATIVES:,}",
+            line=line,
+            column=column,
+            source=source,
+        )
+    return answer
 
 
 def parse_with_grammar(text: str, *, source: str | None = None, allow_alternatives: bool = True) -> Answer:
