@@ -273,7 +273,7 @@ class LimitedRows:
 
     >>> kept = LimitedRows(max_rows=2, max_result_bytes=100)
     >>> kept.batch_size(1000), kept.add([(1, "a")]), kept.batch_size(1000)
-    (1, None, 5)
+    (1, None, 4)
     >>> kept.add([(2, "b"), (3, "c")]), kept.result(("n", "s"), 0.1).driver_columns
     ('the query returned more than 2 rows', ([1], ['a']))
     """
