@@ -596,7 +596,7 @@ def test_plain_values_are_kept_as_the_driver_gives_them(engines):
     assert result.rows[0] == (Number.of(1), Number.of(0.25), String("é1"), Number.of(1))
     assert result.rows[2][3] == NIL and result.driver_columns is None
     assert engine.run(database, "SELECT name, price FROM item").driver_columns is None  # price is NUMERIC
-    size = 3000 * 8 * 3 + sum(len(f"é{g}".encode()) for g in range(1, 3001))
+    size = 3000 * 8 * 4 + sum(len(f"é{g}".encode()) for g in range(1, 3001))
     assert engines(max_result_bytes=size).run(database, sql).error is None
     assert engines(max_result_bytes=size - 1).run(database, sql).error == (
         f"the query's result is larger than the limit of {size - 1:,} bytes (--max-result-bytes raises it)"
