@@ -116,7 +116,12 @@ LIMITS: dict[str, Limit] = {
     "sql_timeout": Limit("one SQL query", SQL_TIMEOUT, "seconds", "--timeout", "stopped, scored 0, beyond"),
     "sql_rows": Limit("rows of a query result", SQL_MAX_ROWS, "rows", "--max-rows", "stopped, scored 0, beyond"),
     "sql_bytes": Limit(
-        "bytes of a query result", SQL_MAX_RESULT_BYTES, "bytes", "--max-result-bytes", "stopped, scored 0, beyond"
+        "bytes of a query result (8 a value, NULL and empty text included, and a text's UTF-8 "
+        "or a blob's length on top)",
+        SQL_MAX_RESULT_BYTES,
+        "bytes",
+        "--max-result-bytes",
+        "stopped, scored 0, beyond",
     ),
     "sql_heap": Limit(
         "SQLite memory while one query runs",

@@ -410,3 +410,33 @@ def test_the_byte_limit_is_the_same_on_plain_and_typed_rows(tmp_path, engines, s
         f"the query's result is larger than the limit of {size - 1:,} bytes (--max-result-bytes raises it)"
     )
     assert engines(tmp_path / "b", max_rows=4999).run(database, sql).error == "the query returned more than 4999 rows"
+
+
+def test_every_value_counts_towards_the_byte_limit_empty_texts_and_nulls_alike(root, engines):
+    """Every value counts 8 bytes and a text its length on top: many empty texts are refused as many NULLs are."""
+    engine = engines(root, max_result_bytes=1000, max_rows=10**9)
+    database = engine.databases("world")[0]
+    message = "the query's result is larger than the limit of 1,000 bytes (--max-result-bytes raises it)"
+    for value in ("''", "''::BLOB", "NULL", "0"):
+        assert engine.run(database, f"SELECT {value}, {value} FROM range(200)").error == message
+    assert len(engine.run(database, "SELECT '', NULL FROM range(62)").rows) == 62
+    assert engine.run(database, "SELECT 'ab', NULL FROM range(62)").error == message
+
+
+def test_large_values_are_refused_after_about_the_byte_limit(root, engines):
+    """Rows are fetched in batches sized to what is left of the limit: ten 20 MB texts under a 4 MB limit are
+    refused after the first, not after the ten are made (200 MB)."""
+    import tracemalloc
+
+    engine = engines(root, max_result_bytes=4 * 2**20)
+    database = engine.databases("world")[0]
+    tracemalloc.start()
+    try:
+        result = engine.run(database, "SELECT repeat('x', 20000000) FROM range(10)")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (
+        result.error == "the query's result is larger than the limit of 4,194,304 bytes (--max-result-bytes raises it)"
+    )
+    assert peak < 80 * 10**6

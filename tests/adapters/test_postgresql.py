@@ -596,8 +596,38 @@ def test_plain_values_are_kept_as_the_driver_gives_them(engines):
     assert result.rows[0] == (Number.of(1), Number.of(0.25), String("é1"), Number.of(1))
     assert result.rows[2][3] == NIL and result.driver_columns is None
     assert engine.run(database, "SELECT name, price FROM item").driver_columns is None  # price is NUMERIC
-    size = 3000 * 8 * 3 + sum(len(f"é{g}".encode()) for g in range(1, 3001))
+    size = 3000 * 8 * 4 + sum(len(f"é{g}".encode()) for g in range(1, 3001))
     assert engines(max_result_bytes=size).run(database, sql).error is None
     assert engines(max_result_bytes=size - 1).run(database, sql).error == (
         f"the query's result is larger than the limit of {size - 1:,} bytes (--max-result-bytes raises it)"
     )
+
+
+def test_every_value_counts_towards_the_byte_limit_empty_texts_and_nulls_alike(engines):
+    """Every value counts 8 bytes and a text its length on top: many empty texts are refused as many NULLs are."""
+    engine = engines(max_result_bytes=1000, max_rows=10**9)
+    database = engine.databases("shop")[0]
+    message = "the query's result is larger than the limit of 1,000 bytes (--max-result-bytes raises it)"
+    for value in ("''", "''::bytea", "NULL", "0"):
+        assert engine.run(database, f"SELECT {value}, {value} FROM generate_series(1, 200)").error == message
+    assert len(engine.run(database, "SELECT '', NULL FROM generate_series(1, 62)").rows) == 62
+    assert engine.run(database, "SELECT 'ab', NULL FROM generate_series(1, 62)").error == message
+
+
+def test_large_values_are_refused_after_about_the_byte_limit(engines):
+    """Rows are taken in batches sized to what is left of the limit: ten 20 MB texts under a 4 MB limit are
+    refused after the first is made in Python, not after the ten (200 MB)."""
+    import tracemalloc
+
+    engine = engines(max_result_bytes=4 * 2**20)
+    database = engine.databases("shop")[0]
+    tracemalloc.start()
+    try:
+        result = engine.run(database, "SELECT repeat('x', 20000000) FROM generate_series(1, 10)")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (
+        result.error == "the query's result is larger than the limit of 4,194,304 bytes (--max-result-bytes raises it)"
+    )
+    assert peak < 80 * 10**6

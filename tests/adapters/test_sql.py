@@ -300,16 +300,16 @@ def test_one_long_function_call_is_stopped_at_the_time_limit(spider, query):
 
 
 def test_byte_limit_counts_utf8_text_blobs_and_8_bytes_a_number(spider):
-    """Text counts its UTF-8 bytes, a blob its length, a number or NULL 8 bytes; one byte over is an error."""
-    names = "SELECT name FROM country"  # Wales, Scotland, England, Chile, Nowhere: 32 bytes
+    """Every value counts 8 bytes, text its UTF-8 bytes on top, a blob its length; one byte over is an error."""
+    names = "SELECT name FROM country"  # Wales, Scotland, England, Chile, Nowhere: 32 + 5 x 8 bytes
     populations = "SELECT population FROM country"  # four numbers and a NULL: 40 bytes
-    # 25 rows of 'é' and a 2-byte blob: 25 x (2 + 2) bytes (SQLite's own length limit, which
+    # 25 rows of 'é' and a 2-byte blob: 25 x (8 + 2 + 8 + 2) bytes (SQLite's own length limit, which
     # counts literals and terminators, is loose by a few bytes: values well under it here)
     others = (
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 25) "
         "SELECT char(233), zeroblob(2) FROM n"
     )
-    for query, size in ((names, 32), (populations, 40), (others, 100)):
+    for query, size in ((names, 72), (populations, 40), (others, 500)):
         assert Databases(spider, max_result_bytes=size).run("world", query).ok
         assert Databases(spider, max_result_bytes=size - 1).run("world", query).error == (
             f"the query's result is larger than the limit of {size - 1} bytes (--max-result-bytes raises it)"
@@ -806,3 +806,17 @@ def test_the_facts_of_each_column_are_found_as_the_chunks_come_in(tmp_path):
     assert [found.bounds for found in facts] == expected
     assert [bounds is not None for bounds in expected] == [True, False, True, True, False, False, False]
     assert result.rows and result.driver_facts is None
+
+
+def test_every_value_counts_towards_the_byte_limit_empty_texts_and_nulls_alike(tmp_path):
+    """Every value counts 8 bytes (CELL_BYTES) and a text its length on top: many empty texts or blobs are refused as many NULLs are."""
+    _database(tmp_path / "e" / "e.sqlite", "CREATE TABLE t (a);")
+    databases = Databases(tmp_path, max_result_bytes=1000)
+    message = "the query's result is larger than the limit of 1,000 bytes (--max-result-bytes raises it)"
+    numbers = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows}) "
+    for value in ("''", "x''", "NULL", "0"):
+        query = numbers.format(rows=200) + f"SELECT {value}, {value} FROM n"
+        assert databases.run("e", query).error == message
+    # 62 rows of two values: 992 bytes; 'ab' 2 bytes more a row.
+    assert len(databases.run("e", numbers.format(rows=62) + "SELECT '', NULL FROM n").rows) == 62
+    assert databases.run("e", numbers.format(rows=62) + "SELECT 'ab', NULL FROM n").error == message

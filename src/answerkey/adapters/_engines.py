@@ -26,7 +26,7 @@ from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 from answerkey.adapters.sql import (
-    SCALAR_BYTES,
+    CELL_BYTES,
     QueryResult,
     db_id_problem,
     inside_root,
@@ -216,17 +216,15 @@ def engine_row(raw: Sequence[object]) -> tuple[tuple[Value, ...], int]:
     towards the byte limit (``value_bytes`` of each): the engines' inner loop.
 
     >>> engine_row((1, "né", None))
-    ((Number(value=1, is_real=False, text='1'), String(text='né'), Nil()), 19)
+    ((Number(value=1, is_real=False, text='1'), String(text='né'), Nil()), 27)
     """
     converter = _EXACT.get
     row = tuple([converter(type(value), engine_value)(value) for value in raw])
-    used = 0
+    used = CELL_BYTES * len(row)
     for value in row:
         if type(value) is String:
             text = value.text
             used += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-        else:
-            used += SCALAR_BYTES
     return row, used
 
 
@@ -239,7 +237,7 @@ def engine_rows(raw_rows: Sequence[Sequence[object]]) -> Iterable[tuple[tuple[Va
     the error comes where ``engine_row`` would raise it (after the rows before it).
 
     >>> [size for row, size in engine_rows([(1, "né", None)] * 8)]
-    [19, 19, 19, 19, 19, 19, 19, 19]
+    [27, 27, 27, 27, 27, 27, 27, 27]
     >>> next(iter(engine_rows([(1, "né", None)] * 8)))[0]
     (Number(value=1, is_real=False, text='1'), String(text='né'), Nil())
     """
@@ -250,7 +248,7 @@ def engine_rows(raw_rows: Sequence[Sequence[object]]) -> Iterable[tuple[tuple[Va
     except (ValueError, OverflowError, TypeError):
         return map(engine_row, raw_rows)
     variable = [sizes for sizes in map(_column_bytes, columns) if sizes is not None]
-    fixed = SCALAR_BYTES * (len(columns) - len(variable))
+    fixed = CELL_BYTES * len(columns)
     sizes = map(fixed.__add__, map(sum, zip(*variable))) if variable else repeat(fixed)
     return zip(zip(*columns), sizes)
 
@@ -274,8 +272,10 @@ class LimitedRows:
     valid efficiency score compares query times).
 
     >>> kept = LimitedRows(max_rows=2, max_result_bytes=100)
-    >>> kept.add([(1, "a")]), kept.add([(2, "b"), (3, "c")]), kept.result(("n", "s"), 0.1).driver_columns
-    (None, 'the query returned more than 2 rows', ([1], ['a']))
+    >>> kept.batch_size(1000), kept.add([(1, "a")]), kept.batch_size(1000)
+    (1, None, 4)
+    >>> kept.add([(2, "b"), (3, "c")]), kept.result(("n", "s"), 0.1).driver_columns
+    ('the query returned more than 2 rows', ([1], ['a']))
     """
 
     def __init__(self, max_rows: int, max_result_bytes: int) -> None:
@@ -304,6 +304,16 @@ class LimitedRows:
             return self._type(batch)
         finally:
             self.converting += time.perf_counter() - began
+
+    def batch_size(self, most: int) -> int:
+        """How many rows to fetch next, at most ``most``: one at first, then as many as rows
+        like those kept so far fill what is left of the byte limit, so that a result of large
+        values is refused after about the limit, not after ``most`` of them."""
+        kept = self.count if self.plain is not None else len(self.rows)
+        if not kept:
+            return 1
+        left = self.max_result_bytes - self.used
+        return max(1, min(most, left * kept // max(self.used, 1)))
 
     def result(self, columns: tuple[str, ...], seconds: float | None) -> QueryResult:
         """The result of the rows kept."""
@@ -360,13 +370,14 @@ def plain_values(values: Sequence[object]) -> bool:
 
 def _plain_bytes(values: Sequence[object]) -> int:
     """What a column of plain values counts towards the byte limit, as their typed values
-    would (``value_bytes``): a text its UTF-8 length, anything else ``SCALAR_BYTES``."""
+    would (``value_bytes``): ``CELL_BYTES`` each, and a text its UTF-8 length on top."""
     texts = [value for value in values if type(value) is str]
+    cells = CELL_BYTES * len(values)
     if not texts:
-        return SCALAR_BYTES * len(values)
+        return cells
     ascii_only = all(map(str.isascii, texts))
     size = sum(map(len, texts)) if ascii_only else sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
-    return size + SCALAR_BYTES * (len(values) - len(texts))
+    return cells + size
 
 
 # Batches of fewer rows are converted row by row (a stream of one row at a time, say): the
@@ -409,8 +420,8 @@ def _engine_column(values: tuple[object, ...]) -> Sequence[Value]:
 
 
 def _column_bytes(column: Sequence[Value]) -> list[int] | None:
-    """What each value of a typed column counts towards the byte limit (``value_bytes``);
-    None when each counts ``SCALAR_BYTES`` (no strings)."""
+    """What each value of a typed column counts towards the byte limit on top of
+    ``CELL_BYTES`` (``value_bytes`` less ``CELL_BYTES``); None when nothing (no strings)."""
     kinds = set(map(type, column))
     if String not in kinds:
         return None
@@ -418,23 +429,23 @@ def _column_bytes(column: Sequence[Value]) -> list[int] | None:
         texts = list(map(_text, column))
         if all(map(str.isascii, texts)):
             return list(map(len, texts))
-    return list(map(value_bytes, column))
+    return [value_bytes(value) - CELL_BYTES for value in column]
 
 
 _text = attrgetter("text")
 
 
 def value_bytes(value: Value) -> int:
-    """What a typed value counts towards a result's byte limit: a string its UTF-8 length,
-    anything else ``SCALAR_BYTES`` (as the SQLite adapter counts).
+    """What a typed value counts towards a result's byte limit: ``CELL_BYTES`` whatever it
+    is (NULL included), and a string its UTF-8 length on top (as the SQLite adapter counts).
 
-    >>> value_bytes(String("né")), value_bytes(Number.of(1))
-    (3, 8)
+    >>> value_bytes(String("né")), value_bytes(String("")), value_bytes(Number.of(1)), value_bytes(NIL)
+    (11, 8, 8, 8)
     """
     if type(value) is String:
         text = value.text
-        return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-    return SCALAR_BYTES
+        return CELL_BYTES + (len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass")))
+    return CELL_BYTES
 
 
 Connection = TypeVar("Connection")

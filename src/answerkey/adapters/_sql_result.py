@@ -13,8 +13,13 @@ from answerkey.model import NIL, Number, Relation, String, Value
 
 # Rows are read, sent on by a helper process, and typed in chunks of this many.
 CHUNK_ROWS = 10_000
-# What a number or NULL counts towards the byte limit (the size of a 64-bit value), on every engine.
-SCALAR_BYTES = 8
+# What every cell of a result counts towards the byte limit, on every engine and whatever its
+# value (NULL, a number, a text, a blob): the size of one reference to it, so that the limit
+# bounds a result of many empty texts as it does one of many NULLs. A text counts its UTF-8
+# length on top, a blob its length; a number or NULL counts this alone.
+CELL_BYTES = 8
+# The older name: what a number or NULL counts (one cell, nothing on top).
+SCALAR_BYTES = CELL_BYTES
 
 
 class ColumnFacts:

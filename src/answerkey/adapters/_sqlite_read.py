@@ -21,7 +21,7 @@ from typing import Any
 
 from answerkey.adapters._sql_alarms import arm_alarm, disarm_alarm
 from answerkey.adapters._sql_checks import byte_limit, past_time_limit, too_many_bytes, too_many_rows
-from answerkey.adapters._sql_result import CHUNK_ROWS, SCALAR_BYTES
+from answerkey.adapters._sql_result import CELL_BYTES, CHUNK_ROWS
 from answerkey.limits import MAX_QUERY_CHARS, SQL_HEAP_FACTOR, SQL_HEAP_FLOOR
 
 # A helper ends itself this long past the deadline if it is still inside one function call,
@@ -183,8 +183,8 @@ def _read(
     connection: sqlite3.Connection, query: str, limits: _Limits, send: Sink | None, *, strict: bool
 ) -> _Read | None:
     """Read a query's rows within the limits: the columns, the rows not sent on, or the
-    error. Rows are read one at a time and counted (text by its UTF-8 length, a blob by its
-    length, anything else as ``SCALAR_BYTES``) before the next is read, so the limit is
+    error. Rows are read one at a time and counted (``CELL_BYTES`` a value, whatever it is,
+    and a text its UTF-8 length on top, a blob its length) before the next is read, so the limit is
     overshot by one row at most (and SQLite's heap cap bounds a row).
 
     ``strict`` (tried first): text is decoded by SQLite's driver itself, in C, and must be
@@ -207,14 +207,13 @@ def _read(
                 rows = []
             if sent + len(rows) == max_rows:
                 return (), [], too_many_rows(max_rows)
+            used += CELL_BYTES * len(row)
             for value in row:
                 kind = type(value)
                 if kind is str:
                     used += len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
                 elif kind is bytes:
                     used += len(value)
-                else:
-                    used += SCALAR_BYTES
             if used > max_result_bytes:
                 return (), [], too_many_bytes(max_result_bytes)
             rows.append(row)

@@ -57,7 +57,8 @@ from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT
 
 NOT_INSTALLED = "DuckDB is not installed (pip install 'answerkey[duckdb]')"
 
-# Rows read from DuckDB at a time (its vector size): the limits are overshot by one batch at most.
+# Most rows read from DuckDB at a time (its vector size); fewer while values are large
+# (LimitedRows.batch_size).
 _BATCH = 2048
 
 
@@ -168,7 +169,9 @@ class DuckDBEngine:
             # Millions of values, none garbage: the cyclic collector would walk all kept so
             # far again and again (for a 1,000,000-row result, most of the time).
             with gc_paused():
-                while batch := connection.fetchmany(_BATCH):
+                # Batches sized to what is left of the byte limit: DuckDB's memory limit does
+                # not cover the values made on this side.
+                while batch := connection.fetchmany(kept.batch_size(_BATCH)):
                     problem = kept.add(batch)
                     if problem is not None:
                         return QueryResult(error=problem)

@@ -16,8 +16,10 @@ schema, attaching or exporting files, installing extensions and changing setting
 the reason in ``QueryResult.error``, and leave every database as it was. The same limits
 bound every engine, with the same messages: time (``timeout`` seconds: "the query ran past
 the time limit of T s"), rows (``max_rows``: "the query returned more than N rows") and
-bytes of result (``max_result_bytes``, strings by their UTF-8 length, other values 8
-bytes: "the query's result is larger than the limit of N bytes ...").
+bytes of result (``max_result_bytes``: every value 8 bytes, ``CELL_BYTES``, NULL and an
+empty string included, and a string its UTF-8 length on top; checked batch by batch as the
+rows arrive, in batches sized to what is left of the limit: "the query's result is larger
+than the limit of N bytes ...").
 
 Values map onto the model by ``engine_value``: integers, exact decimals (exact reals with
 the engine's digits), floats (reals), booleans, text, dates, date-times and times (through

@@ -579,7 +579,7 @@ class PostgreSQLEngine:
                 # closing: a stream left at a limit is ended before the transaction is.
                 with gc_paused(), contextlib.closing(cursor.stream(query.encode("utf-8"), size=chunk)) as stream:
                     # The rows of each chunk the server sends, kept (or converted) together.
-                    while batch := list(islice(stream, chunk)):
+                    while batch := list(islice(stream, kept.batch_size(chunk))):
                         problem = kept.add(batch)
                         if problem is not None:
                             return QueryResult(error=problem)

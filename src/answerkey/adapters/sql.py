@@ -39,8 +39,9 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
 - **rows** (``max_rows``, default ``SQL_MAX_ROWS``; ``--max-rows``): reading stops at the
   first row past the limit ("the query returned more than N rows").
 - **bytes** (``max_result_bytes``, default ``SQL_MAX_RESULT_BYTES``;
-  ``--max-result-bytes``): rows are read one at a time and counted (text by its UTF-8
-  length, a blob by its length, a number or NULL as 8 bytes); reading stops at the first
+  ``--max-result-bytes``): rows are read one at a time and counted (every value 8 bytes,
+  ``CELL_BYTES``, NULL and an empty text included, and a text its UTF-8 length on top, a
+  blob its length); reading stops at the first
   row past the limit ("the query's result is larger than the limit of N bytes
   (--max-result-bytes raises it)"). SQLite's own ``SQLITE_LIMIT_LENGTH`` is set to the
   same number, so one giant string or blob, or a table row that large, fails inside SQLite
@@ -111,6 +112,7 @@ from answerkey.adapters._sql_checks import (
     too_many_rows as too_many_rows,
 )
 from answerkey.adapters._sql_result import (
+    CELL_BYTES as CELL_BYTES,
     SCALAR_BYTES as SCALAR_BYTES,
     ColumnFacts,
     QueryResult,
