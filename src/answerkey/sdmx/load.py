@@ -302,10 +302,16 @@ def load_selections(path: str | os.PathLike[str]) -> Selections:
     problems = list(document.problems)
     selections = Selections(source)
     what = "a selections file holds selection records (a list of them, or one)"
-    for prefix, value in _entries(document, what, problems):
+    entries = _entries(document, what, problems)
+    # Each decoded record is let go once validated: the records and the decoded values are never
+    # all held at once (a file of many small records peaked at about twice the memory).
+    document.data = None
+    for index, (prefix, value) in enumerate(entries):
+        entries[index] = ((), None)
         record = _validated(
             SelectionRecord, document, prefix, value, "a selection record", problems, selections.warnings
         )
+        del value
         if record is not None:
             selections.records.append(record)
             selections.origins.append(_location(document, (*prefix, "id")))
