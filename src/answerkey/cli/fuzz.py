@@ -93,14 +93,15 @@ def _output_kind(output: str) -> str:
     help="cas: any answer (scalars, relations, alternatives, NO_ANSWER); the others: relations.",
 )
 @click.option("-o", "--output", required=True, metavar="OUT", help=f"Where to write: {_OUTPUT_CHOICES}.")
+@click.option("--force", is_flag=True, help="Replace answer files already in the OUT directory.")
 @quiet_option
-def generate(count: int, seed: int, format_name: str, output: str, quiet: bool) -> None:
+def generate(count: int, seed: int, format_name: str, output: str, force: bool, quiet: bool) -> None:
     """Write random answers for feeding your own tools.
 
     A .jsonl OUT (or -) gets one {"id": "answer-0001", "format": ..., "answer": TEXT} per
     line (`answerkey schema fuzz-answers`); a directory gets one file per answer
-    (answer-0001.cas, .json, .srj or .csv), and is created when OUT ends in /. Files are
-    written atomically.
+    (answer-0001.cas, .json, .srj or .csv), and is created when OUT ends in /; files of those
+    names already there are never replaced without --force. Files are written atomically.
 
     \b
     Examples:
@@ -110,13 +111,22 @@ def generate(count: int, seed: int, format_name: str, output: str, quiet: bool) 
     Exit status: 0 written, 2 trouble.
     """
     kind = _output_kind(output)
+    width = max(4, len(str(count)))
+    names = [f"answer-{index:0{width}d}" for index in range(1, count + 1)]
+    if kind != "jsonl" and not force:
+        suffix = FORMATS[format_name].suffix
+        existing = [name + suffix for name in names if os.path.lexists(os.path.join(output, name + suffix))]
+        if existing:
+            shown = ", ".join(existing[:3]) + (", ..." if len(existing) > 3 else "")
+            raise Trouble(
+                f"-o {output}: {len(existing):,} of the {count:,} answer files are there already ({shown}); "
+                "refusing to replace them (--force replaces them)"
+            )
     try:
         if kind == "jsonl":
             check_outputs({"-o": (output, "jsonl")})
         _need_hypothesis()
         texts = generate_answers(count, seed=seed, format=format_name)
-        width = max(4, len(str(count)))
-        names = [f"answer-{index:0{width}d}" for index in range(1, len(texts) + 1)]
         if kind == "jsonl":
             write_output(
                 output,
