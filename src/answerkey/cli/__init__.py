@@ -108,9 +108,7 @@ class _LazyGroup(click.Group):
             if len(errors.errors) > ERRORS_SHOWN:
                 click.echo(f"... and {plural(len(errors.errors) - ERRORS_SHOWN, 'more error')}", err=True)
             raise Trouble(errors.message) from None
-        except InputError as error:
-            raise Trouble(str(error)) from None
-        except WorkerDied as error:
+        except (InputError, WorkerDied) as error:
             raise Trouble(str(error)) from None
         except MemoryError:
             # Past what this machine can hold: one line, never a traceback (the input limits

@@ -13,11 +13,13 @@ import click
 
 from answerkey.adapters.rows import FORMATS, RELATION_FORMATS
 from answerkey.cli import Trouble
-from answerkey.cli.options import check_json_path, epsilon_option, json_option, quiet_option, timeout_option, write_json
+from answerkey.cli.options import epsilon_option, json_option, quiet_option, timeout_option, write_json
+from answerkey.cli.output import start
 from answerkey.files import OutputError, check_outputs, write_output
 from answerkey.grammar.render import render
 from answerkey.limits import FUZZ_MAX_OUTPUT_BYTES, FUZZ_TIMEOUT
 from answerkey.progress import ProgressBar
+from answerkey.report import ReportPaths
 from answerkey.testing.fuzz import (
     DEFAULT_SHRINK_CALLS,
     PARSERS,
@@ -255,7 +257,7 @@ def roundtrip(
         raise Trouble(f"--cmd: {error}") from None
     if not argv:
         raise Trouble("--cmd: empty command")
-    check_json_path(json_path, {})
+    start(ReportPaths(json=json_path), {})
     if os.sep not in argv[0] and shutil.which(argv[0]) is None:
         raise Trouble(f"--cmd: {argv[0]!r} not found on PATH")
     _need_hypothesis()
@@ -324,7 +326,7 @@ def self_command(count: int, seed: int, names: tuple[str, ...], json_path: str |
     unknown = [name for name in names if name not in PARSERS]
     if unknown:
         raise Trouble(f"--parser: unknown {', '.join(unknown)} (known: {', '.join(PARSERS)})")
-    check_json_path(json_path, {})
+    start(ReportPaths(json=json_path), {})
     _need_hypothesis()
     reports = []
     for name in [name for name in PARSERS if not names or name in names]:

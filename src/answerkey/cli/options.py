@@ -6,7 +6,7 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 
 - ``--json OUT`` alone (``json_option``) for the commands with one document (``judge``,
   ``check``, ``fuzz``): ``-`` sends it to standard output; the path is checked before anything
-  runs (``check_json_path``) and written atomically (``write_json``).
+  runs (``answerkey.cli.output.start``) and written atomically (``write_json``).
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
 
@@ -21,14 +21,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
 from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
-from answerkey.files import OutputError, check_outputs, json_text, write_output
+from answerkey.files import OutputError, json_text, write_output
 from answerkey.limits import MAX_EPSILON, MAX_JOBS, PER_CPU
 
 # A number as people write it on a command line: ASCII digits, a point, an exponent.
@@ -153,18 +153,6 @@ def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
         callback=_json_path,
         help=f"Write {what} as JSON ('-': standard output).",
     )
-
-
-def check_json_path(json_path: str | None, inputs: Mapping[str, str | None]) -> None:
-    """Check ``--json OUT`` against the inputs before anything runs, as ``answerkey.cli.output.start``
-    checks the report paths (without loading the report writers): trouble (exit 2) for a bad
-    path, a warning on standard error for an odd file name."""
-    try:
-        warnings = check_outputs({"--json": (json_path, "json")}, inputs)
-    except OutputError as error:
-        raise Trouble(error.message) from None
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
 
 
 def write_json(path: str, document: Any) -> None:
