@@ -17,7 +17,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -164,25 +164,35 @@ def ordered_map(
             initializer=_start_worker,
             initargs=(shared, os.getpid(), method != "forkserver"),
         ) as pool:
+            workers: dict[int, Any] = {}
             try:
-                for result in pool.map(function, items[done:], chunksize=chunk):
+                results = pool.map(function, items[done:], chunksize=chunk)  # breaks here if a worker died already
+                # The workers map started, kept here: once one dies the pool drops it from its table.
+                workers = dict(getattr(pool, "_processes", None) or {})
+                for result in results:
                     done += 1
                     yield result
                 return
             except BrokenProcessPool:
                 if attempt == 2:
+                    how = _how_a_worker_died(workers or dict(getattr(pool, "_processes", None) or {}))
                     raise WorkerDied(
-                        f"a worker process {_how_a_worker_died(pool)} while running items {done + 1}-{len(items)}"
+                        f"a worker process {how} while running items {done + 1}-{len(items)}"
                         f" of {len(items)}, and again when they ran in fresh workers"
                     ) from None
 
 
-def _how_a_worker_died(pool: object) -> str:
-    """How a broken pool's worker ended (``(pid 12) was killed by SIGKILL``): the first that
-    did not end by the SIGTERM the pool sends the others once one has died."""
-    processes = getattr(pool, "_processes", None) or {}  # the executor's own table of workers
-    codes = [(pid, process.exitcode) for pid, process in processes.items() if process.exitcode is not None]
-    codes.sort(key=lambda pid_code: pid_code[1] == -signal.SIGTERM)
+def _how_a_worker_died(processes: dict[int, Any]) -> str:
+    """How one of a broken pool's workers (pid -> process) ended (``(pid 12) was killed by
+    SIGKILL``), or ``died`` when that cannot be told: the pool sends the others SIGTERM once
+    one has died (never named: it is the pool's own), and sometimes reaps the dead one first."""
+    for process in processes.values():
+        process.join(1.0)  # reaped, so that its exit code is known
+    codes = [
+        (pid, process.exitcode)
+        for pid, process in processes.items()
+        if process.exitcode not in (None, 0, -signal.SIGTERM)
+    ]
     if not codes:
         return "died"
     pid, code = codes[0]
