@@ -185,7 +185,8 @@ def ordered_map(
 def _how_a_worker_died(processes: dict[int, Any]) -> str:
     """How one of a broken pool's workers (pid -> process) ended (``(pid 12) was killed by
     SIGKILL``), or ``died`` when that cannot be told: the pool sends the others SIGTERM once
-    one has died (never named: it is the pool's own), and sometimes reaps the dead one first."""
+    one has died (never named: it is the pool's own), the others may end with status 255, and it
+    sometimes reaps the dead one first."""
     for process in processes.values():
         process.join(1.0)  # reaped, so that its exit code is known
     codes = [
@@ -195,7 +196,8 @@ def _how_a_worker_died(processes: dict[int, Any]) -> str:
     ]
     if not codes:
         return "died"
-    pid, code = codes[0]
+    # A signal first; status 255 last: a worker whose queue broke when another died ends so.
+    pid, code = min(codes, key=lambda pid_code: (pid_code[1] >= 0, pid_code[1] == 255))
     if code < 0:
         try:
             name = signal.Signals(-code).name
