@@ -307,3 +307,31 @@ def test_load_suite_returns_both(tmp_path):
     )
     assert isinstance(loaded_cases, Cases) and [case.id for case in loaded_cases] == ["c1"]
     assert [record.id for record in loaded_selections] == ["c1"]
+
+
+def test_selections_keep_the_decoded_records_and_make_models_when_read(tmp_path):
+    """Each record is held once, as decoded; its model is made when read, equal every time."""
+    second = {**SELECTION, "id": 7}
+    path = write(tmp_path / "s.jsonl", json.dumps(SELECTION) + "\n" + json.dumps(second) + "\n")
+    selections = load_selections(path)
+    assert selections.decoded == [SELECTION, second]
+    assert len(selections) == 2 and len(selections.records) == 2
+    assert [record.id for record in selections.records] == ["c1", "7"]  # numbers are text, as before
+    assert selections[1] == selections.records[1] == selections.records[-1]
+    assert selections.records[0:1] == [selections[0]]
+    assert selections.records == list(selections) and selections.records != [selections[0]]
+
+
+def test_short_texts_of_json_lines_are_shared_between_records(tmp_path):
+    """A JSON Lines file of many small records holds each short key and value once, not once a
+    line (the memory factor of many small records; a long text is not shared)."""
+    long_name = "x" * 65
+    lines = [
+        json.dumps({"id": f"c{n}", "indicator_selection": [{**SELECTION["indicator_selection"][0], "note": long_name}]})
+        for n in range(2)
+    ]
+    selections = load_selections(write(tmp_path / "s.jsonl", "\n".join(lines) + "\n"))
+    first, second = (record["indicator_selection"][0] for record in selections.decoded)
+    assert first["dataset_id"] is second["dataset_id"]
+    assert next(iter(first)) is next(iter(second))  # the keys
+    assert first["note"] == second["note"] and first["note"] is not second["note"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +32,18 @@ class _Refused(ValueError):
         self.needle = needle
 
 
+# Short texts are shared between the records of a file (keys, ids, names): JSON's decoder
+# shares a key only within one call, so every line of a JSON Lines file held its own copies,
+# and small records took 8x their bytes in memory.
+_SHARED_TEXT_CHARS = 64
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
+    intern = sys.intern
+    result = {
+        intern(key): intern(value) if value.__class__ is str and len(value) <= _SHARED_TEXT_CHARS else value
+        for key, value in pairs
+    }
     if len(result) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:

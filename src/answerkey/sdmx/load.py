@@ -27,11 +27,12 @@ answerkey.errors.InputErrors: ...s.jsonl:2:14: indicator_selection: should be a 
 from __future__ import annotations
 
 import difflib
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -68,22 +69,62 @@ class Cases:
         return self.cases[index]
 
 
+class _RecordModels(Sequence[SelectionRecord]):
+    """The ``SelectionRecord`` of each decoded record, made when asked for."""
+
+    def __init__(self, decoded: list[dict[str, Any]]) -> None:
+        self._decoded = decoded
+
+    def __len__(self) -> int:
+        return len(self._decoded)
+
+    @overload
+    def __getitem__(self, index: int) -> SelectionRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SelectionRecord]: ...
+    def __getitem__(self, index: int | slice) -> SelectionRecord | list[SelectionRecord]:
+        if isinstance(index, slice):
+            return [SelectionRecord.model_validate(value) for value in self._decoded[index]]
+        return SelectionRecord.model_validate(self._decoded[index])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and not immutable
+
+    def __repr__(self) -> str:
+        return f"<{len(self):,} selection records>"
+
+
 @dataclass
 class Selections:
     """A system's selection records, in file order; iterating gives the ``SelectionRecord``
     models. ``origins[i]`` is ``FILE:LINE`` of record ``i``'s id; ``warnings`` name unknown
-    keys that look like a misspelt field (kind ``unknown-key``)."""
+    keys that look like a misspelt field (kind ``unknown-key``).
+
+    The records are kept as decoded (``decoded``, each already checked against the model)
+    and a record's model is made when it is asked for: a model of a small record and its
+    parts takes about three times the memory of the decoded record, and a file of 100,000
+    records held them all (the memory factor of ``reports.md``'s limits).
+    """
 
     source: str
-    records: list[SelectionRecord] = field(default_factory=list)
+    decoded: list[dict[str, Any]] = field(default_factory=list)
     origins: list[str] = field(default_factory=list)
     warnings: list[RunWarning] = field(default_factory=list)
+
+    @property
+    def records(self) -> Sequence[SelectionRecord]:
+        """The ``SelectionRecord`` models, each made when read."""
+        return _RecordModels(self.decoded)
 
     def __iter__(self) -> Iterator[SelectionRecord]:
         return iter(self.records)
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self.decoded)
 
     def __getitem__(self, index: int) -> SelectionRecord:
         return self.records[index]
@@ -131,11 +172,18 @@ def _entries(document: Document, what: str, problems: list[InputError]) -> list[
     return []
 
 
+@functools.cache
+def _own_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    # Read once per class: pydantic's ``model_fields`` is a property that costs a few
+    # microseconds a read, and every part of every record was asking.
+    return tuple(model.model_fields)
+
+
 def _misspelt(model: BaseModel, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str, str]]:
     """(path, key, hint) of each unknown key of ``model`` and its parts that is close to a
     field name: kept like any unknown key, but likely a typo that leaves the field empty."""
-    fields = type(model).model_fields
-    for key in model.model_extra or {}:
+    fields = _own_fields(type(model))
+    for key in model.__pydantic_extra__ or {}:
         hint = did_you_mean(key, list(fields))
         if hint:
             yield (*path, key), key, hint
@@ -303,21 +351,21 @@ def load_selections(path: str | os.PathLike[str]) -> Selections:
     selections = Selections(source)
     what = "a selections file holds selection records (a list of them, or one)"
     entries = _entries(document, what, problems)
-    # Each decoded record is let go once validated: the records and the decoded values are never
-    # all held at once (a file of many small records peaked at about twice the memory).
+    # Each record's model is let go once checked (``Selections`` keeps the decoded value) and
+    # the document lets go of the values: each record is held once.
     document.data = None
     for index, (prefix, value) in enumerate(entries):
         entries[index] = ((), None)
         record = _validated(
             SelectionRecord, document, prefix, value, "a selection record", problems, selections.warnings
         )
-        del value
         if record is not None:
-            selections.records.append(record)
+            selections.decoded.append(value)
             selections.origins.append(_location(document, (*prefix, "id")))
+        del value, record
     if problems:
         raise InputErrors(problems)
-    if not selections.records:
+    if not selections.decoded:
         raise InputError("no selection records in this file (an empty input is refused)", source=source)
     return selections
 

@@ -365,17 +365,21 @@ def _selections_by_case(selections: Any) -> tuple[dict[str, Selection], dict[str
     (``FILE:LINE``, or "" when not read from a file)."""
     if isinstance(selections, Mapping):
         return {str(case_id): as_selection(chosen) for case_id, chosen in selections.items()}, {}
-    pairs: list[tuple[SelectionRecord, str]]
+    pairs: Iterable[tuple[SelectionRecord, Any, str]]
     if isinstance(selections, Selections):
-        pairs = list(zip(selections.records, selections.origins))
+        # The decoded selections (``merge`` reads them as they are), not the models', which
+        # would hold every record's models at once.
+        pairs = (
+            (record, decoded["indicator_selection"], origin)
+            for record, decoded, origin in zip(selections.records, selections.decoded, selections.origins)
+        )
     else:
-        pairs = [
-            (_model(SelectionRecord, record, f"selections[{index}]"), "") for index, record in enumerate(selections)
-        ]
+        models = [_model(SelectionRecord, record, f"selections[{index}]") for index, record in enumerate(selections)]
+        pairs = ((record, record.indicator_selection, "") for record in models)
     groups: dict[str, list[Any]] = {}
     origins: dict[str, str] = {}
-    for record, origin in pairs:
-        groups.setdefault(record.id, []).append(record.indicator_selection)
+    for record, chosen, origin in pairs:
+        groups.setdefault(record.id, []).append(chosen)
         origins.setdefault(record.id, origin)
     return {case_id: merge(lists) for case_id, lists in groups.items()}, origins
 
