@@ -28,8 +28,9 @@ answerkey finds 1 of its 14 distinct cells); scores are floats (QATCH 0.2 gives 
 0 for identical or failing queries); a prediction may also be JSON text of a table; rows may
 differ in length; ``databases`` is a Spider-layout root (a path), an
 ``answerkey.adapters.sql.Databases``, an engine of ``answerkey.adapters.engines`` (every
-query runs through one), or QATCH's ``MultipleDatabases`` (its ``db_path`` is used); SQL is never allowed to write (QATCH 0.2 runs a predicted ``DROP TABLE``); the test
-dict is not modified.
+query runs through one), or QATCH's ``MultipleDatabases`` (its ``db_path`` is used);
+SQL is never allowed to write (QATCH 0.2 runs a predicted ``DROP TABLE``); the test dict is
+not modified.
 
 >>> evaluator = MetricEvaluator(databases=None, metrics=["cell_precision", "cell_recall"])
 >>> test = {"prediction": [["wales", "scotland"], ["england"]],

@@ -2,9 +2,10 @@
 terms resolved to result columns (sort keys).
 
 sqlglot (a maintained SQL parser) reads the text in the engine's dialect (``sqlite``,
-``duckdb``, ``postgresql``; another engine's name: sqlglot's generic dialect). It is imported when a text first needs it, never on a run
-whose gold queries have no ``ORDER BY`` (importing it costs about 0.1 s), and each distinct
-text is read once per process (``_tokens``, ``_statement``: a cache by text and dialect).
+``duckdb``, ``postgresql``; another engine's name: sqlglot's generic dialect). It is
+imported when a text first needs it, never on a run whose gold queries have no ``ORDER BY``
+(importing it costs about 0.1 s), and each distinct text is read once per process
+(``_tokens``, ``_statement``: a cache by text and dialect).
 
 The text is untrusted, so sqlglot's work is bounded and its failures never escape: a text
 longer than ``MAX_PARSED_CHARS`` characters, or nested deeper than ``MAX_PARSED_DEPTH``
