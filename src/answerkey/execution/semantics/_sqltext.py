@@ -209,7 +209,7 @@ def _select_items(statement: exp.Expression, dialect: str) -> list[_SelectItem] 
     from sqlglot import exp
 
     node = statement
-    while isinstance(node, exp.SetOperation):
+    while isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
         node = node.this
     if not isinstance(node, exp.Select):
         return None
