@@ -136,11 +136,13 @@ def test_sqlglot_is_given_bounded_work():
 
 
 def test_each_text_is_parsed_once():
-    """A text asked about again is read from the cache (by text and dialect)."""
+    """A text asked about again is read from the cache (by text and dialect), whatever the
+    result's column names."""
     sql = "SELECT x, y FROM once_only ORDER BY y"
     before = _sqltext._statement.cache_info()
     assert order_by_keys(sql, ["x", "y"]) == (1,)
     assert order_by_keys(sql, ["x", "y"]) == (1,)
+    assert order_by_keys(sql, ["", ""]) == (1,)
     after = _sqltext._statement.cache_info()
     assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
 

@@ -154,7 +154,16 @@ def _statement(sql: str, dialect: str) -> exp.Expression | None:
         parsed = _dialect(dialect).parser().parse(list(raw[: len(first)]), sql)
     except Exception:  # noqa: BLE001 - a third-party parser of untrusted text (RecursionError too)
         return None
-    return parsed[0] if parsed else None
+    if not parsed or parsed[0] is None:
+        return None
+    from sqlglot import exp
+
+    # Names compare whatever their case and quoting (as the tokenizer this replaces did): the
+    # tree is kept for this alone, so its names are made lower-case and unquoted once, here.
+    for identifier in parsed[0].find_all(exp.Identifier):
+        identifier.set("this", identifier.name.lower())
+        identifier.set("quoted", False)
+    return parsed[0]
 
 
 @dataclass(frozen=True)
@@ -170,13 +179,8 @@ class _SelectItem:
 
 
 def _key(node: exp.Expression, dialect: str) -> str:
-    """An expression as text that is the same whatever its case, spacing and quoting of names."""
-    from sqlglot import exp
-
-    node = node.copy()
-    for identifier in node.find_all(exp.Identifier):
-        identifier.set("this", identifier.name.lower())
-        identifier.set("quoted", False)
+    """An expression of a tree ``_statement`` made as text that is the same whatever its
+    case, spacing and quoting of names."""
     return node.sql(dialect=DIALECTS.get(dialect, ""))
 
 
@@ -297,6 +301,12 @@ def _resolve(
 def sort_keys(sql: str, names: Sequence[str], width: int, dialect: str = "sqlite") -> tuple[int, ...] | None:
     """``order_by_keys`` for a result of ``width`` columns named ``names`` (empty names
     where the driver gives none: the terms then resolve by position and select item)."""
+    return _sort_keys(sql, tuple(names), width, dialect)
+
+
+@lru_cache(maxsize=_KEPT)
+def _sort_keys(sql: str, names: tuple[str, ...], width: int, dialect: str) -> tuple[int, ...] | None:
+    """``sort_keys``, kept by its arguments (a gold is judged on each database of a suite)."""
     if not has_outer_order_by(sql, dialect):
         return None
     statement = _statement(sql, dialect)
