@@ -129,6 +129,9 @@ def test_sqlglot_is_given_bounded_work():
     assert order_by_keys(f"SELECT a FROM {deep} AS s ORDER BY a", ["a"]) is None
     very_deep = "(" * 50_000 + "SELECT a" + ")" * 50_000 + " ORDER BY a"
     assert has_outer_order_by(very_deep) is True and order_by_keys(very_deep, ["a"]) is None
+    # Recursion without parentheses (each NOT a level of sqlglot's parser): caught, not raised.
+    negated = "SELECT " + "NOT " * 2000 + "a FROM t ORDER BY 1"
+    assert has_outer_order_by(negated) is True and order_by_keys(negated, ["x"]) is None
     long = "SELECT a FROM t WHERE " + " OR ".join(["a = 1"] * (MAX_PARSED_CHARS // 8)) + " ORDER BY a"
     assert len(long) > MAX_PARSED_CHARS
     assert has_outer_order_by(long) is True  # the words, as for a text not tokenized
