@@ -82,7 +82,8 @@ class TestOutcome:
 
 
 def has_order_by(query: str) -> bool:
-    """True when the SQL text has ``ORDER BY`` (any case and spacing).
+    """True when the SQL text has ``ORDER BY`` (any case and spacing): QATCH's rule is a test
+    on the text (``order by`` in it), kept as a text test, only freed of one spelling.
 
     >>> has_order_by("select a from t order\\n by a"), has_order_by("SELECT border_by FROM t")
     (True, False)

@@ -318,12 +318,18 @@ def _sort_keys(sql: str, names: tuple[str, ...], width: int, dialect: str) -> tu
     terms = _order_terms(statement)
     if not terms:
         return None
-    items = _select_items(statement, dialect)
+    try:
+        items = _select_items(statement, dialect)
+    except Exception:  # noqa: BLE001 - as below
+        return None
     if items is not None and (len(items) != width or any(item.star for item in items)):
         items = None  # positions of the items are not the result's: resolve by names only
     keys: list[int] = []
     for term in terms:
-        position = _resolve(term, items, names, width, dialect)
+        try:
+            position = _resolve(term, items, names, width, dialect)
+        except Exception:  # noqa: BLE001 - sqlglot writing back a tree of untrusted text: no keys
+            return None
         if position is None:
             return None
         if position not in keys:
