@@ -162,3 +162,50 @@ def test_sqlglot_is_imported_only_for_a_text_with_order_by():
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "True"]
+
+
+OUTLINED = [
+    "SELECT name, salary FROM emp WHERE dept IN (SELECT id FROM dept ORDER BY id) ORDER BY salary DESC LIMIT 3",
+    "SELECT T1.name, count(*) FROM a AS T1 JOIN b AS T2 ON T1.id = T2.id GROUP BY 1 HAVING count(*) > 1 ORDER BY 2",
+    "WITH x AS (SELECT a, b FROM t ORDER BY a), y(c) AS (SELECT 1) SELECT a, b AS bee FROM x ORDER BY bee",
+    "SELECT a, b FROM t UNION ALL SELECT c, d FROM u ORDER BY b NULLS LAST, 1 COLLATE NOCASE",
+    "SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b",
+    "SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t ORDER BY rn",
+    "SELECT a, (SELECT max(b) FROM u WHERE u.a = t.a ORDER BY 1 LIMIT 1) AS m FROM t ORDER BY m",
+    "SELECT CASE WHEN x > 1 THEN 'big' ELSE 'small' END size, count(*) FROM t GROUP BY 1 ORDER BY size",
+    "SELECT EXTRACT(YEAR FROM d) AS y, substr(s, 1, 2) FROM t ORDER BY EXTRACT(YEAR FROM d)",
+    'SELECT x AS \'total\', "Name" FROM t ORDER BY total, "name" LIMIT 5 OFFSET 2',
+    "SELECT t.* FROM t ORDER BY t.a",
+    "SELECT a FROM t WINDOW w AS (ORDER BY a) ORDER BY a",
+    "(SELECT a FROM t ORDER BY a) UNION SELECT b FROM u ORDER BY 1",
+    "WITH x AS (SELECT 1 AS a) (SELECT a FROM x) UNION SELECT 2 ORDER BY 1",
+    "SELECT 1 AS one ORDER BY one",
+]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("sql", OUTLINED)
+def test_the_outline_reads_as_the_whole_query(sql, dialect):
+    """The outline (outer select list and ORDER BY) gives the select items and ORDER BY
+    terms the whole query's tree gives, or none and the whole query is parsed."""
+    whole = _sqltext._statement(sql, dialect)
+    outline = _sqltext._statement(sql, dialect, True)
+    assert whole is not None
+    if outline is None:
+        return
+    assert _sqltext._select_items(outline, dialect) == _sqltext._select_items(whole, dialect)
+    terms = [[_sqltext._key(term, dialect) for term in _sqltext._order_terms(tree)] for tree in (outline, whole)]
+    assert terms[0] == terms[1]
+
+
+def test_queries_not_led_by_their_select_have_no_outline():
+    """A query led by a parenthesised SELECT is parsed whole (its first SELECT outside
+    parentheses is not its leftmost one)."""
+
+    def outline(sql):
+        return _sqltext._outline(_sqltext._tokens(sql, "sqlite")[0])
+
+    assert outline(OUTLINED[-3]) is None
+    assert outline(OUTLINED[-2]) is None
+    assert outline("SELECT a FROM t") is None  # no ORDER BY: nothing to outline
+    assert outline(OUTLINED[0]) == [0, 1, 2, 3, *range(17, 22)]
