@@ -62,6 +62,7 @@ UNUSED = (
     "distributed",
     "duckdb",
     "psycopg",
+    "sqlglot",
 )
 
 LOADED = """

@@ -334,7 +334,9 @@ def test_replies_are_kept_and_read_back(stub, tmp_path):
     assert again.judge_correctness("Q", "R", "A") == first and len(stub.requests) == 1
     other = AnswerJudge(url=stub.url, model="other", timeout=5, cache=str(tmp_path / "cache"))
     assert other.judge_correctness("Q", "R", "A") == first and len(stub.requests) == 2
-    (entry,) = [path for path in (tmp_path / "cache").rglob("*.json") if path.read_text().find('"model": "m"') >= 0]
+    (entry,) = [
+        path for path in (tmp_path / "cache").rglob("*.json") if json.loads(path.read_text())["key"]["model"] == "m"
+    ]
     assert json.loads(entry.read_text())["reply"] == "2\t2\t1\tOne of the two claims matches."
     stub.rules.clear()
     stub.default = stub_server.Reply("", status=500)

@@ -68,7 +68,7 @@ from answerkey.adapters._engines import (
 )
 from answerkey.adapters.duckdb_engine import DuckDBEngine
 from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
-from answerkey.adapters.sql import QueryResult, run_file, run_query
+from answerkey.adapters.sql import Databases, QueryResult, run_file, run_query
 from answerkey.errors import did_you_mean
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
@@ -78,6 +78,8 @@ __all__ = [
     "DuckDBEngine",
     "PostgreSQLEngine",
     "open_engine",
+    "engine_of",
+    "run_on",
     "run_query",
     "QueryResult",
 ]
@@ -223,6 +225,38 @@ def open_engine(
             threads=threads,
         )
     return SQLiteEngine(text, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
+
+
+def engine_of(databases: Engine | Databases) -> Engine:
+    """The engine that runs the queries of ``databases``: itself when it is an ``Engine``;
+    for an ``answerkey.adapters.sql.Databases``, the SQLite engine of its root with its limits.
+
+    >>> engine_of(Databases("/data", timeout=5))
+    SQLiteEngine('/data', timeout=5, max_rows=1000000, max_result_bytes=67108864)
+    """
+    if isinstance(databases, Databases):
+        return SQLiteEngine(
+            databases.root,
+            timeout=databases.timeout,
+            max_rows=databases.max_rows,
+            max_result_bytes=databases.max_result_bytes,
+        )
+    return databases
+
+
+def run_on(engine: Engine, db_id: str, query: str) -> QueryResult:
+    """Run ``query`` on the database of ``db_id`` (its first: ``DIR/<db_id>/<db_id>.sqlite``
+    in a directory, the database of that name on a server) within the engine's limits; a
+    db_id that names no database is an error in the result, never raised.
+
+    >>> run_on(SQLiteEngine("/nowhere"), "shop", "SELECT 1").error
+    "no database 'shop' (expected '/nowhere/shop/shop.sqlite')"
+    """
+    try:
+        database = engine.databases(db_id)[0]
+    except NoDatabase as error:
+        return QueryResult(error=str(error))
+    return engine.run(database, query)
 
 
 def _engine_of_directory(root: str) -> str:

@@ -26,10 +26,11 @@ distinct cells, as QATCH 1.0 does (QATCH 0.2 counts every cell, duplicates inclu
 prediction ``[[18], [18]]`` recalls 2 of a 20-cell target holding 18 twice, 0.1, where
 answerkey finds 1 of its 14 distinct cells); scores are floats (QATCH 0.2 gives the int 1 or
 0 for identical or failing queries); a prediction may also be JSON text of a table; rows may
-differ in length; ``databases`` is a Spider-layout root (a path), a
-``answerkey.adapters.sql.Databases``, or QATCH's ``MultipleDatabases`` (its ``db_path`` is
-used); SQL is never allowed to write (QATCH 0.2 runs a predicted ``DROP TABLE``); the test
-dict is not modified.
+differ in length; ``databases`` is a Spider-layout root (a path), an
+``answerkey.adapters.sql.Databases``, an engine of ``answerkey.adapters.engines`` (every
+query runs through one), or QATCH's ``MultipleDatabases`` (its ``db_path`` is used);
+SQL is never allowed to write (QATCH 0.2 runs a predicted ``DROP TABLE``); the test dict is
+not modified.
 
 >>> evaluator = MetricEvaluator(databases=None, metrics=["cell_precision", "cell_recall"])
 >>> test = {"prediction": [["wales", "scotland"], ["england"]],
@@ -53,7 +54,8 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from answerkey.adapters.sql import Databases, QueryResult, run_query
+from answerkey.adapters.engines import Engine, QueryResult, SQLiteEngine, engine_of, run_query
+from answerkey.adapters.sql import Databases
 from answerkey.comparator import MatchRule
 from answerkey.errors import kind_of
 from answerkey.limits import MAX_QUERY_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
@@ -71,14 +73,15 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-def _databases(databases: object, timeout: float, max_rows: int, max_result_bytes: int) -> Databases | None:
-    if databases is None or isinstance(databases, Databases):
-        return databases
+def _databases(databases: object, timeout: float, max_rows: int, max_result_bytes: int) -> Engine | None:
+    """The engine that runs the tests' queries (``answerkey.adapters.engines``), or None."""
+    if databases is None or isinstance(databases, (Databases, Engine)):
+        return None if databases is None else engine_of(databases)
     root = databases if isinstance(databases, (str, os.PathLike)) else getattr(databases, "db_path", None)
     if isinstance(root, (str, os.PathLike)):  # a path, or QATCH's MultipleDatabases
-        return Databases(root, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
+        return SQLiteEngine(root, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
     raise TypeError(
-        "databases must be None, a Spider-layout root path, an answerkey.adapters.sql.Databases or an "
+        "databases must be None, a Spider-layout root path, an answerkey.adapters.sql.Databases, an engine or an "
         f"object with a db_path, not {kind_of(databases)}"
     )
 

@@ -179,7 +179,7 @@ class _Evaluator:
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
         names = [name for name in options.metrics if METRIC_KINDS[name] != "sql"]
-        ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold)
+        ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold, self.engine.name)
         several = len(self.databases) > 1
         notes: list[RunWarning] = []
         decided = options.decided_semantics
@@ -217,6 +217,7 @@ class _Evaluator:
                         condition_cols=item.condition_cols,
                         ignore_order=item.ignore_order,
                         semantics=decided,
+                        dialect=self.engine.name,
                     )
                 except ValueError as error:
                     # The gold result cannot be judged (a column mixing types, condition columns

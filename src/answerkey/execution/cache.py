@@ -10,19 +10,19 @@ results that ran to completion are stored: a failure (a time-out above all) is r
 query whose result the database does not decide (``random()``, ``now()``, ``LIMIT`` without
 ``ORDER BY``) is cached like any other: later runs read the result of the run that stored it.
 
-Entries are JSON text, never pickle: the format, the key, a SHA-256 checksum of what follows
-it, the columns and the rows, each value in its canonical CAS spelling
+Entries are those of answerkey's one disk cache (``answerkey.files.EntryCache``, which the
+LLM judge's replies use too): JSON text, never pickle, at ``DIR/<2 hex>/<sha256>.json``,
+written atomically, holding the format, the key, a SHA-256 checksum of what follows it, the
+columns and the rows, each value in its canonical CAS spelling
 (``answerkey.grammar.render.render_value``: ``12.50``, ``"pen"``, ``NIL``, ``1989-07-04``),
-read back exactly (numbers keep their digits and kind, strings their text). Each is written
-atomically at ``DIR/<2 hex>/<sha256>.json`` (a temporary file beside it, renamed over it), so
-processes and machines sharing the directory may write at once and a reader never sees half
-an entry. An entry is read back only when it is a regular file of at most ``entry_bytes(key)``
-(a FIFO, a device, a link or a huge sparse file is never opened or read whole), its key and
-format are this one's byte for byte, its checksum matches, and its shape holds (every row as
-wide as the columns, at most the key's rows and ``MAX_COLUMNS`` columns, every value a
-spelling): anything else (truncated, edited, damaged, written by another version) is ignored
-with a warning and run again, and a cache that cannot be written is a warning too. So a run
-with a damaged cache decides what a run without one decides.
+read back exactly (numbers keep their digits and kind, strings their text). An entry is read
+back only when it is a regular file of at most ``entry_bytes(key)`` (a FIFO, a device, a
+link or a huge sparse file is never opened or read whole), its key and format are this one's
+byte for byte, its checksum matches, and its shape holds (every row as wide as the columns,
+at most the key's rows and ``MAX_COLUMNS`` columns, every value a spelling): anything else
+(truncated, edited, damaged, written by another version) is ignored with a warning and run
+again, and a cache that cannot be written is a warning too. So a run with a damaged cache
+decides what a run without one decides.
 
 >>> import tempfile
 >>> from answerkey.model import Number, String, NIL
@@ -47,14 +47,12 @@ from dataclasses import asdict, dataclass
 
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
-from answerkey.files import read_entry, write_entry
+from answerkey.files import CACHE_FORMAT as CACHE_FORMAT, EntryCache, write_entry as write_entry
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.limits import MAX_COLUMNS
 from answerkey.model import NIL, Boolean, Number, Relation, String, Value
 
-# The format of an entry; an entry of another format is ignored (and rewritten).
-CACHE_FORMAT = 2
 _NUMBER_START = frozenset("+-.0123456789")
 _DATE_LIKE = re.compile(r"\d{4}-")
 
@@ -89,12 +87,6 @@ def entry_bytes(key: CacheKey) -> int:
     16778448
     """
     return 12 * key.max_result_bytes + 16 * 1024 * 1024 + 2 * len(key.sql) + 16 * len(key.location)
-
-
-def _head(key: CacheKey) -> bytes:
-    """What an entry of ``key`` begins with, up to its checksum."""
-    text = json.dumps({"format": CACHE_FORMAT, "key": asdict(key)}, ensure_ascii=False, separators=(",", ":"))
-    return f'{text[:-1]},"sha256":"'.encode("utf-8", "surrogatepass")
 
 
 def encode_value(value: Value) -> str:
@@ -150,35 +142,34 @@ class ResultCache:
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = os.fspath(directory)
+        self.entries = EntryCache(self.directory, another="the entry is for another query or database")
         self.hits = 0
         self.misses = 0
         self.stored = 0
 
     def path(self, key: CacheKey) -> str:
         """Where the entry of ``key`` lives."""
-        digest = key.digest
-        return os.path.join(self.directory, digest[:2], f"{digest}.json")
+        return self.entries.path(asdict(key))
 
     def get(self, key: CacheKey) -> tuple[QueryResult | None, RunWarning | None]:
         """The stored result of ``key`` (None: not stored), and a warning when its entry could
         not be read back (it is then run again, and rewritten)."""
-        path = self.path(key)
         try:
-            data = read_entry(path, entry_bytes(key))
+            entry = self.entries.read(asdict(key), entry_bytes(key))
         except FileNotFoundError:
             self.misses += 1
             return None, None
         except OSError as error:
             self.misses += 1
-            return None, _unreadable(path, str(error.strerror or error))
-        except ValueError as error:
+            return None, _unreadable(self.path(key), str(error.strerror or error))
+        except (ValueError, RecursionError) as error:
             self.misses += 1
-            return None, _unreadable(path, str(error))
+            return None, _unreadable(self.path(key), str(error) or type(error).__name__)
         try:
-            result = _decode_entry(data, key)
+            result = _decoded(entry, key)
         except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
             self.misses += 1
-            return None, _unreadable(path, str(error) or type(error).__name__)
+            return None, _unreadable(self.path(key), str(error) or type(error).__name__)
         self.hits += 1
         return result, None
 
@@ -190,16 +181,12 @@ class ResultCache:
             rows = [[encode_value(value) for value in row] for row in result.rows]
         except TypeError:
             return None  # a value CAS cannot write: not cached, run each time
-        body = json.dumps({"columns": list(result.columns), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
-        content = body[1:].encode("utf-8", "surrogatepass")
-        data = b"".join((_head(key), hashlib.sha256(content).hexdigest().encode(), b'",', content))
-        if len(data) > entry_bytes(key):
-            return None  # one it would refuse to read back: run each time
         try:
-            write_entry(self.path(key), data)
+            written = self.entries.write(asdict(key), {"columns": list(result.columns), "rows": rows}, entry_bytes(key))
         except OSError as error:
             return RunWarning(f"the cache cannot store a result: {error.strerror or error}", "cache")
-        self.stored += 1
+        if written:  # else one it would refuse to read back: run each time
+            self.stored += 1
         return None
 
 
@@ -207,18 +194,8 @@ def _unreadable(path: str, why: str) -> RunWarning:
     return RunWarning(f"the cache entry {path} cannot be read back ({why}); the query ran again", "cache")
 
 
-def _decode_entry(data: bytes, key: CacheKey) -> QueryResult:
-    head = _head(key)
-    if not data.startswith(head):
-        raise ValueError(_foreign(data, key))
-    checksum, separator, content = (
-        data[len(head) : len(head) + 64],
-        data[len(head) + 64 : len(head) + 66],
-        data[len(head) + 66 :],
-    )
-    if separator != b'",' or hashlib.sha256(content).hexdigest().encode() != checksum:
-        raise ValueError("its checksum does not match its content")
-    entry = json.loads(b"{" + content)
+def _decoded(entry: dict, key: CacheKey) -> QueryResult:
+    """The result an entry's content holds, its shape checked against ``key``."""
     columns, rows = entry["columns"], entry["rows"]
     if not isinstance(columns, list) or not all(isinstance(name, str) for name in columns):
         raise ValueError("the columns are not a list of names")
@@ -229,13 +206,3 @@ def _decode_entry(data: bytes, key: CacheKey) -> QueryResult:
     if len(rows) > key.max_rows:
         raise ValueError(f"it has {len(rows):,} rows, more than the {key.max_rows:,} the query may return")
     return QueryResult(rows=tuple(tuple(map(decode_value, row)) for row in rows), columns=tuple(columns))
-
-
-def _foreign(data: bytes, key: CacheKey) -> str:
-    """Why an entry that does not begin as ``key``'s would is not its entry."""
-    entry = json.loads(data)  # its own error when it is no JSON
-    if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT:
-        return f"not an entry of format {CACHE_FORMAT}"
-    if entry.get("key") != json.loads(json.dumps(asdict(key))):
-        return "the entry is for another query or database"
-    return "its checksum does not match its content"

@@ -31,6 +31,7 @@ answerkey.errors.InputError: ...items.json:2:30: the key 'answer' is given twice
 
 from __future__ import annotations
 
+from answerkey.files._cache import CACHE_FORMAT as CACHE_FORMAT, EntryCache as EntryCache
 from answerkey.files._document import Document as Document
 from answerkey.files._json import (
     JsonLine as JsonLine,

@@ -16,9 +16,11 @@ The endpoint is set by environment variables:
   endpoint asks for (at most a minute) or 0.5 s, then 1, 2, 4, 8 s;
 - ``ANSWERKEY_JUDGE_CACHE``: a directory where each reply is kept, by endpoint, model and
   prompt, and read back instead of asking again (a run stopped half-way, run again, pays
-  only for the rows it had not judged; the same replies give the same figures). Only chat
-  completions are kept, never a failure; an entry that cannot be read back is asked again
-  and rewritten; one that cannot be written is a problem noted in ``cache_problems``.
+  only for the rows it had not judged; the same replies give the same figures). Entries are
+  those of answerkey's one disk cache (``answerkey.files.EntryCache``, which ``sql --cache``
+  uses too: a key, a SHA-256 checksum, written atomically). Only chat completions are kept,
+  never a failure; an entry that cannot be read back is asked again and rewritten; one that
+  cannot be written is a problem noted in ``cache_problems``.
 
 Correctness asks for the number of claims in the reference answer, in the actual answer and
 matching, as graphrag-eval's prompt does, and derives ``answer_recall``,
@@ -37,7 +39,6 @@ of made-up numbers, never an exception; costs are not reported.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import http.client
 import json
 import math
@@ -52,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from answerkey.errors import RunWarning
-from answerkey.files import read_entry, write_entry
+from answerkey.files import EntryCache
 
 ENVIRONMENT = {
     "url": "ANSWERKEY_JUDGE_URL",
@@ -62,8 +63,6 @@ ENVIRONMENT = {
     "retries": "ANSWERKEY_JUDGE_RETRIES",
     "cache": "ANSWERKEY_JUDGE_CACHE",
 }
-# The format of a cache entry; an entry of another format is asked again and rewritten.
-CACHE_FORMAT = 1
 _MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 DEFAULT_RETRIES = 2
 _MAX_RETRIES = 10
@@ -173,20 +172,21 @@ class Correctness:
         }
 
 
-def _kept_reply(path: str, key: dict[str, Any]) -> str | None:
-    """The reply kept at ``path`` for ``key``; None when there is none, or it cannot be read
-    back as one (another format, another key, a file cut short, not a regular file, too large)."""
+def _entry_bytes(key: dict[str, Any]) -> int:
+    """The most bytes an entry of ``key`` may hold: its prompt (in the key) and a reply, each
+    character written in at most 6 bytes (a JSON escape), and room for the rest."""
+    return 6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 6 * len(key["url"] + key["model"]) + 1024
+
+
+def _kept_reply(entries: EntryCache, key: dict[str, Any]) -> str | None:
+    """The reply kept for ``key``; None when there is none, or it cannot be read back as one
+    (another format, another key, a file cut short or edited, not a regular file, too large)."""
     try:
-        # Bounded: an entry holds its prompt and a reply, each character written in at most 6
-        # bytes (a JSON escape).
-        entry = json.loads(read_entry(path, 6 * (len(key["prompt"]) + _MAX_RESPONSE_BYTES) + 1024))
+        entry = entries.read(key, _entry_bytes(key))
     except (OSError, ValueError, RecursionError):
         return None
-    if not isinstance(entry, dict) or not isinstance(entry.get("reply"), str):
-        return None
-    if any(entry.get(name) != value for name, value in key.items()):
-        return None
-    return entry["reply"]
+    reply = entry.get("reply")
+    return reply if isinstance(reply, str) else None
 
 
 class _Passing(RuntimeError):
@@ -291,17 +291,14 @@ class AnswerJudge:
         when there is one."""
         if self.cache is None:
             return self._asked(prompt)
-        key = {"format": CACHE_FORMAT, "url": self.url, "model": self.model, "prompt": prompt}
-        text = json.dumps(key, ensure_ascii=False, sort_keys=True)
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        path = os.path.join(self.cache, digest[:2], f"{digest}.json")
-        kept = _kept_reply(path, key)
+        key = {"url": self.url, "model": self.model, "prompt": prompt}
+        entries = EntryCache(self.cache, another="the entry is for another prompt")
+        kept = _kept_reply(entries, key)
         if kept is not None:
             return kept
         reply = self._asked(prompt)
-        entry = json.dumps({**key, "reply": reply}, ensure_ascii=False, sort_keys=True)
         try:
-            write_entry(path, entry.encode("utf-8", "surrogatepass"))
+            entries.write(key, {"reply": reply}, _entry_bytes(key))
         except OSError as error:
             problem = f"{error.strerror or error} ({self.cache})"
             if problem not in self.cache_problems:

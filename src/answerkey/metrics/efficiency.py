@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from answerkey.adapters.sql import QueryResult, run_query
+from answerkey.adapters.engines import QueryResult, run_query
 from answerkey.comparator.values import MatchRule
 from answerkey.errors import kind_of
 from answerkey.limits import SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
@@ -178,7 +178,7 @@ def measure_efficiency(
     ``runs`` rounds of both and give its VES, with everything measured.
 
     ``database`` is the path of an SQLite file (queries run read-only within ``timeout``,
-    ``max_rows`` and ``max_result_bytes``, as ``answerkey.adapters.sql.run_query``) or a
+    ``max_rows`` and ``max_result_bytes``, as ``answerkey.adapters.engines.run_query``) or a
     function that runs a query and returns its ``QueryResult`` (``.seconds`` is the time
     compared). ``rule`` matches cells for execution accuracy. A target query that fails is
     an error of the test: ``ValueError``.

@@ -33,6 +33,7 @@ from functools import partial
 from typing import cast
 
 from answerkey._deprecated import keep_old_names
+from answerkey.adapters.engines import Engine, SQLiteEngine, engine_of, run_on
 from answerkey.adapters.sql import Databases
 from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning
@@ -81,7 +82,8 @@ class TestOutcome:
 
 
 def has_order_by(query: str) -> bool:
-    """True when the SQL text has ``ORDER BY`` (any case and spacing).
+    """True when the SQL text has ``ORDER BY`` (any case and spacing): QATCH's rule is a test
+    on the text (``order by`` in it), kept as a text test, only freed of one spelling.
 
     >>> has_order_by("select a from t order\\n by a"), has_order_by("SELECT border_by FROM t")
     (True, False)
@@ -150,14 +152,16 @@ def evaluate_test(
     *,
     task: str,
     db_id: str | None = None,
-    databases: Databases | None = None,
+    databases: Engine | Databases | None = None,
     metrics: Iterable[str] | None = None,
     rule: MatchRule | None = None,
     ves_runs: int = DEFAULT_VES_RUNS,
 ) -> TestOutcome:
     """Score one test of ``task`` ``"qa"`` or ``"sp"``.
 
-    ``target`` is SQL text (run on ``db_id`` in ``databases``) or, for QA, a table; for SP
+    ``target`` is SQL text (run on ``db_id`` in ``databases``: an engine of
+    ``answerkey.adapters.engines``, or an ``answerkey.adapters.sql.Databases``, run through
+    its SQLite engine) or, for QA, a table; for SP
     ``prediction`` is SQL text, for QA a table (a list of rows or its JSON text).
     ``metrics`` are names of ``metrics_for("qatch")`` (default: ``defaults_for("qatch")``);
     ``valid_efficiency_score`` (SP only) times ``ves_runs`` rounds of both queries when the
@@ -170,6 +174,7 @@ def evaluate_test(
     ({'cell_recall': 0.0, 'tuple_order': 0.0}, True)
     """
     metrics = list(defaults_for("qatch") if metrics is None else metrics)
+    engine = None if databases is None else engine_of(databases)
     task = task.lower()
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; known: {', '.join(TASKS)}")
@@ -183,7 +188,7 @@ def evaluate_test(
         if target_rows is None:
             return TestOutcome(undefined, error="the target is not a table (a list of rows)")
     else:
-        ran = _run(databases, db_id, target, "target")
+        ran = _run(engine, db_id, target, "target")
         if isinstance(ran, str):
             return TestOutcome(undefined, error=ran)
         target_rows = ran
@@ -193,7 +198,7 @@ def evaluate_test(
         if prediction_rows is None:
             return TestOutcome(_zeros(metrics, order_applies), prediction_error=MALFORMED_PREDICTION)
     else:
-        ran = _run(databases, db_id, prediction, "prediction")
+        ran = _run(engine, db_id, prediction, "prediction")
         if isinstance(ran, str):
             return TestOutcome(_zeros(metrics, order_applies), prediction_error=ran)
         prediction_rows = ran
@@ -205,11 +210,11 @@ def evaluate_test(
     scores: dict[str, float | None] = dict(table_scores(target_rows, prediction_rows, rule=rule, metrics=wanted))
     ves_error = None
     if timed:
-        scores[VES], ves_error = _ves(databases, db_id, target, prediction, scores["execution_accuracy"], ves_runs)
+        scores[VES], ves_error = _ves(engine, db_id, target, prediction, scores["execution_accuracy"], ves_runs)
     for name in metrics:
-        if METRIC_KINDS[name] == "sql" and name != VES and databases is not None and isinstance(db_id, str):
+        if METRIC_KINDS[name] == "sql" and name != VES and engine is not None and isinstance(db_id, str):
             # Another SQL metric: called as the registry's kind says, on the test's database.
-            scores[name] = METRICS[name](target, prediction, database=partial(databases.run, db_id), rule=rule)
+            scores[name] = METRICS[name](target, prediction, database=partial(run_on, engine, db_id), rule=rule)
     return TestOutcome({name: scores.get(name) for name in metrics}, ves_error=ves_error)
 
 
@@ -226,28 +231,28 @@ def _check_metrics(metrics: Sequence[str], task: str) -> None:
 
 
 def _ves(
-    databases: Databases | None, db_id: object, target: object, prediction: object, accuracy: float | None, runs: int
+    engine: Engine | None, db_id: object, target: object, prediction: object, accuracy: float | None, runs: int
 ) -> tuple[float, str | None]:
     """The VES of an SP test whose queries both ran, and why it is 0 if a timed run failed."""
-    if not accuracy or databases is None or not isinstance(db_id, str):
+    if not accuracy or engine is None or not isinstance(db_id, str):
         return 0.0, None  # a wrong prediction is not timed
     if not (isinstance(target, str) and isinstance(prediction, str)):
         return 0.0, None  # never: both queries ran
-    timed = time_runs(target, prediction, partial(databases.run, db_id), runs)
+    timed = time_runs(target, prediction, partial(run_on, engine, db_id), runs)
     if isinstance(timed, str):
         return 0.0, timed
     return ves(accuracy, *timed), None
 
 
-def _run(databases: Databases | None, db_id: object, query: object, role: str) -> Rows | str:
+def _run(engine: Engine | None, db_id: object, query: object, role: str) -> Rows | str:
     """The rows of ``query``, or the error as text."""
     if not isinstance(query, str) or not query.strip():
         return f"the {role} query is missing (not SQL text)"
-    if databases is None:
+    if engine is None:
         return f"the {role} is a query, but no databases are given"
     if not isinstance(db_id, str):
         return f"the {role} is a query, but the test has no db_id"
-    result = databases.run(db_id, query)
+    result = run_on(engine, db_id, query)
     if not result.ok:
         return f"the {role} query failed: {result.error}"
     return result.rows
@@ -329,11 +334,12 @@ class QatchOptions:
             **timed,
         )
 
-    def databases(self) -> Databases | None:
-        """The databases under ``root`` with this run's limits, or None without a root."""
+    def databases(self) -> Engine | None:
+        """The SQLite engine of the databases under ``root`` with this run's limits, or None
+        without a root."""
         if self.root is None:
             return None
-        return Databases(
+        return SQLiteEngine(
             self.root, timeout=self.timeout, max_rows=self.max_rows, max_result_bytes=self.max_result_bytes
         )
 

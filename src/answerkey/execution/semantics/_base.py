@@ -59,7 +59,8 @@ class Item:
     (``driver_value``: ``int``, ``float``, ``str``, ``None``...), which the official rules
     compare; ``gold.rows``/``predicted.rows`` are the typed ones (``answerkey.model``).
     ``rule`` is how values match (epsilon and string mode); ``order_by`` the gold's sort keys
-    (0-based) when the item gives them; ``condition_cols`` and ``ignore_order`` Spider 2.0's.
+    (0-based) when the item gives them; ``condition_cols`` and ``ignore_order`` Spider 2.0's;
+    ``dialect`` the engine whose SQL ``gold_sql`` is (``sqlite``, ``duckdb``, ``postgresql``).
 
     >>> from answerkey.model import Relation
     >>> def result(rows):
@@ -78,6 +79,7 @@ class Item:
         condition_cols: Sequence[int] | None = None,
         ignore_order: bool | None = None,
         order_by: Sequence[int] | None = None,
+        dialect: str = "sqlite",
     ) -> None:
         self.gold = gold
         self.predicted = predicted
@@ -86,6 +88,7 @@ class Item:
         self.condition_cols = condition_cols
         self.ignore_order = bool(ignore_order)
         self.order_by = order_by
+        self.dialect = dialect
 
     @cached_property
     def gold_rows(self) -> list[tuple[object, ...]]:

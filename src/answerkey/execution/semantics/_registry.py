@@ -141,6 +141,7 @@ def decide(
     condition_cols: Sequence[int] | None = None,
     ignore_order: bool | None = None,
     order_by: Sequence[int] | None = None,
+    dialect: str = "sqlite",
 ) -> Decision:
     """Whether ``predicted`` is correct against ``gold`` (both results of one database) under
     the registered ``semantics`` (``names()``; each module says how it decides):
@@ -149,7 +150,8 @@ def decide(
       (default ``MatchRule()``). The gold is a set of tuples, unless its outer SELECT has
       ORDER BY: then it is ordered by ``order_by_keys`` (ties compared as sets), or, when a
       term names no result column, a plain sequence. ``order_by`` overrides this: 0-based
-      sort keys, or ``()`` for a set.
+      sort keys, or ``()`` for a set. sqlglot reads ``gold_sql`` in ``dialect`` (the engine's
+      name: ``sqlite``, ``duckdb`` or ``postgresql``).
     - ``test-suite``: test-suite-sql-eval's ``result_eq``, ordered when the gold's text
       contains ``order by`` (anywhere, in any case).
     - ``bird``: BIRD's ``set(predicted) == set(gold)``.
@@ -173,7 +175,7 @@ def decide(
     failed = _failed(semantics, gold, predicted)
     if failed is not None:
         return failed
-    return chosen.decide(Item(gold, predicted, gold_sql, rule, condition_cols, ignore_order, order_by))
+    return chosen.decide(Item(gold, predicted, gold_sql, rule, condition_cols, ignore_order, order_by, dialect))
 
 
 def decide_all(
@@ -186,6 +188,7 @@ def decide_all(
     ignore_order: bool | None = None,
     order_by: Sequence[int] | None = None,
     semantics: Collection[str] | None = None,
+    dialect: str = "sqlite",
 ) -> dict[str, Decision]:
     """``decide`` under each of ``semantics`` (None: those decided by default), in registry
     order; the values are converted once for all of them. Where the decisions disagree, a
@@ -206,7 +209,7 @@ def decide_all(
     failed = {name: _failed(name, gold, predicted) for name in wanted}
     if any(decision is not None for decision in failed.values()):
         return {name: decision for name, decision in failed.items() if decision is not None}
-    item = Item(gold, predicted, gold_sql, rule, condition_cols, ignore_order, order_by)
+    item = Item(gold, predicted, gold_sql, rule, condition_cols, ignore_order, order_by, dialect)
     return explained({name: _REGISTRY[name].decide(item) for name in wanted})
 
 

@@ -1,6 +1,11 @@
 """sqlparse's tokens and statement splitting, as far as test-suite-sql-eval's DISTINCT removal
 depends on them (its ``parse.remove_distinct``: ``sqlparse.parse(s)[0].flatten()``, then every
-token that is the word ``distinct`` dropped). answerkey does not use sqlparse.
+token that is the word ``distinct`` dropped; commit e97acc5, ``parse.py`` lines 139-141, called
+at ``exec_eval.py`` lines 188-190). answerkey does not use sqlparse.
+
+This is the one place answerkey reads SQL text by rules of its own rather than with sqlglot:
+the official rule is defined as operations on sqlparse's tokens, so the same operations are
+done on the same tokens (checked against the official code on 50,000 generated texts).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def _judged_plainly(item: Item) -> Decision | None:
     plain = gold.driver_columns, predicted.driver_columns
     if not plain[0] or not plain[1] or not gold.row_count or not predicted.row_count or len(plain[0]) > len(plain[1]):
         return None
-    if item.order_by is not None or has_outer_order_by(item.gold_sql):
+    if item.order_by is not None or has_outer_order_by(item.gold_sql, item.dialect):
         return None
     rule = item.rule
     keyed_gold = _keyed_plainly(plain[0], gold.driver_facts, rule)
@@ -116,9 +116,9 @@ def _decide(item: Item) -> Decision:
         if item.order_by is not None:
             keys = tuple(item.order_by)
             canonical = _relation(gold.rows, order_by=keys) if keys else _relation(gold.rows)
-        elif has_outer_order_by(item.gold_sql):
+        elif has_outer_order_by(item.gold_sql, item.dialect):
             names = gold.columns if len(gold.columns) == width else ("",) * width
-            keys = sort_keys(item.gold_sql, names, width) or ()
+            keys = sort_keys(item.gold_sql, names, width, item.dialect) or ()
             canonical = _relation(gold.rows, order_by=keys) if keys else _relation(gold.rows, ordered=True)
         else:
             canonical = _relation(gold.rows)
