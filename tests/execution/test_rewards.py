@@ -409,3 +409,35 @@ def test_the_memory_keeps_the_last_gold_results_only(shop):
         judge.judge("shop", "SELECT nope", "SELECT 1")
         judge.judge("shop", "SELECT nope", "SELECT 1")
         assert judge.gold_runs == 6
+
+
+# ------------------------------------------------------------------ other engines
+
+
+def test_a_postgresql_server_judged_as_sqlite_is(postgres_server, shop):
+    """The same judgements on a PostgreSQL server (one database per db_id) as on the SQLite
+    file holding the same rows; a DROP is refused and the table keeps its rows."""
+    postgres_server.create_database(
+        "shop",
+        "CREATE TABLE item (name TEXT, price DOUBLE PRECISION, qty INTEGER);"
+        "INSERT INTO item VALUES ('pen', 1.5, 10), ('ink', 7.25, 2), ('cap', 2.0, 10);",
+    )
+    pairs = [
+        ("SELECT name FROM item WHERE qty > 5", "SELECT name FROM item WHERE qty >= 10"),
+        ("SELECT name FROM item WHERE qty > 5", "SELECT name FROM item"),
+        ("SELECT max(price) FROM item", "SELECT 7.25"),
+        ("SELECT name, price FROM item ORDER BY price", "SELECT name, price FROM item ORDER BY name"),
+    ]
+    verdicts = {
+        "answerkey": ["correct", "incorrect", "correct", "incorrect"],
+        "bird": ["correct", "incorrect", "correct", "correct"],  # bird ignores the order
+    }
+    for semantics, verdicts_there in verdicts.items():
+        with ExecutionJudge(shop, semantics=semantics) as on_sqlite:
+            expected = [(j.verdict, j.reason) for j in (on_sqlite.judge("shop", *pair) for pair in pairs)]
+        with ExecutionJudge(postgres_server.url(""), semantics=semantics) as on_postgresql:
+            assert [(j.verdict, j.reason) for j in (on_postgresql.judge("shop", *pair) for pair in pairs)] == expected
+            dropped = on_postgresql.judge("shop", "SELECT count(*) FROM item", "DROP TABLE item")
+            assert (dropped.verdict, dropped.reason.startswith("the predicted query failed: ")) == ("incorrect", True)
+        assert [verdict for verdict, _ in expected] == verdicts_there
+    assert postgres_server.execute("shop", "SELECT count(*) FROM item") == [(3,)]

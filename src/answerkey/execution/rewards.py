@@ -118,6 +118,8 @@ class ExecutionJudge:
     gold results that ran to completion (a failed gold query runs again when next asked for:
     a time-out may be the machine's load).
 
+    ``options`` is the ``SqlOptions`` the judge was made with (``answerkey sql``'s, without
+    metrics), ``engine`` the engine it opened, ``semantics`` the semantics' name.
     ``gold_runs``, ``gold_hits`` and ``predicted_runs`` count the gold queries run on the
     databases, the gold results found instead (in memory or in the disk cache) and the
     predicted queries run.
