@@ -16,9 +16,12 @@ question) under each semantics, against the raw limit: one ``sqlite3`` connectio
 database, kept open, each prediction ``execute().fetchall()`` and ``set(rows) == gold_set``
 (a failing query is wrong). Both run on one core: this process is pinned to one CPU before
 any helper process starts (they inherit it), so the judge's helper processes share that core
-with it. Each figure is the best of ``--rounds`` wall-clock passes over every prediction.
+with it. Each figure is the best of ``--rounds`` wall-clock passes over every prediction, the
+contenders taking turns round after round (a change in the load falls on all of them).
 The goal (within 2x of the raw loop) is the ``bird`` semantics' figure, whose rule is the raw
-loop's (``set() == set()``); the others decide more and are shown beside it. The verdicts
+loop's (``set() == set()``); the others decide more and are shown beside it, and so is the
+floor the engine sets: each prediction run through ``answerkey.adapters.engines`` and nothing
+judged. The verdicts
 of ``bird`` must equal the raw loop's on every prediction (checked). The load average is
 printed before and after.
 """
@@ -33,12 +36,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _table import Figure, print_table, write_json
+from answerkey.adapters.engines import open_engine
 from answerkey.adapters.sql import stop_query_processes
 from answerkey.execution import ExecutionJudge
 from answerkey.execution.semantics import SEMANTICS
@@ -219,14 +224,23 @@ def raw_loop(
     return list(connections.values()), one_pass
 
 
-def best_pass(one_pass: Callable[[], list[bool]], rounds: int) -> tuple[float, list[bool]]:
-    """The fastest of ``rounds`` passes (wall seconds), and the verdicts of the last."""
-    best, returned = float("inf"), []
+def interleaved_best(passes: dict[str, Callable[[], list[bool]]], rounds: int) -> dict[str, tuple[float, list[bool]]]:
+    """Each pass's fastest of ``rounds`` (wall seconds), and its verdicts: the passes take
+    turns, round after round, so that a change in the machine's load falls on all of them."""
+    best: dict[str, tuple[float, list[bool]]] = {}
     for _ in range(rounds):
-        began = time.perf_counter()
-        returned = one_pass()
-        best = min(best, time.perf_counter() - began)
-    return best, returned
+        for name, one_pass in passes.items():
+            began = time.perf_counter()
+            verdicts = one_pass()
+            seconds = time.perf_counter() - began
+            if name not in best or seconds < best[name][0]:
+                best[name] = (seconds, verdicts)
+    return best
+
+
+def judged_pass(judge: ExecutionJudge, suite: list[tuple[str, str, list[str]]]) -> list[bool]:
+    """A pass of ``judge`` over every prediction, ``judge_many`` per question: the verdicts."""
+    return [judgement.correct for db_id, gold, samples in suite for judgement in judge.judge_many(db_id, gold, samples)]
 
 
 def load_average() -> str:
@@ -252,30 +266,34 @@ def main() -> None:
         suite = write_suite(root, 30 if arguments.quick else QUESTIONS)
         predictions = sum(len(samples) for _, _, samples in suite)
         print(f"{len(suite)} questions, {predictions} predictions, {DATABASES} databases")
-        connections, one_pass = raw_loop(root, suite)
-        raw_seconds, raw_verdicts = best_pass(one_pass, arguments.rounds)
+        connections, raw_pass = raw_loop(root, suite)
+        judges = {semantics: ExecutionJudge(root, semantics=semantics) for semantics in SEMANTICS}
+        for judge in judges.values():
+            for db_id, gold, _ in suite:
+                judge.gold_results(db_id, gold)  # cached before the clock
+        # The floor the engine sets: each prediction run through it, nothing judged.
+        engine = open_engine(root)
+        databases = {db_id: engine.databases(db_id)[0] for db_id, _, _ in suite}
+        passes = {"raw": raw_pass}
+        for semantics, judge in judges.items():
+            passes[semantics] = partial(judged_pass, judge, suite)
+        passes["engine"] = lambda: [
+            engine.run(databases[db_id], sample).ok for db_id, _, samples in suite for sample in samples
+        ]
+        best = interleaved_best(passes, arguments.rounds)
         for connection in connections:
             connection.close()
+        distinct_golds = len({(db_id, gold) for db_id, gold, _ in suite})
+        for judge in judges.values():
+            assert judge.gold_runs == distinct_golds, "every gold ran once, before the clock"
+            judge.close()
+        raw_seconds, raw_verdicts = best["raw"]
+        assert best["bird"][1] == raw_verdicts, "bird's verdicts are the raw loop's"
         raw_micro = raw_seconds / predictions * 1e6
         figures = []
         rates = [f"raw sqlite3 loop: {predictions / raw_seconds:,.0f} predictions judged per second"]
         for semantics in SEMANTICS:
-            with ExecutionJudge(root, semantics=semantics) as judge:
-                for db_id, gold, _ in suite:
-                    judge.gold_results(db_id, gold)  # cached before the clock
-
-                def judged(judge: ExecutionJudge = judge) -> list[bool]:
-                    return [
-                        judgement.correct
-                        for db_id, gold, samples in suite
-                        for judgement in judge.judge_many(db_id, gold, samples)
-                    ]
-
-                seconds, verdicts = best_pass(judged, arguments.rounds)
-                runs = judge.gold_runs
-            assert runs == len({(db_id, gold) for db_id, gold, _ in suite}), "every gold ran once, before the clock"
-            if semantics == "bird":
-                assert verdicts == raw_verdicts, "bird's verdicts are the raw loop's"
+            seconds, verdicts = best[semantics]
             micro = seconds / predictions * 1e6
             goal = semantics == "bird"
             figures.append(
@@ -294,6 +312,15 @@ def main() -> None:
                 f"({sum(verdicts)} of {predictions} correct)"
             )
         rates.append(f"(the raw loop: {sum(raw_verdicts)} of {predictions} correct)")
+        figures.append(
+            Figure(
+                "engine.run alone, nothing judged: time per prediction",
+                best["engine"][0] / predictions * 1e6,
+                "us",
+                raw_micro,
+                "raw sqlite3 loop, set() == set() (us per prediction)",
+            )
+        )
     print_table(figures, title="Execution rewards, gold results cached, one core")
     print()
     print("\n".join(rates))
