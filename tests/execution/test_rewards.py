@@ -148,6 +148,22 @@ def test_an_item_that_cannot_be_judged_is_an_error_not_an_exception(shop):
     assert (malformed.verdict, malformed.reason) == ("error", "not a database name: '../shop'")
 
 
+@pytest.mark.parametrize("semantics", SEMANTICS)
+def test_a_prediction_that_is_not_text_is_incorrect_under_every_semantics(shop, semantics):
+    """Nothing generated (None) is "no prediction", as in a corpus; a value that is not text
+    is refused with the reason (test-suite's rewrites, text operations, are not tried on it)."""
+    with ExecutionJudge(shop, semantics=semantics) as judge:
+        assert judge.judge_many("shop", "SELECT 1", [None, 3]) == [
+            Judgement(False, "no prediction", semantics),
+            Judgement(
+                False,
+                "the predicted query failed: the query is an integer, not text",
+                semantics,
+                database="shop.sqlite",
+            ),
+        ]
+
+
 def test_options_that_cannot_be_used_are_refused_when_the_judge_is_made(shop, tmp_path):
     """An unknown semantics or option, a limit that bounds nothing, a location that is none:
     ``ValueError`` at once, not a wrong judgement later."""

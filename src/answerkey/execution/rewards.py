@@ -187,7 +187,7 @@ class ExecutionJudge:
         self,
         db_id: str,
         gold_sql: str,
-        predicted_sql: str,
+        predicted_sql: str | None,
         *,
         order_by: Sequence[int] | None = None,
         condition_cols: Sequence[int] | None = None,
@@ -197,7 +197,8 @@ class ExecutionJudge:
         ``db_id`` (on each of them, when it has several), and why: the verdict and reason
         ``answerkey sql`` gives the item under this judge's semantics. ``order_by`` (columns
         from 1), ``condition_cols`` (from 0) and ``ignore_order`` are an item's options, as
-        in a corpus. Never raises for what the queries or the db_id hold; ``ValueError``
+        in a corpus. A ``predicted_sql`` of None (nothing generated) is incorrect: "no
+        prediction". Never raises for what the queries or the db_id hold; ``ValueError``
         once the judge is closed."""
         return self._judge(db_id, gold_sql, predicted_sql, order_by, condition_cols, ignore_order, {})
 
@@ -205,7 +206,7 @@ class ExecutionJudge:
         self,
         db_id: str,
         gold_sql: str,
-        predictions: Iterable[str],
+        predictions: Iterable[str | None],
         *,
         order_by: Sequence[int] | None = None,
         condition_cols: Sequence[int] | None = None,
@@ -214,7 +215,7 @@ class ExecutionJudge:
         """``judge`` of each of ``predictions`` (the sampled queries of one question), in
         order; a text given twice runs once."""
         texts = list(predictions)
-        judged: dict[str, Judgement] = {}
+        judged: dict[str | None, Judgement] = {}
         results: dict[tuple[str, str], QueryResult] = {}  # shared: a rewritten text may recur
         for predicted in texts:
             if predicted not in judged:
@@ -223,7 +224,7 @@ class ExecutionJudge:
                 )
         return [judged[predicted] for predicted in texts]
 
-    def rewards(self, db_id: str, gold_sql: str, predictions: Iterable[str]) -> list[float]:
+    def rewards(self, db_id: str, gold_sql: str, predictions: Iterable[str | None]) -> list[float]:
         """The reward of each of ``predictions``: 1.0 when correct, else 0.0 (``judge_many``)."""
         return [judgement.reward for judgement in self.judge_many(db_id, gold_sql, predictions)]
 
@@ -262,7 +263,7 @@ class ExecutionJudge:
         self,
         db_id: str,
         gold_sql: str,
-        predicted_sql: str,
+        predicted_sql: str | None,
         order_by: Sequence[int] | None,
         condition_cols: Sequence[int] | None,
         ignore_order: bool | None,
@@ -273,8 +274,12 @@ class ExecutionJudge:
             databases = self._databases_of(db_id)
         except NoDatabase as error:
             return Judgement(False, str(error), name, error=True)
-        # The official script of the semantics may run other texts (test-suite removes DISTINCT).
-        rewritten = self._semantics.rewritten_pair(gold_sql, predicted_sql, self._chosen)
+        if predicted_sql is None:  # as a corpus item without a prediction
+            return Judgement(False, "no prediction", name)
+        # The official script of the semantics may run other texts (test-suite removes DISTINCT);
+        # what is not text is left to the engine, which refuses it with the reason.
+        texts = isinstance(gold_sql, str) and isinstance(predicted_sql, str)
+        rewritten = self._semantics.rewritten_pair(gold_sql, predicted_sql, self._chosen) if texts else None
         sort_keys = None if order_by is None else tuple(column - 1 for column in order_by)
         reason = ""
         for database in databases:
