@@ -317,6 +317,69 @@ def test_a_helper_killed_inside_a_query_is_reported(shop, within):
         assert judge.judge("shop", "SELECT count(*) FROM item", "SELECT 3").correct
 
 
+# A trainer judging a runaway prediction without a time limit; it prints the pid of the
+# helper process running it (the one with the database open), then waits to be killed.
+OWNER = r"""
+import os, sys, threading, time
+from answerkey.execution import ExecutionJudge
+
+root, database, query = sys.argv[1:4]
+
+def helper_pid():
+    while True:
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat") as file:
+                    if int(file.read().rsplit(")", 1)[1].split()[1]) != os.getpid():
+                        continue
+                if any(os.readlink(f"/proc/{entry}/fd/{fd}") == database for fd in os.listdir(f"/proc/{entry}/fd")):
+                    print(entry, flush=True)
+                    return
+            except (OSError, ValueError, IndexError):
+                pass
+        time.sleep(0.02)
+
+threading.Thread(target=helper_pid, daemon=True).start()
+ExecutionJudge(root, timeout=float("inf")).judge("shop", "SELECT 1", query)
+"""
+
+
+def ended(pid: int) -> bool:
+    """Whether ``pid`` has ended: gone, or a zombie nobody has reaped yet."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not LINUX, reason="reads /proc")
+def test_the_helper_ends_when_the_trainer_is_killed(shop, within):
+    """A trainer killed (SIGKILL) while its judge runs a prediction without a time limit:
+    the helper process running it ends itself soon after, rather than run on."""
+    database = os.path.realpath(shop / "shop" / "shop.sqlite")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    with within(120):
+        owner = subprocess.Popen(
+            [sys.executable, "-c", OWNER, str(shop), database, RUNAWAY],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+        try:
+            helper = int(owner.stdout.readline())
+        finally:
+            owner.kill()
+            owner.wait()
+            owner.stdout.close()
+        try:
+            while not ended(helper):
+                time.sleep(0.05)
+        finally:
+            if not ended(helper):  # never leave it running, whatever failed
+                os.kill(helper, signal.SIGKILL)
+
+
 @pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
 def test_close_ends_the_helpers_and_the_judge(shop):
     """Leaving the ``with`` block ends the idle helper processes; the closed judge refuses to judge."""
