@@ -10,6 +10,7 @@ model, and the advantages go into the policy's loss.
 
 import statistics
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from answerkey.execution import ExecutionJudge
@@ -58,6 +59,17 @@ def training_step(judge: ExecutionJudge) -> list[list[float]]:
     return [judge.rewards(db_id, gold, samples) for db_id, gold, samples in TASKS]
 
 
+def reward_function(judge: ExecutionJudge) -> Callable[..., list[float]]:
+    """A reward function of the form trainers call (TRL's GRPOTrainer): the completions, and
+    the dataset's columns as keywords, one value per completion (here ``db_id`` and
+    ``gold_sql``). A completion is taken to be the SQL itself; extract it first if not."""
+
+    def execution_reward(completions: list[str], db_id: list[str], gold_sql: list[str], **_: object) -> list[float]:
+        return [judge.judge(*item).reward for item in zip(db_id, gold_sql, completions)]
+
+    return execution_reward
+
+
 # Each worker process's judge, made once by the pool's initializer.
 WORKER: dict[str, ExecutionJudge] = {}
 
@@ -93,6 +105,9 @@ def main(root: str) -> None:
         print(judge.judge(*QUESTIONS[2], SAMPLES[2][3]))
         print(f"gold queries run {judge.gold_runs}, found in memory {judge.gold_hits}")
         assert rewards_in_threads(judge) == rewards
+        reward = reward_function(judge)
+        db_id, gold = QUESTIONS[1]
+        assert reward(SAMPLES[1], db_id=[db_id] * 4, gold_sql=[gold] * 4) == rewards[1]
     assert rewards_in_processes(root) == rewards
     print("threads and processes agree")
 
