@@ -197,6 +197,16 @@ def test_judgements_and_rewards_of_many_samples(shop):
         assert judge.rewards("shop", "SELECT count(name) FROM item", iter(samples)) == [1.0, 1.0, 1.0, 0.0, 0.0]
 
 
+def test_a_failing_gold_runs_once_for_all_the_samples_of_a_call(shop):
+    """A gold that fails is not kept, but the samples of one ``judge_many`` share its one run."""
+    with ExecutionJudge(shop, semantics="bird") as judge:
+        judged = judge.judge_many("shop", "SELECT nope FROM item", ["SELECT 1", "SELECT 2", "SELECT 3"])
+        assert {j.reason for j in judged} == {"the gold query failed on 'shop': no such column: nope"}
+        assert (judge.gold_runs, judge.predicted_runs) == (1, 0)
+        judge.judge_many("shop", "SELECT nope FROM item", ["SELECT 1"])
+        assert judge.gold_runs == 2
+
+
 def test_a_prediction_that_is_the_gold_text_is_not_run_again(shop):
     """As in ``answerkey sql``, a prediction with the gold's text has the gold's result."""
     with ExecutionJudge(shop, semantics="bird") as judge:
@@ -443,7 +453,7 @@ def test_the_documented_loop_runs_in_threads_and_processes(tmp_path):
         "  advantages [[1.0, 1.0, -1.0, -1.0], [0.577, 0.577, 0.577, -1.732], [1.0, -1.0, 1.0, -1.0]]",
         "incorrect: on 'concert_singer': the predicted query failed: not authorized",
         "incorrect: the predicted query failed: the query ran past the time limit of 0.5 s",
-        "gold queries run 7, found in memory 39",
+        "gold queries run 7, found in memory 9",
         "threads and processes agree",
     ]
     assert snapshot(databases) == before

@@ -122,7 +122,7 @@ class ExecutionJudge:
     metrics), ``engine`` the engine it opened, ``semantics`` the semantics' name.
     ``gold_runs``, ``gold_hits`` and ``predicted_runs`` count the gold queries run on the
     databases, the gold results found instead (in memory or in the disk cache) and the
-    predicted queries run.
+    predicted queries run (a ``judge_many`` call looks each gold up once).
     """
 
     def __init__(
@@ -216,7 +216,9 @@ class ExecutionJudge:
         order; a text given twice runs once."""
         texts = list(predictions)
         judged: dict[str | None, Judgement] = {}
-        results: dict[tuple[str, str], QueryResult] = {}  # shared: a rewritten text may recur
+        # The results of this call, shared by its predictions: the gold's (one that failed runs
+        # once here, not once per prediction) and the predicted texts a rewrite makes alike.
+        results: dict[tuple[str, str, str], QueryResult] = {}
         for predicted in texts:
             if predicted not in judged:
                 judged[predicted] = self._judge(
@@ -267,7 +269,7 @@ class ExecutionJudge:
         order_by: Sequence[int] | None,
         condition_cols: Sequence[int] | None,
         ignore_order: bool | None,
-        results: dict[tuple[str, str], QueryResult],
+        results: dict[tuple[str, str, str], QueryResult],
     ) -> Judgement:
         name = self.semantics
         try:
@@ -283,7 +285,7 @@ class ExecutionJudge:
         sort_keys = None if order_by is None else tuple(column - 1 for column in order_by)
         reason = ""
         for database in databases:
-            gold = self._gold(database, gold_sql)
+            gold = self._gold_once(database, gold_sql, results)
             if gold.error is not None:
                 why = f"the gold query failed on {database.label}: {gold.error}"
                 return Judgement(False, why, name, error=True, database=database.name)
@@ -310,7 +312,7 @@ class ExecutionJudge:
                         )
                     correct, why = decision.correct, decision.reason
             else:
-                gold = self._gold(database, rewritten.gold.sql)
+                gold = self._gold_once(database, rewritten.gold.sql, results)
                 if gold.error is not None:
                     changes = _listed(rewritten.gold.changes)
                     runner = self._semantics.official or name
@@ -350,9 +352,17 @@ class ExecutionJudge:
                 self._databases[db_id] = databases
         return databases
 
-    def _predicted(self, database: Database, sql: str, results: dict[tuple[str, str], QueryResult]) -> QueryResult:
+    def _gold_once(self, database: Database, sql: str, results: dict[tuple[str, str, str], QueryResult]) -> QueryResult:
+        """``_gold``, once per ``judge_many``."""
+        key = ("gold", database.location, sql)
+        result = results.get(key)
+        if result is None:
+            result = results[key] = self._gold(database, sql)
+        return result
+
+    def _predicted(self, database: Database, sql: str, results: dict[tuple[str, str, str], QueryResult]) -> QueryResult:
         """The result of the predicted ``sql`` on ``database`` (run once per ``judge_many``)."""
-        key = (database.location, sql)
+        key = ("predicted", database.location, sql)
         result = results.get(key)
         if result is None:
             self._check_open()
