@@ -5,10 +5,15 @@ answerkey layouts), ``semantics`` (the comparison rules: answerkey's and the ben
 ``run`` (per-database batches mapped by an executor: an ``SqlRun``), ``cache`` (query results
 on disk) and ``report`` (its JSON, YAML, workbook and summary table):
 ``run_sql(load_inputs(GOLD, PREDICTIONS), SqlOptions(DIR_OR_URL))``.
+
+``rewards`` judges one predicted query at a time, from Python, as the run does (a training
+loop's execution reward): ``ExecutionJudge(DIR_OR_URL).judge(db_id, gold_sql, predicted_sql)``
+gives a ``Judgement``.
 """
 
 from answerkey.execution.distributed import ClusterError as ClusterError, DaskExecutor
 from answerkey.execution.load import LAYOUTS as LAYOUTS, SqlInputs, SqlItem, load_inputs
+from answerkey.execution.rewards import ExecutionJudge, Judgement
 from answerkey.execution.run import (
     Batch as Batch,
     BatchItem as BatchItem,
@@ -41,4 +46,6 @@ __all__ = [
     "LocalExecutor",
     "SqlRun",
     "run_sql",
+    "ExecutionJudge",
+    "Judgement",
 ]
