@@ -124,7 +124,7 @@ def answers(
         write_output(out_file, run.tsv_text(columns))
     except OutputError as error:
         raise Trouble(error.message) from None
-    finish(run, paths, quiet=quiet)
+    finish(run, paths, quiet=quiet, evaluated=run.judged, nothing="no row could be judged (see the warnings)")
     f1 = run.f1
     if fail_under is not None and (f1 is None or f1 < fail_under):
         shown = "undefined (no row judged)" if f1 is None else f"{f1:.4f}"

@@ -5,7 +5,15 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, jobs_option, metric_names, quiet_option, strings_option
+from answerkey.cli.options import (
+    Selection,
+    epsilon_option,
+    jobs_option,
+    metric_names,
+    quiet_option,
+    selection_options,
+    strings_option,
+)
 from answerkey.cli.output import finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
@@ -79,6 +87,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
 )
 @ves_runs_option(f"Time each query of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails (a prediction scores 0).")
+@selection_options(tags=False)
 @jobs_option
 @quiet_option
 def qatch(
@@ -96,6 +105,7 @@ def qatch(
     max_rows: int,
     max_result_bytes: int,
     ves_runs: int,
+    selection: Selection,
     jobs: int,
     quiet: bool,
 ) -> None:
@@ -132,6 +142,7 @@ def qatch(
       answerkey qatch runs.yaml --task qa --db dbs --target-col gold --prediction-col answer
       answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases \\
         --metrics execution_accuracy,valid_efficiency_score --ves-runs 20
+      answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases --limit 2
 
     Exit status: 0 scored; 2 trouble: bad input (every problem listed as FILE:LINE:COL:
     message, nothing scored), or some test's target failed (listed as FILE:LINE: test ID:
@@ -153,10 +164,12 @@ def qatch(
         ves_runs=ves_runs,
     )
     loaded = load_tests(tests, task=task, target_col=target_col, prediction_col=prediction_col, format=tests_format)
+    if selection:
+        loaded = selection.choose(loaded, lambda test: test.id, what="test")
     if root is None and needs_databases(loaded, task):
         raise Trouble("the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)")
     run = run_qatch(loaded, options, jobs=jobs, quiet=quiet)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="TESTS has no test")
     failed = run.failed
     source = source_name(tests)
     for result in failed:

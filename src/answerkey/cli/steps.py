@@ -141,7 +141,7 @@ def evaluate(
     options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="REFERENCE has no question")
     click.echo(run.summary_line(), err=True)
 
 
@@ -179,4 +179,4 @@ def aggregate(results: str, output: str | None, reports: ReportPaths, missing_us
     reports = report_paths(reports, output)
     start(reports, {"RESULTS": results})
     run = aggregate_steps(read_results(results), missing_usage=missing_usage)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="RESULTS has no result")
