@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from answerkey.adapters.engines import SQLiteEngine, check_databases
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
@@ -168,6 +169,12 @@ def qatch(
         loaded = selection.choose(loaded, lambda test: test.id, what="test")
     if root is None and needs_databases(loaded, task):
         raise Trouble("the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)")
+    if root is not None:
+        db_ids = [test.db_id for test in loaded if isinstance(test.db_id, str) and needs_databases([test], task)]
+        try:
+            check_databases(SQLiteEngine(root), db_ids)
+        except ValueError as problem:
+            raise Trouble(f"--db {root}: {problem}") from None
     run = run_qatch(loaded, options, jobs=jobs, quiet=quiet)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="TESTS has no test")
     failed = run.failed

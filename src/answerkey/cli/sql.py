@@ -7,7 +7,7 @@ import dataclasses
 import click
 
 from answerkey import limits
-from answerkey.adapters.engines import ENGINES
+from answerkey.adapters.engines import ENGINES, check_databases
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
@@ -283,6 +283,14 @@ def sql(
     inputs = load_inputs(gold, predictions, layout=layout)
     if selection:
         inputs = dataclasses.replace(inputs, items=selection.choose(inputs.items, _item_id, _item_tags))
+    if cluster is None:  # a cluster's workers may see databases this machine does not
+        databases = options.open_engine()
+        try:
+            check_databases(databases, [item.db_id for item in inputs.items])
+        except ValueError as error:
+            raise Trouble(f"--db {location}: {error}") from None
+        finally:
+            databases.close()
     try:
         run = run_sql(inputs, options, jobs=jobs, executor=executor, quiet=quiet)
     except (ValueError, ClusterError) as error:

@@ -171,6 +171,9 @@ class _Sessions:
         return sum(map(len, self.sessions))
 
 
+_NO_TAB = "a gold line is SQL<TAB>db_id, and this one has no tab"
+
+
 def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_Sessions, list[SqlItem]]:
     sessions = _Sessions.read(text)
     items: list[SqlItem] = []
@@ -182,7 +185,7 @@ def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_S
             if not tab:
                 problems.append(
                     InputError(
-                        "a gold line is SQL<TAB>db_id, and this one has no tab",
+                        _NO_TAB,
                         source=source,
                         line=line.number,
                         column=1,
@@ -249,6 +252,20 @@ def _load_spider(gold_text: str, gold_source: str, predictions: str | os.PathLik
         text = read_text(predictions)
     except InputError as error:
         raise InputErrors([*problems, error]) from None
+    if problems and len(problems) == sessions.count and all(problem.message == _NO_TAB for problem in problems):
+        # No gold line has a tab: one error, not one per line; and a hint when the predictions have them.
+        swapped = any("\t" in line for line in _lines(text))
+        raise InputError(
+            "no gold line is SQL<TAB>db_id (the Spider layout's gold)"
+            + (
+                f", but the lines of {source} are: GOLD and PREDICTIONS may be swapped (GOLD comes first)"
+                if swapped
+                else "; --layout names the layout"
+            ),
+            source=gold_source,
+            line=problems[0].line,
+            column=1,
+        )
     if text.lstrip().startswith(("{", "[")):
         problems.append(
             InputError(
