@@ -35,6 +35,20 @@ class AnswersPaths(ReportPaths):
         return {"-o": (self.out_file, "tsv"), **super().outputs()}
 
 
+def reachable(judge: AnswerJudge) -> AnswerJudge:
+    """``judge`` once its endpoint is known to be reachable: checked once before any row, as
+    a failed connection is not worth retrying row by row. Unreachable, it is trouble (exit 2,
+    nothing sent), unless ANSWERKEY_JUDGE_CACHE may hold the replies: then a warning, and the
+    rows it does not hold fail at once, without retries."""
+    problem = judge.unreachable()
+    if problem is None:
+        return judge
+    if judge.cache is None:
+        raise Trouble(problem)
+    click.echo(f"warning: {problem}; only the replies kept in {ENVIRONMENT['cache']} are used", err=True)
+    return dataclasses.replace(judge, retries=0)
+
+
 @click.command()
 @click.option(
     "-i",
@@ -119,6 +133,7 @@ def answers(
             f"(e.g. https://api.openai.com/v1, its key in {ENVIRONMENT['api_key']})"
         )
     table = load_table(in_file, output_layout=columns)
+    judge = reachable(judge)
     run = run_answers(table, judge, jobs=jobs, quiet=quiet)
     try:
         write_output(out_file, run.tsv_text(columns))
