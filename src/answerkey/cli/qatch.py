@@ -72,7 +72,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
     "--format",
     "tests_format",
     type=click.Choice(list(FORMATS)),
-    help="Read TESTS as this format (default: by its suffix: .csv, .jsonl, .json, .yaml; else sniffed).",
+    help="Read TESTS as this format (default: by its suffix: .csv, .tsv, .jsonl, .json, .yaml; else sniffed).",
 )
 @report_options
 @epsilon_option
@@ -112,7 +112,7 @@ def qatch(
 ) -> None:
     """Score the predictions of a TESTS file with QATCH's graded table metrics.
 
-    TESTS holds one test per row: JSON Lines, a JSON or YAML list, or CSV with a header.
+    TESTS holds one test per row: JSON Lines, a JSON or YAML list, or CSV (or TSV) with a header.
     A test has a db_id, a target (column --target-col, default query), a prediction
     (column --prediction-col, default prediction) and optionally an id; other columns are
     ignored. `answerkey schema qatch-tests` prints its JSON Schema.
