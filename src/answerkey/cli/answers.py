@@ -117,9 +117,12 @@ def answers(
       answerkey answers -i examples/answers/questions.tsv -o judged.tsv
       answerkey answers -i in.tsv -o out.tsv -j 4 --json report.json --xlsx report.xlsx
 
+    The endpoint is checked once before any row: one that cannot be reached stops the run at
+    once (with ANSWERKEY_JUDGE_CACHE, a warning: the rows it lacks fail without retries).
+
     Exit status: 0 judged (rows with an error included: see their Error and the warnings),
-    1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, or
-    no endpoint; nothing is sent then).
+    1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, no
+    endpoint or one that cannot be reached: nothing is sent then; or no row judged).
     """
     paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, out_file=out_file)
     start(paths, {"-i": in_file, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None})

@@ -146,8 +146,9 @@ def qatch(
       answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases --limit 2
 
     Exit status: 0 scored; 2 trouble: bad input (every problem listed as FILE:LINE:COL:
-    message, nothing scored), or some test's target failed (listed as FILE:LINE: test ID:
-    why, after the reports are written).
+    message, nothing scored), a --db holding none of the tests' databases (one line, checked
+    before anything runs), or some test's target failed (listed as FILE:LINE: test ID: why,
+    after the reports are written).
     """
     start(reports, {"TESTS": tests, "--db": root})
     task = task.lower()

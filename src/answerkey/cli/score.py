@@ -117,7 +117,8 @@ def score(
       answerkey score corpus.yaml answers.jsonl --tag salary --limit 5
 
     Exit status: 0 scored, 1 accuracy under --fail-under, 2 trouble (bad input, listed as
-    FILE:LINE:COL: message; nothing is scored when any corpus item is bad).
+    FILE:LINE:COL: message; nothing is scored when any corpus item is bad; or no item to
+    score: an --ids id the corpus lacks, nothing left by --tag, only category X items).
     """
     if corpus == "-" and answers == "-":
         raise Trouble("only one of CORPUS and ANSWERS can be read from standard input")

@@ -77,7 +77,7 @@ def sdmx(
       answerkey sdmx cases/ selections.jsonl --not-in-target scored
 
     Exit status: 0 scored, 2 trouble (bad input, listed as FILE:LINE:COL: message; nothing
-    is scored when any case or record is bad).
+    is scored when any case or record is bad; or no case to score, as with a --tag no case has).
     """
     if cases == "-" and selections == "-":
         raise Trouble("only one of CASES and SELECTIONS can be read from standard input")

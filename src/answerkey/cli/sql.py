@@ -252,7 +252,9 @@ def sql(
       answerkey sql corpus.jsonl predictions.jsonl --db dbs/ --tag join --limit 10
 
     Exit status: 0 evaluated, 1 headline accuracy under --fail-under, 2 trouble: bad input
-    (every problem listed as FILE:LINE:COL: message, nothing run), or some item is an
+    (every problem listed as FILE:LINE:COL: message, nothing run), databases that cannot
+    serve any item (a --db one level off, a driver not installed, a server not reachable:
+    one line, checked before anything runs), or some item is an
     error of the test: its gold query failed or it has no database (listed as FILE:LINE:
     item ID: why, after the reports are written).
     """
