@@ -91,14 +91,49 @@ def test_missing_duckdb_is_one_line(run_cli, monkeypatch, tmp_path):
     )
 
 
-def test_swapped_gold_and_predictions_is_one_line_with_a_hint(run_cli):
-    """PREDICTIONS given first: one line saying the files may be swapped, not one per line."""
+SWAPPED = "reads as a gold file: GOLD and PREDICTIONS may be swapped (GOLD comes first)"
+
+
+def test_swapped_spider_files_are_one_line_with_a_hint(run_cli):
+    """PREDICTIONS given first (Spider): one line saying the files may be swapped, not one per line."""
     result = run_cli("sql", SPIDER / "pred.sql", SPIDER / "gold.sql", "--db", SPIDER / "database")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"{SPIDER / 'pred.sql'}:1:1: no gold line is SQL<TAB>db_id (the Spider layout's gold), but the lines "
-        f"of {SPIDER / 'gold.sql'} are: GOLD and PREDICTIONS may be swapped (GOLD comes first)\n",
+        f"{SPIDER / 'pred.sql'}:1:1: no line is SQL<TAB>db_id, as a Spider gold's lines are (--layout names "
+        f"another layout); {SPIDER / 'gold.sql'} {SWAPPED}\n",
     )
+
+
+def test_swapped_bird_files_are_one_line_with_a_hint(run_cli):
+    """PREDICTIONS given first (BIRD): the hint after the first problem."""
+    bird = EXAMPLES / "sql" / "bird"
+    result = run_cli("sql", bird / "predict_dev.json", bird / "dev.json", "--db", bird / "dev_databases")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{bird / 'predict_dev.json'}:1:1: a corpus is a list of items, not a mapping; {bird / 'dev.json'} {SWAPPED}\n",
+    )
+
+
+def test_swapped_corpus_files_are_one_line_with_a_hint(run_cli, tmp_path):
+    """PREDICTIONS given first (answerkey's corpus): one line, not one "db_id: missing" per record."""
+    corpus, predictions = tmp_path / "c.jsonl", tmp_path / "p.jsonl"
+    corpus.write_text("".join(f'{{"id": "{n}", "db_id": "concert_singer", "sql": "SELECT {n}"}}\n' for n in range(3)))
+    predictions.write_text("".join(f'{{"id": "{n}", "sql": "SELECT {n}"}}\n' for n in range(3)))
+    result = run_cli("sql", predictions, corpus, "--db", SPIDER / "database")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"{predictions}:1:1: db_id: missing; this field is required; {corpus} {SWAPPED}\n",
+    )
+
+
+def test_a_bad_gold_without_a_swap_keeps_its_errors(run_cli, tmp_path):
+    """The same bad corpus twice: its own errors, every one, no swap hint."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "a", "db_id": "concert_singer", "sql": 5}\n')
+    result = run_cli("sql", corpus, corpus, "--db", SPIDER / "database")
+    assert result.exit_code == 2
+    assert "swapped" not in result.stderr
+    assert result.stderr.splitlines()[0] == f"{corpus}:1:40: sql: should be a string, not an integer"
 
 
 def test_a_gold_without_tabs_is_one_line(run_cli, tmp_path):
@@ -107,7 +142,7 @@ def test_a_gold_without_tabs_is_one_line(run_cli, tmp_path):
     result = run_cli("sql", tmp_path / "q.sql", tmp_path / "q.sql", "--db", SPIDER / "database")
     assert (result.exit_code, result.stderr) == (
         2,
-        f"{tmp_path / 'q.sql'}:1:1: no gold line is SQL<TAB>db_id (the Spider layout's gold); --layout names the layout\n",
+        f"{tmp_path / 'q.sql'}:1:1: no line is SQL<TAB>db_id, as a Spider gold's lines are (--layout names another layout)\n",
     )
 
 
