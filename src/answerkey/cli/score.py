@@ -114,7 +114,7 @@ def score(
       answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl
       answerkey score corpus.jsonl answers/ --xlsx report.xlsx --json report.json -j 4
       answerkey score corpus.yaml answers.yaml --fail-under 0.9 --metrics none
-      answerkey score corpus.yaml answers.jsonl --tag salary --limit 5
+      answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl --tag relation --limit 3
 
     Exit status: 0 scored, 1 accuracy under --fail-under, 2 trouble (bad input, listed as
     FILE:LINE:COL: message; nothing is scored when any corpus item is bad; or no item to
