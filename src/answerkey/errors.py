@@ -236,9 +236,19 @@ def kind_of(value: object) -> str:
     return f"a {type(value).__name__}"
 
 
-def did_you_mean(word: str, known: Sequence[str] | Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` for the closest known name, or ``""`` when none is close."""
+def closest(word: str, known: Sequence[str] | Iterable[str]) -> str | None:
+    """The known name closest to ``word``, or None when none is close.
+
+    >>> closest("anwser", ["id", "answer"]), closest("x", ["answer"])
+    ('answer', None)
+    """
     import difflib  # only when a message needs it: it costs start-up time of every command
 
     close = difflib.get_close_matches(str(word), list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, known: Sequence[str] | Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or ``""`` when none is close."""
+    close = closest(word, known)
+    return f" (did you mean {close!r}?)" if close is not None else ""

@@ -94,19 +94,21 @@ def test_graphrag_eval_columns(run_cli, stub, tmp_path):
 
 
 def test_row_errors_do_not_stop_the_run(run_cli, stub, write_file, tmp_path):
-    """Seven rows the endpoint fails: all written with their Error, five warnings shown then counted, exit 0."""
+    """Seven rows the endpoint fails: all written with their Error, five warnings shown then counted;
+    nothing was judged, so exit 2 saying so (issue 27)."""
     stub.rules.clear()
     stub.default = stub_server.Reply("", status=500)
     rows = "".join(f"Q{n}\tR{n}\tA{n}\n" for n in range(7))
     source = write_file("in.tsv", "Question\tReference answer\tActual answer\n" + rows)
     output = tmp_path / "out.tsv"
     result = run_cli("answers", "-i", source, "-o", output, "--json", tmp_path / "report.json")
-    assert result.exit_code == 0
+    assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         *(f"warning: {source}:{line}: the judge endpoint answered HTTP 500" for line in range(2, 7)),
         "warning: ... and 2 more warnings like these (all are in the reports)",
         f"warning: no row was judged: is the endpoint at ANSWERKEY_JUDGE_URL ({stub.url}) right, "
         "and its model (stub-model) and key?",
+        "nothing evaluated: no row could be judged (see the warnings)",
     ]
     lines = output.read_text(encoding="utf-8").splitlines()
     assert lines[1:] == [f"Q{n}\tR{n}\tA{n}\t\t\t\t\tthe judge endpoint answered HTTP 500\t\t\t" for n in range(7)]

@@ -74,7 +74,7 @@ def test_format_option_overrides_the_suffix(tmp_path):
     """--format csv reads a file whatever its name."""
     path = write(tmp_path / "tests.txt", "query,prediction\n[[1]],[[1]]\n")
     assert load_tests(path, task="qa", format="csv") == [QatchTest("1", 2, None, "[[1]]", "[[1]]")]
-    assert list(FORMATS) == ["jsonl", "json", "yaml", "csv"]
+    assert list(FORMATS) == ["jsonl", "json", "yaml", "csv", "tsv"]
 
 
 def test_integer_ids_and_db_ids_are_their_digits(tmp_path):
@@ -210,7 +210,7 @@ def test_lone_surrogates_are_refused_at_load(tmp_path, where, name, render, task
 def test_unknown_format_and_task(tmp_path):
     """An unknown format is an input error naming the known ones; an unknown task a ValueError."""
     path = write(tmp_path / "t.jsonl", '{"query": [["a"]], "prediction": [["a"]]}\n')
-    assert problems(path, format="xml") == [f"{path}: unknown tests format 'xml'; known: jsonl, json, yaml, csv"]
+    assert problems(path, format="xml") == [f"{path}: unknown tests format 'xml'; known: jsonl, json, yaml, csv, tsv"]
     with pytest.raises(ValueError, match="unknown task 'xx'; known: qa, sp"):
         load_tests(path, task="xx")
 

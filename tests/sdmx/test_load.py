@@ -135,7 +135,7 @@ def test_numeric_ids_are_text(tmp_path):
         ("id: c1\nid: c2\n", "c.yaml:2:1: the key 'id' is given twice"),
         ("- id: c1\n- id: c1\n", "c.yaml:2:7: duplicate case id 'c1' (first in {dir}/c.yaml:1)"),
         ("id: yes\n", "c.yaml:1:5: id: should be a string, not a boolean"),
-        ("- idd: c1\n", "c.yaml:1:3: id: missing; this field is required (found 'idd': misspelt?)"),
+        ("- idd: c1\n", "c.yaml:1:3: id: missing; this field is required (the record has 'idd': did you mean 'id'?)"),
         (
             'id: "\\ud800"\n',
             "c.yaml:1:6: an escape in a quoted string is not a character (half of a UTF-16 surrogate pair?)",
@@ -265,7 +265,8 @@ def test_selection_errors_are_located(tmp_path):
     assert messages(caught.value) == [
         f"{path}:2:8: invalid JSON: Expecting value",
         f"{path}:3:1: a selection record is a mapping, not a list",
-        f"{path}:4:1: indicator_selection: missing; this field is required (found 'indicator_selections': misspelt?)",
+        f"{path}:4:1: indicator_selection: missing; this field is required "
+        "(the record has 'indicator_selections': did you mean 'indicator_selection'?)",
     ]
 
 

@@ -76,7 +76,8 @@ def problems(tmp_path, read, name, text):
         (
             "reference.yaml",
             REFERENCE.replace("output_: '1'", "").replace("output: '1'", "outptu: '1'"),
-            "reference.yaml:5:24: questions.0.reference_steps.0.0.output: missing; this field is required",
+            "reference.yaml:5:24: questions.0.reference_steps.0.0.output: missing; this field is required "
+            "(the record has 'outptu': did you mean 'output'?)",
         ),
         (
             "reference.jsonl",

@@ -49,6 +49,7 @@ answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../now
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from answerkey.adapters._engines import (
@@ -66,10 +67,11 @@ from answerkey.adapters._engines import (
     plain_values as plain_values,
     value_bytes as value_bytes,
 )
-from answerkey.adapters.duckdb_engine import DuckDBEngine
-from answerkey.adapters.postgresql import PostgreSQLEngine, is_postgresql_url
+from answerkey.adapters._sql_checks import db_id_problem
+from answerkey.adapters.duckdb_engine import NOT_INSTALLED as DUCKDB_NOT_INSTALLED, DuckDBEngine
+from answerkey.adapters.postgresql import NOT_INSTALLED as PSYCOPG_NOT_INSTALLED, PostgreSQLEngine, is_postgresql_url
 from answerkey.adapters.sql import Databases, QueryResult, run_file, run_query
-from answerkey.errors import did_you_mean
+from answerkey.errors import did_you_mean, plural
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "open_engine",
     "engine_of",
     "run_on",
+    "check_databases",
     "run_query",
     "QueryResult",
 ]
@@ -271,3 +274,64 @@ def _engine_of_directory(root: str) -> str:
             if os.path.isfile(os.path.join(root, name, f"{name}{suffix}")):
                 return chosen
     return "sqlite"
+
+
+def check_databases(engine: Engine, db_ids: Iterable[str]) -> None:
+    """Check once, before a run, that ``engine`` can serve ``db_ids``: its driver is installed
+    and some db_id has a database (so a server is reached, a directory is the right one).
+    ``ValueError`` with one line saying why not, where every item would otherwise fail the
+    same way; when only some db_ids have no database, their items are errors of the test.
+
+    >>> import tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> check_databases(SQLiteEngine(root), ["shop", "shop", "pets"])
+    Traceback (most recent call last):
+      ...
+    ValueError: none of the 2 db_ids has a database: no database 'shop' (expected '.../shop/shop.sqlite')
+    """
+    if engine.name == "duckdb":
+        try:
+            import duckdb  # noqa: F401 - only whether it is there
+        except ImportError:
+            raise ValueError(DUCKDB_NOT_INSTALLED) from None
+    if engine.name == "postgresql":
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise ValueError(PSYCOPG_NOT_INSTALLED) from None
+    # A malformed db_id is its item's problem (an error of the test), not the databases'.
+    distinct = [db_id for db_id in dict.fromkeys(db_ids) if db_id_problem(db_id) is None]
+    first: str | None = None
+    for db_id in distinct:
+        try:
+            engine.databases(db_id)
+        except NoDatabase as error:
+            first = first or str(error)
+            if str(error).startswith("cannot connect"):
+                raise ValueError(str(error)) from None  # the server, not this database: the same for all
+            continue
+        return
+    if first is None:
+        return
+    what = first if len(distinct) == 1 else f"none of the {plural(len(distinct), 'db_id')} has a database: {first}"
+    raise ValueError(what + _elsewhere(engine, distinct[0]))
+
+
+def _elsewhere(engine: Engine, db_id: str) -> str:
+    """A hint when the directory of a file engine is one level off: ``db_id``'s database is
+    in a directory below it, or the directory is ``db_id``'s own."""
+    suffix = getattr(engine, "suffix", None)
+    if suffix is None:
+        return ""
+    root = engine.location
+    if os.path.isfile(os.path.join(root, f"{db_id}{suffix}")):
+        return f"; did you mean --db {os.path.dirname(os.path.normpath(root)) or os.curdir}?"
+    try:
+        with os.scandir(root) as entries:
+            below = sorted(entry.path for entry in entries if entry.is_dir() and entry.name[0] != ".")
+    except OSError:
+        return ""
+    for directory in below:
+        if os.path.isfile(os.path.join(directory, db_id, f"{db_id}{suffix}")):
+            return f"; did you mean --db {directory}?"
+    return ""

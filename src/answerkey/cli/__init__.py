@@ -65,6 +65,16 @@ class _LazyGroup(click.Group):
         command.short_help = entry[1]
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.exceptions.NoSuchCommand:
+            # click suggests from the commands loaded so far: suggest from the registry.
+            name = click.utils.make_str(args[0])
+            raise click.exceptions.NoSuchCommand(name, possibilities=self.list_commands(ctx), ctx=ctx) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # From the registry: `answerkey --help` imports no command module and cuts no line.
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
@@ -85,9 +95,15 @@ class _LazyGroup(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:
+            # A bare `answerkey` (or `answerkey steps`) asks what there is: the help, as --help gives it.
+            click.echo(error.ctx.get_help() if error.ctx is not None else error.format_message())
+            sys.exit(0)
         except click.UsageError as error:
             where = error.ctx.command_path if error.ctx is not None else (prog_name or "answerkey")
-            click.echo(f"{where}: {error.format_message()} (see '{where} --help')", err=True)
+            # One line: click lists choices one per line ("Choose from:\n\tqa,\n\tsp").
+            message = " ".join(error.format_message().split())
+            click.echo(f"{where}: {message} (see '{where} --help')", err=True)
             sys.exit(error.exit_code)
         except click.ClickException as error:
             error.show()

@@ -35,6 +35,20 @@ class AnswersPaths(ReportPaths):
         return {"-o": (self.out_file, "tsv"), **super().outputs()}
 
 
+def reachable(judge: AnswerJudge) -> AnswerJudge:
+    """``judge`` once its endpoint is known to be reachable: checked once before any row, as
+    a failed connection is not worth retrying row by row. Unreachable, it is trouble (exit 2,
+    nothing sent), unless ANSWERKEY_JUDGE_CACHE may hold the replies: then a warning, and the
+    rows it does not hold fail at once, without retries."""
+    problem = judge.unreachable()
+    if problem is None:
+        return judge
+    if judge.cache is None:
+        raise Trouble(problem)
+    click.echo(f"warning: {problem}; only the replies kept in {ENVIRONMENT['cache']} are used", err=True)
+    return dataclasses.replace(judge, retries=0)
+
+
 @click.command()
 @click.option(
     "-i",
@@ -103,9 +117,12 @@ def answers(
       answerkey answers -i examples/answers/questions.tsv -o judged.tsv
       answerkey answers -i in.tsv -o out.tsv -j 4 --json report.json --xlsx report.xlsx
 
+    The endpoint is checked once before any row: one that cannot be reached stops the run at
+    once (with ANSWERKEY_JUDGE_CACHE, a warning: the rows it lacks fail without retries).
+
     Exit status: 0 judged (rows with an error included: see their Error and the warnings),
-    1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, or
-    no endpoint; nothing is sent then).
+    1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, no
+    endpoint or one that cannot be reached: nothing is sent then; or no row judged).
     """
     paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, out_file=out_file)
     start(paths, {"-i": in_file, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None})
@@ -119,12 +136,13 @@ def answers(
             f"(e.g. https://api.openai.com/v1, its key in {ENVIRONMENT['api_key']})"
         )
     table = load_table(in_file, output_layout=columns)
+    judge = reachable(judge)
     run = run_answers(table, judge, jobs=jobs, quiet=quiet)
     try:
         write_output(out_file, run.tsv_text(columns))
     except OutputError as error:
         raise Trouble(error.message) from None
-    finish(run, paths, quiet=quiet)
+    finish(run, paths, quiet=quiet, evaluated=run.judged, nothing="no row could be judged (see the warnings)")
     f1 = run.f1
     if fail_under is not None and (f1 is None or f1 < fail_under):
         shown = "undefined (no row judged)" if f1 is None else f"{f1:.4f}"

@@ -79,5 +79,5 @@ def judge(
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
-    finish(JudgeResult(verdict, explain=explain), ReportPaths(json=json_path), quiet=quiet)
+    finish(JudgeResult(verdict, explain=explain), ReportPaths(json=json_path), quiet=quiet, evaluated=1, nothing="")
     raise click.exceptions.Exit(0 if verdict.correct else 1)

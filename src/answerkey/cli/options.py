@@ -7,6 +7,9 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 - ``--json OUT`` alone (``json_option``) for the commands with one document (``judge``,
   ``check``, ``fuzz``): ``-`` sends it to standard output; the path is checked before anything
   runs (``answerkey.cli.output.start``) and written atomically (``write_json``).
+- ``--limit N``, ``--ids ID,...``, ``--tag TAG`` (``selection_options``, ``Selection``): run a
+  few items first; an id that is not there, or a choice that leaves nothing, is trouble
+  before anything runs.
 - ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
   errors and warnings still go to standard error, and the exit status tells the outcome.
 
@@ -18,16 +21,19 @@ SQL in ``answerkey.cli.query_options``. Neither is imported here, so that ``judg
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import click
 
 from answerkey.cli import Trouble
 from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
+from answerkey.errors import did_you_mean
 from answerkey.files import OutputError, json_text, write_output
 from answerkey.limits import MAX_EPSILON, MAX_JOBS, PER_CPU
 
@@ -199,3 +205,107 @@ def metrics_option(known: Callable[[], Sequence[str]], *, none: bool = True) -> 
         callback=convert,
         help=f"Metrics to compute, comma-separated from: {names}; or all" + (", or none." if none else "."),
     )
+
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which items of an input a command runs (``--ids``, ``--tag``, ``--limit``): those with
+    one of ``ids`` and one of ``tags`` (when given), in input order, the first ``limit`` of them.
+
+    >>> Selection(tags=("easy",), limit=1).choose(["q1", "q2", "q3"], str, lambda item: ["easy"])
+    ['q1']
+    """
+
+    ids: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    limit: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.ids or self.tags or self.limit is not None)
+
+    def choose(
+        self,
+        items: Sequence[Item],
+        id_of: Callable[[Item], str],
+        tags_of: Callable[[Item], Iterable[str]] | None = None,
+        what: str = "item",
+    ) -> list[Item]:
+        """The chosen items. An id of ``ids`` that no item has, or a choice that leaves
+        nothing, is trouble (exit 2); a tag that no item has is a warning when others match."""
+        return [items[index] for index in self.indices(items, id_of, tags_of, what)]
+
+    def indices(
+        self,
+        items: Sequence[Item],
+        id_of: Callable[[Item], str],
+        tags_of: Callable[[Item], Iterable[str]] | None = None,
+        what: str = "item",
+    ) -> list[int]:
+        """The positions of the chosen items in ``items`` (as ``choose``)."""
+        chosen = list(range(len(items)))
+        if self.ids:
+            known = {id_of(item): index for index, item in enumerate(items)}
+            for item_id in self.ids:
+                if item_id not in known:
+                    raise Trouble(f"--ids: no {what} has id {item_id!r}{did_you_mean(item_id, known)}")
+            wanted = {known[item_id] for item_id in self.ids}
+            chosen = [index for index in chosen if index in wanted]
+        if self.tags:
+            tags_of = tags_of or (lambda item: ())
+            carried = {tag for item in items for tag in tags_of(item)}
+            for tag in self.tags:
+                if tag not in carried:
+                    click.echo(f"warning: no {what} has tag {tag!r}{did_you_mean(tag, sorted(carried))}", err=True)
+            wanted_tags = set(self.tags)
+            chosen = [index for index in chosen if wanted_tags.intersection(tags_of(items[index]))]
+            if not chosen:
+                tags = " or ".join(map(repr, self.tags))
+                raise Trouble(f"nothing evaluated: no {what}{' of --ids' if self.ids else ''} has the tag {tags}")
+        return chosen[: self.limit]
+
+
+def _ids(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(part.strip() for text in value for part in text.split(",") if part.strip()))
+
+
+limit_option = click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Run only the first N items (after --ids and --tag): try a few before a long run.",
+)
+ids_option = click.option(
+    "--ids",
+    multiple=True,
+    metavar="ID[,ID...]",
+    callback=_ids,
+    help="Run only the items with these ids (comma-separated, or repeat the option); an unknown id is an error.",
+)
+tag_option = click.option(
+    "--tag",
+    "tags",
+    multiple=True,
+    metavar="TAG",
+    help="Run only the items with this tag (repeat for any of several).",
+)
+
+
+def selection_options(*, tags: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--limit``, ``--ids`` and (when the items have tags) ``--tag``, given to the command as
+    ``selection: Selection``; nothing chosen runs every item."""
+
+    def add(function: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(function)
+        def wrapper(
+            *args: Any, limit: int | None, ids: tuple[str, ...], tags: tuple[str, ...] = (), **kwargs: Any
+        ) -> Any:
+            return function(*args, selection=Selection(ids=ids, tags=tags, limit=limit), **kwargs)
+
+        if tags:
+            wrapper = tag_option(wrapper)
+        return limit_option(ids_option(wrapper))
+
+    return add

@@ -5,7 +5,9 @@ the warnings, the reports and the summary table.
   sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
   checked before anything runs (``start``).
 - Warnings are printed on standard error, the first few of each kind, then a count.
-- ``finish``: the warnings, the reports, then the summary table (unless ``--quiet``).
+- ``finish``: the warnings, the reports, then the summary table (unless ``--quiet``); a run
+  that evaluated nothing is trouble (exit 2, saying why), as pytest's exit 5 is: an empty
+  input, a filter that matches nothing, a judge that could not be reached.
 """
 
 from __future__ import annotations
@@ -64,9 +66,11 @@ def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
         raise Trouble(error.message) from None
 
 
-def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
+def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int, nothing: str) -> None:
     """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
-    report went to standard output)."""
+    report went to standard output); then, when ``evaluated`` (the items, cases, rows... the
+    run decided) is 0, exit 2 with ``nothing evaluated: {nothing}`` (why: the one rule of
+    every command)."""
     show_warnings(result.warnings)
     try:
         write_reports(result, reports, quiet=quiet)
@@ -74,3 +78,5 @@ def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
         raise Trouble(error.message) from None
     if not quiet and not reports.to_stdout:
         click.echo(result.summary_table())
+    if evaluated == 0:
+        raise Trouble(f"nothing evaluated: {nothing}")

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import click
 
+from answerkey.adapters.engines import SQLiteEngine, check_databases
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, jobs_option, metric_names, quiet_option, strings_option
+from answerkey.cli.options import (
+    Selection,
+    epsilon_option,
+    jobs_option,
+    metric_names,
+    quiet_option,
+    selection_options,
+    strings_option,
+)
 from answerkey.cli.output import finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
@@ -63,7 +72,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
     "--format",
     "tests_format",
     type=click.Choice(list(FORMATS)),
-    help="Read TESTS as this format (default: by its suffix: .csv, .jsonl, .json, .yaml; else sniffed).",
+    help="Read TESTS as this format (default: by its suffix: .csv, .tsv, .jsonl, .json, .yaml; else sniffed).",
 )
 @report_options
 @epsilon_option
@@ -79,6 +88,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
 )
 @ves_runs_option(f"Time each query of a correct prediction this many times for {VES}.")
 @query_limit_options("Stop a query after SECONDS: it fails (a prediction scores 0).")
+@selection_options(tags=False)
 @jobs_option
 @quiet_option
 def qatch(
@@ -96,12 +106,13 @@ def qatch(
     max_rows: int,
     max_result_bytes: int,
     ves_runs: int,
+    selection: Selection,
     jobs: int,
     quiet: bool,
 ) -> None:
     """Score the predictions of a TESTS file with QATCH's graded table metrics.
 
-    TESTS holds one test per row: JSON Lines, a JSON or YAML list, or CSV with a header.
+    TESTS holds one test per row: JSON Lines, a JSON or YAML list, or CSV (or TSV) with a header.
     A test has a db_id, a target (column --target-col, default query), a prediction
     (column --prediction-col, default prediction) and optionally an id; other columns are
     ignored. `answerkey schema qatch-tests` prints its JSON Schema.
@@ -132,10 +143,12 @@ def qatch(
       answerkey qatch runs.yaml --task qa --db dbs --target-col gold --prediction-col answer
       answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases \\
         --metrics execution_accuracy,valid_efficiency_score --ves-runs 20
+      answerkey qatch examples/qatch/sp-tests.jsonl --task sp --db examples/qatch/databases --limit 2
 
     Exit status: 0 scored; 2 trouble: bad input (every problem listed as FILE:LINE:COL:
-    message, nothing scored), or some test's target failed (listed as FILE:LINE: test ID:
-    why, after the reports are written).
+    message, nothing scored), a --db holding none of the tests' databases (one line, checked
+    before anything runs), or some test's target failed (listed as FILE:LINE: test ID: why,
+    after the reports are written).
     """
     start(reports, {"TESTS": tests, "--db": root})
     task = task.lower()
@@ -153,10 +166,18 @@ def qatch(
         ves_runs=ves_runs,
     )
     loaded = load_tests(tests, task=task, target_col=target_col, prediction_col=prediction_col, format=tests_format)
+    if selection:
+        loaded = selection.choose(loaded, lambda test: test.id, what="test")
     if root is None and needs_databases(loaded, task):
         raise Trouble("the tests run SQL: give the databases with --db ROOT (ROOT/<db_id>/<db_id>.sqlite)")
+    if root is not None:
+        db_ids = [test.db_id for test in loaded if isinstance(test.db_id, str) and needs_databases([test], task)]
+        try:
+            check_databases(SQLiteEngine(root), db_ids)
+        except ValueError as problem:
+            raise Trouble(f"--db {root}: {problem}") from None
     run = run_qatch(loaded, options, jobs=jobs, quiet=quiet)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="TESTS has no test")
     failed = run.failed
     source = source_name(tests)
     for result in failed:

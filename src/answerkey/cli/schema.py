@@ -262,7 +262,7 @@ def json_schema(name: str) -> dict[str, Any]:
 
 
 @click.command()
-@click.argument("name", type=click.Choice(sorted(SCHEMAS)))
+@click.argument("name", metavar="NAME", type=click.Choice(sorted(SCHEMAS)))
 def schema(name: str) -> None:
     """Print the JSON Schema of the file format NAME (the whole file: records formats are a
     list of records, one per line in JSON Lines).

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
+    Selection,
     epsilon_option,
     fail_under_option,
     jobs_option,
     metric_names,
     quiet_option,
     scalars_option,
+    selection_options,
     strings_option,
 )
 from answerkey.cli.output import finish, report_options, start
 from answerkey.errors import InputError, InputErrors
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
-from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, load_answers, load_corpus
+from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, Answers, Corpus, load_answers, load_corpus
 from answerkey.score.run import ScoreOptions, run_score
 
 
@@ -27,6 +31,18 @@ def _metrics(ctx: click.Context, param: click.Parameter, value: str) -> tuple[st
     if value.strip() == "all":
         return defaults_for("score")
     return metric_names(value, metrics_for("score"), none=True)
+
+
+def _chosen(corpus: Corpus, answers: Answers, selection: Selection) -> tuple[Corpus, Answers]:
+    """The corpus items ``selection`` chooses, and their answers (with those for ids not in the
+    corpus, which are still worth a warning)."""
+    kept = selection.indices(corpus.items, lambda item: item.id, lambda item: item.tags)
+    every = {item.id for item in corpus.items}
+    chosen = {corpus.items[index].id for index in kept}
+    by_id = {item_id: given for item_id, given in answers.by_id.items() if item_id in chosen or item_id not in every}
+    items = [corpus.items[index] for index in kept]
+    paths = [corpus.paths[index] for index in kept]
+    return dataclasses.replace(corpus, items=items, paths=paths), dataclasses.replace(answers, by_id=by_id)
 
 
 # The metrics only named ones compute.
@@ -50,6 +66,7 @@ _NAMED_ONLY = [name for name in metrics_for("score") if name not in defaults_for
     + (f"all (every one but {', '.join(_NAMED_ONLY)}), or none." if _NAMED_ONLY else "or all, or none."),
 )
 @fail_under_option
+@selection_options()
 @jobs_option
 @click.option(
     "--corpus-format",
@@ -71,6 +88,7 @@ def score(
     strings: str,
     metrics: tuple[str, ...],
     fail_under: float | None,
+    selection: Selection,
     jobs: int,
     corpus_format: str | None,
     answers_format: str | None,
@@ -96,9 +114,11 @@ def score(
       answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl
       answerkey score corpus.jsonl answers/ --xlsx report.xlsx --json report.json -j 4
       answerkey score corpus.yaml answers.yaml --fail-under 0.9 --metrics none
+      answerkey score examples/personnel/corpus.yaml examples/personnel/answers.jsonl --tag relation --limit 3
 
     Exit status: 0 scored, 1 accuracy under --fail-under, 2 trouble (bad input, listed as
-    FILE:LINE:COL: message; nothing is scored when any corpus item is bad).
+    FILE:LINE:COL: message; nothing is scored when any corpus item is bad; or no item to
+    score: an --ids id the corpus lacks, nothing left by --tag, only category X items).
     """
     if corpus == "-" and answers == "-":
         raise Trouble("only one of CORPUS and ANSWERS can be read from standard input")
@@ -110,8 +130,11 @@ def score(
     except InputError as error:
         # The corpus's own problems are worth knowing in the same run.
         raise InputErrors([*loaded_corpus.problems, error]) from None
+    if selection:
+        loaded_corpus, loaded_answers = _chosen(loaded_corpus, loaded_answers, selection)
     run = run_score(loaded_corpus, loaded_answers, options, jobs=jobs, quiet=quiet)
-    finish(run, reports, quiet=quiet)
+    nothing = "CORPUS has no item" if not run.items else "every item is category X (listed, not scored)"
+    finish(run, reports, quiet=quiet, evaluated=run.summary.scored, nothing=nothing)
     accuracy = run.summary.accuracy
     if fail_under is not None and (accuracy is None or accuracy < fail_under):
         shown = "undefined (nothing scored)" if accuracy is None else f"{accuracy:.4f}"

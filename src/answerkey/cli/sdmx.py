@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import quiet_option
+from answerkey.cli.options import quiet_option, tag_option
 from answerkey.cli.output import finish, report_options, start
 from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
@@ -17,13 +17,7 @@ from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx
 @click.argument("cases", metavar="CASES")
 @click.argument("selections", metavar="SELECTIONS")
 @report_options
-@click.option(
-    "--tag",
-    "tags",
-    multiple=True,
-    metavar="TAG",
-    help="Score only the cases with this tag (repeat for any of several).",
-)
+@tag_option
 @click.option(
     "--not-in-target",
     type=click.Choice(list(NOT_IN_TARGET)),
@@ -83,7 +77,7 @@ def sdmx(
       answerkey sdmx cases/ selections.jsonl --not-in-target scored
 
     Exit status: 0 scored, 2 trouble (bad input, listed as FILE:LINE:COL: message; nothing
-    is scored when any case or record is bad).
+    is scored when any case or record is bad; or no case to score, as with a --tag no case has).
     """
     if cases == "-" and selections == "-":
         raise Trouble("only one of CASES and SELECTIONS can be read from standard input")
@@ -95,4 +89,5 @@ def sdmx(
     start(reports, inputs)
     loaded_cases, loaded_selections = load_suite(cases, selections)
     suite = run_sdmx(loaded_cases, loaded_selections, tags=tags or None, not_in_target=not_in_target, quiet=quiet)
-    finish(suite, reports, quiet=quiet)
+    nothing = f"no case has the tag {' or '.join(map(repr, tags))}" if tags else "CASES holds no case"
+    finish(suite, reports, quiet=quiet, evaluated=len(suite.cases), nothing=nothing)

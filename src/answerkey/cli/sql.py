@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from answerkey import limits
-from answerkey.adapters.engines import ENGINES
+from answerkey.adapters.engines import ENGINES, check_databases
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
+    Selection,
     epsilon_option,
     fail_under_option,
     jobs_option,
     metric_names,
     quiet_option,
+    selection_options,
     strings_option,
 )
 from answerkey.cli.output import finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
-from answerkey.execution.load import LAYOUTS, load_inputs
+from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -86,6 +90,14 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     except ClusterError as error:
         raise Trouble(str(error)) from None
     return DaskExecutor(address, workers=jobs)
+
+
+def _item_id(item: SqlItem) -> str:
+    return item.id
+
+
+def _item_tags(item: SqlItem) -> tuple[str, ...]:
+    return item.tags
 
 
 @click.command()
@@ -173,6 +185,7 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     "(a shared filesystem) or the --db URL.",
 )
 @fail_under_option
+@selection_options()
 @jobs_option
 @quiet_option
 def sql(
@@ -197,6 +210,7 @@ def sql(
     executor_name: str | None,
     cluster: str | None,
     fail_under: float | None,
+    selection: Selection,
     jobs: int,
     quiet: bool,
 ) -> None:
@@ -235,9 +249,12 @@ def sql(
       answerkey sql corpus.jsonl predictions.jsonl --db postgresql://eval@db.example/ --json report.json
       answerkey sql dev.json predict_dev.json --db dev_databases --metrics execution_accuracy,valid_efficiency_score
       answerkey sql dev_gold.sql pred.txt --db /shared/spider/database --cluster tcp://scheduler:8786
+      answerkey sql corpus.jsonl predictions.jsonl --db dbs/ --tag join --limit 10
 
     Exit status: 0 evaluated, 1 headline accuracy under --fail-under, 2 trouble: bad input
-    (every problem listed as FILE:LINE:COL: message, nothing run), or some item is an
+    (every problem listed as FILE:LINE:COL: message, nothing run), databases that cannot
+    serve any item (a --db one level off, a driver not installed, a server not reachable:
+    one line, checked before anything runs), or some item is an
     error of the test: its gold query failed or it has no database (listed as FILE:LINE:
     item ID: why, after the reports are written).
     """
@@ -266,11 +283,21 @@ def sql(
     except ValueError as error:
         raise Trouble(str(error)) from None
     inputs = load_inputs(gold, predictions, layout=layout)
+    if selection:
+        inputs = dataclasses.replace(inputs, items=selection.choose(inputs.items, _item_id, _item_tags))
+    if cluster is None:  # a cluster's workers may see databases this machine does not
+        databases = options.open_engine()
+        try:
+            check_databases(databases, [item.db_id for item in inputs.items])
+        except ValueError as error:
+            raise Trouble(f"--db {location}: {error}") from None
+        finally:
+            databases.close()
     try:
         run = run_sql(inputs, options, jobs=jobs, executor=executor, quiet=quiet)
     except (ValueError, ClusterError) as error:
         raise Trouble(str(error)) from None
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
     if cache is not None and not quiet:
         click.echo(
             f"cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",

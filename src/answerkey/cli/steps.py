@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from answerkey.cli import Trouble
+from answerkey.cli.answers import reachable
 from answerkey.cli.options import epsilon_option, quiet_option
 from answerkey.cli.output import finish, report_options, start
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
@@ -138,10 +139,11 @@ def evaluate(
             raise Trouble(str(error)) from None
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
+        judge = reachable(judge)
     options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="REFERENCE has no question")
     click.echo(run.summary_line(), err=True)
 
 
@@ -179,4 +181,4 @@ def aggregate(results: str, output: str | None, reports: ReportPaths, missing_us
     reports = report_paths(reports, output)
     start(reports, {"RESULTS": results})
     run = aggregate_steps(read_results(results), missing_usage=missing_usage)
-    finish(run, reports, quiet=quiet)
+    finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="RESULTS has no result")

@@ -171,6 +171,9 @@ class _Sessions:
         return sum(map(len, self.sessions))
 
 
+_NO_TAB = "a gold line is SQL<TAB>db_id, and this one has no tab"
+
+
 def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_Sessions, list[SqlItem]]:
     sessions = _Sessions.read(text)
     items: list[SqlItem] = []
@@ -182,7 +185,7 @@ def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_S
             if not tab:
                 problems.append(
                     InputError(
-                        "a gold line is SQL<TAB>db_id, and this one has no tab",
+                        _NO_TAB,
                         source=source,
                         line=line.number,
                         column=1,
@@ -249,6 +252,14 @@ def _load_spider(gold_text: str, gold_source: str, predictions: str | os.PathLik
         text = read_text(predictions)
     except InputError as error:
         raise InputErrors([*problems, error]) from None
+    if problems and len(problems) == sessions.count and all(problem.message == _NO_TAB for problem in problems):
+        # No gold line has a tab: not a Spider gold at all, one error rather than one per line.
+        raise InputError(
+            "no line is SQL<TAB>db_id, as a Spider gold's lines are (--layout names another layout)",
+            source=gold_source,
+            line=problems[0].line,
+            column=1,
+        )
     if text.lstrip().startswith(("{", "[")):
         problems.append(
             InputError(
@@ -532,14 +543,52 @@ def _load_corpus(gold: Document, predictions: str | os.PathLike[str]) -> SqlInpu
 # ---------------------------------------------------------------- any layout
 
 
+def _reads_as_gold(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` looks like a gold file of some layout: every line SQL<TAB>db_id, or
+    records that each name a db_id (BIRD's dev.json, answerkey's corpus)."""
+    try:
+        text = read_text(path)
+        lines = [line for line in _lines(text) if line.strip()]
+        if lines and all("\t" in line for line in lines):
+            return True
+        data = load_document(path, text=text).data
+    except (InputError, InputErrors, ValueError):
+        return False
+    return isinstance(data, list) and bool(data) and all(isinstance(item, dict) and "db_id" in item for item in data)
+
+
 def load_inputs(
     gold: str | os.PathLike[str], predictions: str | os.PathLike[str], *, layout: str | None = None
 ) -> SqlInputs:
     """Read the gold and the predictions in ``layout`` (one of ``LAYOUTS``; None: detected
     from the gold, see ``detect_layout``); ``-`` reads standard input. Every problem of both
-    files is raised together as ``InputErrors`` (one as ``InputError``)."""
+    files is raised together as ``InputErrors`` (one as ``InputError``). When the gold cannot
+    be read, does not look like a gold file and the predictions do, the first problem alone is
+    raised, saying the two may be swapped."""
     if layout is not None and layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}; known: {', '.join(LAYOUTS)}")
+    try:
+        return _load_inputs(gold, predictions, layout)
+    except (InputError, InputErrors) as error:
+        first = error.errors[0] if isinstance(error, InputErrors) else error
+        from_files = "-" not in (os.fspath(gold), os.fspath(predictions))
+        if (
+            first.source != source_name(gold)
+            or not from_files
+            or _reads_as_gold(gold)
+            or not _reads_as_gold(predictions)
+        ):
+            raise
+        raise InputError(
+            f"{first.message}; {source_name(predictions)} reads as a gold file: GOLD and PREDICTIONS may be "
+            "swapped (GOLD comes first)",
+            source=first.source,
+            line=first.line,
+            column=first.column,
+        ) from None
+
+
+def _load_inputs(gold: str | os.PathLike[str], predictions: str | os.PathLike[str], layout: str | None) -> SqlInputs:
     source = source_name(gold)
     text = read_text(gold)
     if layout == "spider" or (layout is None and detect_layout(source, text) == "spider"):

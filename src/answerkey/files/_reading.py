@@ -87,19 +87,37 @@ def document_format(source: str, text: str) -> str:
     return "json" if start.startswith("[") else "yaml"
 
 
+# What a delimited table given as a document says (read as YAML it would be one long string).
+NOT_DELIMITED = "CSV/TSV is not read here; use JSONL or YAML"
+DELIMITED_SUFFIXES = (".csv", ".tsv")
+
+
+def _looks_delimited(text: str) -> bool:
+    """True for text whose first two lines hold a comma or a tab: a CSV or TSV table."""
+    lines = [line for line in text.splitlines()[:20] if line.strip()][:2]
+    return len(lines) == 2 and all("\t" in line or "," in line for line in lines)
+
+
 def load_document(path: str | os.PathLike[str], *, format: str | None = None, text: str | None = None) -> Document:
     """Read ``path`` (``-``: standard input) as a JSON, JSON Lines or YAML document.
 
     The format is ``format``, else chosen by ``document_format``. Bad JSON Lines lines are
     collected in ``Document.problems`` (the other lines load); any other problem raises
-    ``InputError`` at its place.
+    ``InputError`` at its place. A ``.csv`` or ``.tsv`` file (given a ``format``, one that
+    looks like a table), or a table that YAML reads as one string, is ``InputError``
+    ``NOT_DELIMITED``.
     """
     source = source_name(path)
     if text is None:
         text = read_text(path)
+    if os.path.splitext(source)[1].lower() in DELIMITED_SUFFIXES and (format is None or _looks_delimited(text)):
+        raise InputError(NOT_DELIMITED, source=source)
     chosen = format or document_format(source, text)
     if chosen == "yaml":
-        return load_yaml(text, source=source)
+        document = load_yaml(text, source=source)
+        if isinstance(document.data, str) and _looks_delimited(text):
+            raise InputError(NOT_DELIMITED, source=source, line=1, column=1)
+        return document
     if chosen == "json":
         return Document(decode_json(text, source=source), source, "json", text=text)
     if chosen == "jsonl":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from answerkey.errors import InputError, did_you_mean, kind_of
+from answerkey.errors import InputError, closest, did_you_mean, kind_of
 
 
 def _schema_names(model: Any) -> set[str]:
@@ -52,7 +52,12 @@ def _message(detail: Mapping[str, Any], known: set[str]) -> str:
     loc = detail.get("loc", ())
     given = detail.get("input")
     if kind == "missing":
-        return "missing; this field is required"
+        # A key the record gives that is no field and close to this one: a misspelling of it.
+        name = str(loc[-1]) if loc else ""
+        given_keys = [str(key) for key in given if str(key) not in known] if isinstance(given, Mapping) else []
+        typo = closest(name, given_keys) if name else None
+        hint = f" (the record has {typo!r}: did you mean {name!r}?)" if typo is not None else ""
+        return "missing; this field is required" + hint
     if kind == "extra_forbidden":
         name = str(loc[-1]) if loc else ""
         return "unknown field" + did_you_mean(name, sorted(known))

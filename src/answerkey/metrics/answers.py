@@ -305,6 +305,22 @@ class AnswerJudge:
                 self.cache_problems.append(problem)
         return reply
 
+    def unreachable(self) -> str | None:
+        """Why no connection to the endpoint opens within ``timeout`` (one line), or None when
+        one does: checked once before a run, since a failed connection is not worth a retry
+        per row (``answerkey answers`` stops at once)."""
+        target = urllib.parse.urlsplit(self.url)
+        try:
+            address = (target.hostname or "", target.port or (443 if target.scheme == "https" else 80))
+            with socket.create_connection(address, timeout=self.timeout):
+                return None
+        except ValueError:
+            return f"the judge endpoint cannot be reached: is {ENVIRONMENT['url']} a valid URL?"
+        except OSError as error:
+            why = f"no connection within {self.timeout:g} seconds" if isinstance(error, TimeoutError) else error
+            origin = f"{target.scheme}://{target.netloc.rpartition('@')[2]}"  # never a user or password
+            return f"the judge endpoint at {ENVIRONMENT['url']} ({origin}) could not be reached: {why}"
+
     def cache_warnings(self) -> list[RunWarning]:
         """A warning for each reason replies could not be kept in ``cache``."""
         return [

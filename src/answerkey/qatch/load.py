@@ -1,10 +1,10 @@
 """Tests files of ``answerkey qatch``: a loader with every problem at ``FILE:LINE:COL``.
 
 A tests file holds one test per row (``QatchTestRow``, ``answerkey schema qatch-tests``):
-JSON Lines, a JSON or YAML list of mappings, or CSV with a header row. A test has a
+JSON Lines, a JSON or YAML list of mappings, or CSV (or TSV) with a header row. A test has a
 ``db_id``, a target column (default ``query``) and a prediction column (default
 ``prediction``), and optionally an ``id`` (default: its position in the file, from 1). The
-format is chosen by the file name's suffix (``.csv``, ``.jsonl``/``.ndjson``, ``.json``,
+format is chosen by the file name's suffix (``.csv``, ``.tsv``, ``.jsonl``/``.ndjson``, ``.json``,
 ``.yaml``/``.yml``; other names and standard input are sniffed) or named explicitly (``FORMATS``).
 
 Every bad row is reported, located, and nothing is returned: a row that is not a mapping, a
@@ -41,8 +41,9 @@ from answerkey.limits import MAX_TABLE_CHARS
 from answerkey.qatch.run import TASKS, QatchTest, is_table
 
 # Format names --format takes; each is read as this document format, or "csv".
-FORMATS = {"jsonl": "jsonl", "json": "json", "yaml": "yaml", "csv": "csv"}
+FORMATS = {"jsonl": "jsonl", "json": "json", "yaml": "yaml", "csv": "csv", "tsv": "tsv"}
 CSV_SUFFIXES = (".csv",)
+TSV_SUFFIXES = (".tsv",)
 
 
 class _Row(NamedTuple):
@@ -62,15 +63,18 @@ def _document_rows(document: Document) -> Iterator[_Row]:
         yield _Row(value, document.locate((index,))[0], error)
 
 
-def _csv_rows(text: str, source: str, columns: Mapping[str, str]) -> tuple[list[_Row], list[InputError]]:
-    """The rows of CSV text under its header, and the errors of the rows that cannot be read.
+def _csv_rows(
+    text: str, source: str, columns: Mapping[str, str], delimiter: str = ","
+) -> tuple[list[_Row], list[InputError]]:
+    """The rows of CSV text (TSV with ``delimiter`` a tab) under its header, and the errors
+    of the rows that cannot be read.
 
     ``columns`` names the columns every row needs (what -> name): a header without one of
     them is one error, not one per row."""
     # A table given as JSON text may be long; longer than MAX_TABLE_CHARS it is malformed.
     csv.field_size_limit(max(csv.field_size_limit(), MAX_TABLE_CHARS + 1))
     # strict: a stray quote is an error at its line, not a cell that silently differs.
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter=delimiter)
     header: list[str] | None = None
     rows: list[_Row] = []
     errors: list[InputError] = []
@@ -212,13 +216,16 @@ def load_tests(
         raise InputError(f"unknown tests format {format!r}; known: {', '.join(FORMATS)}", source=source)
     if format is None and name.lower().endswith(CSV_SUFFIXES):
         format = "csv"
+    if format is None and name.lower().endswith(TSV_SUFFIXES):
+        format = "tsv"
     text = read_text(path)
     empty = InputError("no tests in this file (an empty input is refused)", source=source)
     if not text.strip():
         raise empty
     errors: list[InputError]
-    if format == "csv":
-        rows, errors = _csv_rows(text, source, {"target": target_col, "prediction": prediction_col})
+    if format in ("csv", "tsv"):
+        columns = {"target": target_col, "prediction": prediction_col}
+        rows, errors = _csv_rows(text, source, columns, delimiter="\t" if format == "tsv" else ",")
     else:
         document = load_document(path, format=FORMATS.get(format or ""), text=text)
         errors = list(document.problems)

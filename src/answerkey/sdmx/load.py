@@ -26,7 +26,6 @@ answerkey.errors.InputErrors: ...s.jsonl:2:14: indicator_selection: should be a 
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 from collections.abc import Iterator, Sequence
@@ -197,27 +196,6 @@ def _misspelt(model: BaseModel, path: tuple[Any, ...]) -> Iterator[tuple[tuple[A
                     yield from _misspelt(item, (*path, name, index))
 
 
-def _value_at(value: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        try:
-            value = value[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return value
-
-
-def _missing_hint(detail: dict[str, Any], value: Any, fields: set[str]) -> str:
-    """For a missing field, the key given instead that looks like it, if any."""
-    if detail.get("type") != "missing":
-        return ""
-    loc = tuple(detail.get("loc", ()))
-    given = _value_at(value, loc[:-1])
-    if not loc or not isinstance(given, dict):
-        return ""
-    close = difflib.get_close_matches(str(loc[-1]), [str(key) for key in given if key not in fields], n=1, cutoff=0.6)
-    return f" (found {close[0]!r}: misspelt?)" if close else ""
-
-
 def _validated(
     model: type[BaseModel],
     document: Document,
@@ -235,43 +213,16 @@ def _validated(
     try:
         valid = model.model_validate(value)
     except ValidationError as error:
-        found = validation_errors(error, source=document.source, locate=document.locate, model=model, prefix=path)
-        details = error.errors(include_url=False)
-        if len(details) == len(found):  # one error per detail, in order: add what a misspelt key suggests
-            fields = set(_field_names(model))
-            found = [
-                InputError(
-                    problem.message + _missing_hint(dict(detail), value, fields),
-                    source=problem.source,
-                    line=problem.line,
-                    column=problem.column,
-                )
-                for problem, detail in zip(found, details)
-            ]
-        problems.extend(found)
+        # A missing field's message names a misspelt key given instead (answerkey.files does it for every format).
+        problems.extend(
+            validation_errors(error, source=document.source, locate=document.locate, model=model, prefix=path)
+        )
         return None
     for key_path, key, hint in _misspelt(valid, path):
         warnings.append(
             RunWarning(f"{_location(document, key_path)}: unknown key {key!r} is not read{hint}", "unknown-key")
         )
     return valid
-
-
-def _field_names(model: type[BaseModel]) -> Iterator[str]:
-    """The field names of ``model`` and of the models inside it."""
-    stack: list[type[BaseModel]] = [model]
-    seen: set[type[BaseModel]] = set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for name, info in current.model_fields.items():
-            yield name
-            annotation = info.annotation
-            for part in (annotation, *getattr(annotation, "__args__", ())):
-                if isinstance(part, type) and issubclass(part, BaseModel):
-                    stack.append(part)
 
 
 def _skipped(entry: Path, why: str) -> RunWarning:
