@@ -231,3 +231,25 @@ def test_an_odd_suffix_is_a_warning(run_cli, tmp_path):
     assert result.exit_code == 0
     assert f"warning: --html {target}: the file name ends in .json, but an HTML report is written\n" in result.stderr
     assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_answers_writes_the_page(run_cli, tmp_path, monkeypatch):
+    """`answers --html`: a row per question, against the loopback stub judge."""
+    import importlib.util
+
+    path = ROOT / "tests" / "answers" / "stub_server.py"
+    spec = importlib.util.spec_from_file_location("answers_stub_server", path)
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    server = module.StubServer()
+    try:
+        server.reply_to("capital of Australia", "1\t1\t0\tSydney is not Canberra.")
+        monkeypatch.setenv("ANSWERKEY_JUDGE_URL", server.url)
+        monkeypatch.setenv("ANSWERKEY_JUDGE_RETRIES", "0")
+        monkeypatch.delenv("ANSWERKEY_JUDGE_CACHE", raising=False)
+        questions = ROOT / "examples" / "answers" / "questions.tsv"
+        data = _html(run_cli, tmp_path, "answers", "-i", questions, "-o", tmp_path / "out.tsv")
+    finally:
+        server.close()
+    assert len(data["items"]["rows"]) == 4
+    assert data["inputs"][0]["name"] == "-i"

@@ -131,7 +131,7 @@
       // A value list only for short labels that repeat (verdicts, databases, tags, difficulty).
       const short = [...values.keys()].every((value) => value.length <= 40);
       const few = short && values.size <= 40 && (values.size <= 5 || values.size * 2 <= items.rows.length);
-      if (isNumeric(items.columns[column].format) || (!few && empty === 0)) return;
+      if (isNumeric(items.columns[column].format) || (!few && empty === 0) || empty === items.rows.length) return;
       const label = el("label", "", header + " ");
       const select = el("select");
       select.id = "filter-" + column;
