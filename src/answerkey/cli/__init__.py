@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "steps": ("answerkey.cli.steps:steps", "Score an agent's steps against reference steps (graphrag-eval)."),
     "sql": ("answerkey.cli.sql:sql", "Execution accuracy of predicted SQL on SQLite, DuckDB or PostgreSQL."),
     "answers": ("answerkey.cli.answers:answers", "Answer correctness by claims over a TSV, judged by an LLM."),
+    "compare": ("answerkey.cli.compare:compare", "Compare runs on the same items: paired intervals and p-values."),
     "fuzz": ("answerkey.cli.fuzz:fuzz", "Fuzz answer formatters, and answerkey's own parsers."),
     "schema": ("answerkey.cli.schema:schema", "Print the JSON Schema of an input or report format."),
 }
