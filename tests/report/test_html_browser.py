@@ -77,6 +77,19 @@ def test_the_page_loads_with_no_console_message(chromium, sql_page):
     figure = chromium.find_element("css selector", ".figure")
     assert figure.text.split("\n") == ["accuracy", "0.500", "[0.254, 0.746]", "Wilson score interval, n = 12"]
     assert "semantics:answerkey|" in chromium.find_element("id", "overview-view").text
+    chart = chromium.find_element("id", "semantics-chart").text.split("\n")
+    assert chart == [
+        "Correct under each semantics",
+        "answerkey",
+        "6 / 12",
+        "test-suite",
+        "3 / 12",
+        "bird",
+        "4 / 12",
+        "spider2",
+        "4 / 12",
+        "The semantics disagree on 6 of 12 items.",
+    ]
     assert console(chromium) == []
 
 
@@ -168,4 +181,24 @@ def test_fifty_thousand_items_are_shown_page_by_page(chromium, tmp_path):
     chromium.find_element("id", "next").click()
     assert text(chromium, "page") == "page 2 of 72"
     assert rows(chromium)[0][0] == "q00700"
+    assert console(chromium) == []
+
+
+def test_a_gold_warning_shows_in_its_item(chromium, tmp_path, run_cli):
+    """`sql --probe-gold --html`: the item's detail lists the warning that names it."""
+    gold = tmp_path / "gold.sql"
+    gold.write_text("SELECT name FROM singer LIMIT 1\tconcert_singer\nSELECT count(*) FROM singer\tconcert_singer\n")
+    predictions = tmp_path / "pred.sql"
+    predictions.write_text("SELECT name FROM singer LIMIT 1\nSELECT count(*) FROM singer\n")
+    page = tmp_path / "report.html"
+    args = ["sql", gold, predictions, "--db", SPIDER / "database", "--probe-gold", "--html", page, "-q"]
+    assert run_cli(*args).exit_code == 0
+    open_page(chromium, page)
+    chromium.find_element("id", "tab-items").click()
+    chromium.find_elements("css selector", "#items tbody tr")[0].click()
+    warnings = chromium.find_element("id", "item-warnings").text
+    assert warnings == f"{gold}:1: item 0: gold limit-without-order: LIMIT 1 without ORDER BY"
+    chromium.find_element("id", "back").click()
+    chromium.find_elements("css selector", "#items tbody tr")[1].click()
+    assert chromium.find_elements("id", "item-warnings") == []
     assert console(chromium) == []

@@ -71,6 +71,7 @@
     if (!data.headline.length) figures.appendChild(el("p", "empty", "No headline figure."));
     view.appendChild(figures);
     for (const sheet of data.sheets) for (const chart of sheet.charts) view.appendChild(barChart(sheet, chart));
+    if (Object.keys(semanticsColumns).length > 1) view.appendChild(semanticsChart());
     view.appendChild(el("h2", "", "Signature"));
     view.appendChild(el("p", "mono", data.signature));
     view.appendChild(el("p", "", "Report written " + data.written + "."));
@@ -86,6 +87,38 @@
     for (const warning of data.warnings.slice(0, 200)) list.appendChild(el("li", "warning", warning));
     if (data.warnings.length > 200) list.appendChild(el("li", "", "… and " + (data.warnings.length - 200) + " more (all are in the JSON report)"));
     view.appendChild(list);
+  }
+
+  // With a verdict per semantics (sql): the share correct under each, and how often they disagree.
+  function semanticsChart() {
+    const box = el("div", "chart");
+    box.id = "semantics-chart";
+    box.appendChild(el("h2", "", "Correct under each semantics"));
+    const columns = Object.keys(semanticsColumns).map((header) => headers.indexOf(header));
+    for (const column of columns) {
+      let correct = 0;
+      let decided = 0;
+      for (const values of items.rows) {
+        if (values[column] === "correct" || values[column] === "incorrect") decided++;
+        if (values[column] === "correct") correct++;
+      }
+      const line = el("div", "bar-row");
+      line.appendChild(el("span", "bar-label", headers[column]));
+      const track = el("div");
+      const bar = el("div", "bar");
+      bar.style.width = (decided ? (100 * correct) / decided : 0) + "%";
+      track.appendChild(bar);
+      line.appendChild(track);
+      line.appendChild(el("span", "", correct + " / " + decided));
+      box.appendChild(line);
+    }
+    let disagree = 0;
+    for (const values of items.rows) {
+      const seen = new Set(columns.map((column) => values[column]).filter((value) => value !== null));
+      if (seen.size > 1) disagree++;
+    }
+    box.appendChild(el("p", "", "The semantics disagree on " + disagree + " of " + items.rows.length + " items."));
+    return box;
   }
 
   function row(cellTag, values) {
@@ -290,6 +323,16 @@
       view.appendChild(el("h3", "", "Verdict under each semantics"));
       view.appendChild(table);
       for (const column of verdicts) done.add(column);
+    }
+    // The warnings that name this item (a suspect gold, a problem of its line).
+    const id = shown(values[headers.indexOf("id")], "");
+    const own = data.warnings.filter((warning) => warning.includes(": item " + id + ":"));
+    if (own.length) {
+      view.appendChild(el("h3", "", "Warnings"));
+      const list = el("ul");
+      list.id = "item-warnings";
+      for (const warning of own) list.appendChild(el("li", "warning", warning));
+      view.appendChild(list);
     }
     const table = el("table");
     table.className = "fields";
