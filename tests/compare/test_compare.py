@@ -252,3 +252,57 @@ def test_the_comparison_as_html(run_cli, tmp_path):
     data = json.loads(text.split('id="answerkey-data">')[1].split("</script>")[0])
     assert [column["header"] for column in data["items"]["columns"]] == ["id", a, b]
     assert data["items"]["rows"][2] == ["2", 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("args", "measure", "headline"),
+    [
+        (
+            ["score", ROOT / "examples/personnel/corpus.yaml", ROOT / "examples/personnel/answers.jsonl"],
+            "accuracy",
+            ("summary", "accuracy"),
+        ),
+        (
+            [
+                "qatch",
+                ROOT / "examples/qatch/sp-tests.jsonl",
+                "--task",
+                "sp",
+                "--db",
+                ROOT / "examples/qatch/databases",
+            ],
+            "execution_accuracy",
+            ("summary", "means", "execution_accuracy"),
+        ),
+        (
+            ["sdmx", ROOT / "examples/sdmx/cases", ROOT / "examples/sdmx/selections.jsonl"],
+            "macro_recall",
+            ("summary", "macro_recall"),
+        ),
+        (
+            ["steps", "evaluate", ROOT / "examples/steps/reference.yaml", ROOT / "examples/steps/responses.jsonl"],
+            "steps_score",
+            ("summary", "mean_steps_score"),
+        ),
+    ],
+    ids=["score", "qatch", "sdmx", "steps"],
+)
+def test_each_workflow_is_read_with_its_headline(run_cli, tmp_path, args, measure, headline):
+    """A run against itself: the headline measure's mean is the report's own headline figure,
+    nothing changed, p = 1."""
+    path = tmp_path / "run.json"
+    run_cli(*args, "--json", path, "-q")
+    document = json.loads(path.read_text())
+    expected = document
+    for key in headline:
+        expected = expected[key]
+    run = read_run(str(path))
+    assert run.headline == measure
+    comparison = compare_runs([run, run]).comparisons[0]
+    assert comparison.baseline_mean == pytest.approx(expected)
+    assert (comparison.difference, comparison.p_randomization, comparison.better, comparison.worse) == (
+        0.0,
+        1.0,
+        (),
+        (),
+    )
