@@ -88,7 +88,7 @@ def exact_mcnemar(a, b):
     return min(Fraction(1), 2 * tail)
 
 
-@pytest.mark.parametrize(("only_a", "only_b"), [(0, 0), (1, 5), (5, 1), (3, 3), (0, 10), (12, 30)])
+@pytest.mark.parametrize(("only_a", "only_b"), [(0, 0), (1, 5), (5, 1), (3, 3), (0, 10), (12, 30), (400, 470)])
 def test_mcnemar_against_binomial_sums(only_a, only_b):
     """Every split of the discordant pairs: the same p as the binomial sum in fractions."""
     a = [1] * only_a + [0] * only_b + [1, 0]
