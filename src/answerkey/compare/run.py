@@ -193,14 +193,14 @@ class CompareRun:
             [Column("id", 14, "text"), *(Column(run.path, 14, number) for run in self.runs)],
             [[id, *(run.measures[self.measure].get(id) for run in self.runs)] for id in self.runs[0].ids],
         )
-        headers = ["system", "baseline", "items", "baseline mean", "system mean", "difference", "95% low", "95% high"]
         statistics = Sheet(
             "Statistics",
             [
-                *(
-                    Column(name, 30 if index < 2 else 12, "text" if index < 2 else "integer" if index == 2 else "ratio")
-                    for index, name in enumerate(headers)
-                ),
+                Column("system", 30, "text"),
+                Column("baseline", 30, "text"),
+                Column("items", 8, "integer"),
+                *(Column(name, 12, "ratio") for name in ("baseline mean", "system mean", "difference")),
+                *(Column(name, 10, "ratio") for name in ("95% low", "95% high")),
                 Column("randomization p", 14, "number"),
                 Column("McNemar p", 12, "number"),
                 Column("better", 8, "integer"),
