@@ -306,3 +306,19 @@ def test_each_workflow_is_read_with_its_headline(run_cli, tmp_path, args, measur
         (),
         (),
     )
+
+
+def test_the_comparison_as_a_workbook(run_cli, tmp_path):
+    """--xlsx: Overview (each run's value per item), Statistics (one row per comparison), Warnings."""
+    import openpyxl
+
+    a = sql_report(tmp_path / "a.json", A)
+    b = sql_report(tmp_path / "b.json", B)
+    path = tmp_path / "comparison.xlsx"
+    assert run_cli("compare", a, b, "--xlsx", path, "-q").exit_code == 0
+    workbook = openpyxl.load_workbook(path)
+    assert workbook.sheetnames == ["Overview", "Statistics", "Warnings"]
+    statistics = [[cell.value for cell in row] for row in workbook["Statistics"].iter_rows(max_row=2)]
+    assert statistics[0][:6] == ["system", "baseline", "items", "baseline mean", "system mean", "difference"]
+    assert statistics[1][:6] == [b, a, 20, 0.55, 0.75, pytest.approx(0.2)]
+    assert statistics[1][-4:] == [pytest.approx(0.23376623376623376), 0.21875, 5, 1]
