@@ -55,7 +55,7 @@ def main() -> None:
         driver.get(page.as_uri())
         driver.find_element("tag name", "body").screenshot(str(OUT / "overview.png"))
         driver.find_element("id", "tab-items").click()
-        Select(driver.find_element("id", "filter-2")).select_by_value("incorrect")
+        Select(driver.find_element("id", "filter-2")).select_by_value("=incorrect")
         driver.find_element("tag name", "body").screenshot(str(OUT / "items.png"))
         driver.find_elements("css selector", "#items tbody tr")[2].click()
         driver.find_element("id", "detail-view").screenshot(str(OUT / "detail.png"))

@@ -100,7 +100,7 @@ def test_filters_search_sort_and_detail(chromium, sql_page):
     open_page(chromium, sql_page)
     chromium.find_element("id", "tab-items").click()
     assert text(chromium, "count") == "12 of 12 items"
-    choose(chromium, "filter-2", "incorrect")  # column 2 is the verdict
+    choose(chromium, "filter-2", "=incorrect")  # column 2 is the verdict
     assert text(chromium, "count") == "6 of 12 items"
     assert {row[2] for row in rows(chromium)} == {"incorrect"}
     search = chromium.find_element("id", "search")
@@ -121,6 +121,23 @@ def test_filters_search_sort_and_detail(chromium, sql_page):
     assert detail.find_element("tag name", "h2").text == "Item 7"
     chromium.find_element("id", "back").click()
     assert text(chromium, "count") == "6 of 12 items"
+    assert console(chromium) == []
+
+
+def test_tags_filter_by_each_tag(chromium, tmp_path):
+    """A tags cell "a, b" is kept by the filter for tag a and for tag b."""
+    result = ManyItems(3)
+    result.tags = ["join, nested", "join", ""]
+    path = tmp_path / "tags.html"
+    write_reports(result, ReportPaths(html=str(path)))
+    open_page(chromium, path)
+    chromium.find_element("id", "tab-items").click()
+    choose(chromium, "filter-3", "=join")
+    assert [row[0] for row in rows(chromium)] == ["q00000", "q00001"]
+    choose(chromium, "filter-3", "=nested")
+    assert [row[0] for row in rows(chromium)] == ["q00000"]
+    choose(chromium, "filter-3", "empty")
+    assert [row[0] for row in rows(chromium)] == ["q00002"]
     assert console(chromium) == []
 
 
@@ -151,6 +168,7 @@ class ManyItems:
 
     def __init__(self, count):
         self.count = count
+        self.tags = [""] * count
         self.signature = ToyResult().signature
         self.warnings = []
 
@@ -159,10 +177,14 @@ class ManyItems:
 
     def workbook(self):
         columns = [Column("id", 10, "text"), Column("verdict", 10, "text"), Column("gold", 30, "text")]
+        columns.append(Column("tags", 10, "text"))
         overview = Sheet(
             "Overview",
             columns,
-            [[f"q{n:05}", "incorrect" if n % 7 == 0 else "correct", f"SELECT {n}"] for n in range(self.count)],
+            [
+                [f"q{n:05}", "incorrect" if n % 7 == 0 else "correct", f"SELECT {n}", self.tags[n] or None]
+                for n in range(self.count)
+            ],
         )
         return Workbook(overview, Sheet("Statistics", [Column("group", 10, "text")], [["all"]]))
 
@@ -176,7 +198,7 @@ def test_fifty_thousand_items_are_shown_page_by_page(chromium, tmp_path):
     assert text(chromium, "count") == "50000 of 50000 items"
     assert text(chromium, "page") == "page 1 of 500"
     assert len(rows(chromium)) == 100
-    choose(chromium, "filter-1", "incorrect")
+    choose(chromium, "filter-1", "=incorrect")
     assert text(chromium, "count") == "7143 of 50000 items"
     chromium.find_element("id", "next").click()
     assert text(chromium, "page") == "page 2 of 72"
@@ -201,4 +223,9 @@ def test_a_gold_warning_shows_in_its_item(chromium, tmp_path, run_cli):
     chromium.find_element("id", "back").click()
     chromium.find_elements("css selector", "#items tbody tr")[1].click()
     assert chromium.find_elements("id", "item-warnings") == []
+    chromium.find_element("id", "back").click()
+    choose(chromium, "filter-warnings", "with")
+    assert [row[0] for row in rows(chromium)] == ["0"]
+    choose(chromium, "filter-warnings", "without")
+    assert [row[0] for row in rows(chromium)] == ["1"]
     assert console(chromium) == []

@@ -6,7 +6,7 @@
   const items = data.items;
   const headers = items.columns.map((column) => column.header);
   const verdictColumn = headers.indexOf("verdict");
-  const state = { rows: [], page: 0, sort: -1, descending: false, filters: {}, search: "" };
+  const state = { rows: [], page: 0, sort: -1, descending: false, filters: {}, search: "", warnings: "" };
   const searchText = [];
 
   function el(tag, className, text) {
@@ -159,7 +159,7 @@
       for (const values_ of items.rows) {
         const value = values_[column];
         if (value === null || value === "") empty++;
-        else if (values.size <= 40) values.set(String(value), (values.get(String(value)) || 0) + 1);
+        else for (const label of labels(column, value)) if (values.size <= 40) values.set(label, (values.get(label) || 0) + 1);
       }
       // A value list only for short labels that repeat (verdicts, databases, tags, difficulty).
       const short = [...values.keys()].every((value) => value.length <= 40);
@@ -170,9 +170,10 @@
       select.id = "filter-" + column;
       select.dataset.column = String(column);
       select.appendChild(option("", "(all)"));
-      if (empty) select.appendChild(option("\u0000empty", "(empty)"));
-      if (empty) select.appendChild(option("\u0000filled", "(not empty)"));
-      if (few) for (const [value, count] of [...values].sort()) select.appendChild(option(value, value + " (" + count + ")"));
+      // Values are "=" and the label; "empty" and "filled" cannot be mistaken for one.
+      if (empty) select.appendChild(option("empty", "(empty)"));
+      if (empty) select.appendChild(option("filled", "(not empty)"));
+      if (few) for (const [value, count] of [...values].sort()) select.appendChild(option("=" + value, value + " (" + count + ")"));
       select.addEventListener("change", () => {
         state.filters[column] = select.value;
         state.page = 0;
@@ -181,6 +182,37 @@
       label.appendChild(select);
       selects.appendChild(label);
     });
+  }
+
+  // A tags cell ("a, b") is filtered by each tag; any other cell by its whole value.
+  const tagsColumn = headers.indexOf("tags");
+  function labels(column, value) {
+    return column === tagsColumn ? String(value).split(", ") : [String(value)];
+  }
+
+  // The warnings that name an item ("...: item ID: ..."), counted by id.
+  const warned = new Map();
+  for (const warning of data.warnings) {
+    const match = /: item (.+?): /.exec(warning);
+    if (match) warned.set(match[1], (warned.get(match[1]) || 0) + 1);
+  }
+  const idColumn = headers.indexOf("id");
+
+  function warningFilter() {
+    if (!warned.size || idColumn < 0) return;
+    const label = el("label", "", "warnings ");
+    const select = el("select");
+    select.id = "filter-warnings";
+    select.appendChild(option("", "(all)"));
+    select.appendChild(option("with", "with a warning"));
+    select.appendChild(option("without", "without"));
+    select.addEventListener("change", () => {
+      state.warnings = select.value;
+      state.page = 0;
+      refresh();
+    });
+    label.appendChild(select);
+    document.getElementById("selects").appendChild(label);
   }
 
   function option(value, text) {
@@ -195,7 +227,17 @@
       if (!wanted) continue;
       const value = values[column];
       const isEmpty = value === null || value === "";
-      if (wanted === "\u0000empty" ? !isEmpty : wanted === "\u0000filled" ? isEmpty : String(value) !== wanted) return false;
+      if (wanted === "empty") {
+        if (!isEmpty) return false;
+      } else if (wanted === "filled") {
+        if (isEmpty) return false;
+      } else if (isEmpty || !labels(Number(column), value).includes(wanted.slice(1))) {
+        return false;
+      }
+    }
+    if (state.warnings) {
+      const has = warned.has(shown(values[idColumn], ""));
+      if (state.warnings === "with" ? !has : has) return false;
     }
     if (state.search) {
       if (searchText[index] === undefined) searchText[index] = values.map((value) => shown(value, "")).join("\u0001").toLowerCase();
@@ -283,6 +325,7 @@
     document.getElementById("previous").addEventListener("click", () => { state.page--; render(); });
     document.getElementById("next").addEventListener("click", () => { state.page++; render(); });
     filters();
+    warningFilter();
     refresh();
   }
 
