@@ -30,6 +30,7 @@ PUBLIC = [
     "answerkey.sdmx",
     "answerkey.steps",
     "answerkey.answers",
+    "answerkey.compare",
     "answerkey.compat.qatch",
     "answerkey.strategies",
     "answerkey.errors",

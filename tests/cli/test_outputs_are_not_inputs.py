@@ -41,7 +41,7 @@ def _refused(result, option, path, name, directory):
     )
 
 
-@pytest.mark.parametrize("option", ["--json", "--yaml", "--xlsx"])
+@pytest.mark.parametrize("option", ["--json", "--yaml", "--xlsx", "--html"])
 def test_a_database_under_db_is_never_a_report(run_cli, databases, option):
     """`sql --db DIR --json DIR/x/x.sqlite`: one line, exit 2, the database untouched."""
     before = _digest(databases)

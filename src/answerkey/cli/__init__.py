@@ -22,6 +22,8 @@ from answerkey.parallel import WorkerDied
 from answerkey.version import __version__
 
 EXIT_INTERRUPTED = 130
+ARGUMENTS = "answerkey.arguments"
+"""The key of click's context ``meta`` holding the command line's words as typed."""
 
 # Subcommand name -> ("module:attribute", one-line help for `answerkey --help`). One registry:
 # the help, the docs and the tests list commands from here, and a command's module is
@@ -35,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "steps": ("answerkey.cli.steps:steps", "Score an agent's steps against reference steps (graphrag-eval)."),
     "sql": ("answerkey.cli.sql:sql", "Execution accuracy of predicted SQL on SQLite, DuckDB or PostgreSQL."),
     "answers": ("answerkey.cli.answers:answers", "Answer correctness by claims over a TSV, judged by an LLM."),
+    "compare": ("answerkey.cli.compare:compare", "Compare runs on the same items: paired intervals and p-values."),
     "fuzz": ("answerkey.cli.fuzz:fuzz", "Fuzz answer formatters, and answerkey's own parsers."),
     "schema": ("answerkey.cli.schema:schema", "Print the JSON Schema of an input or report format."),
 }
@@ -112,6 +115,13 @@ class _LazyGroup(click.Group):
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
         sys.exit(status if isinstance(status, int) else 0)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> click.Context:
+        # The words as typed, kept for the HTML report's command line (the meta is shared by
+        # the subcommand's context).
+        context = super().make_context(info_name, list(args), parent, **extra)
+        context.meta[ARGUMENTS] = ["answerkey", *args]
+        return context
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

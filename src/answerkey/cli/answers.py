@@ -124,7 +124,7 @@ def answers(
     1 mean F1 under --fail-under, 2 trouble (bad input, listed as FILE:LINE:COL: message, no
     endpoint or one that cannot be reached: nothing is sent then; or no row judged).
     """
-    paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, out_file=out_file)
+    paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, reports.html, out_file=out_file)
     start(paths, {"-i": in_file, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None})
     try:
         judge = AnswerJudge.from_environment()

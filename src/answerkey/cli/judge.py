@@ -45,6 +45,7 @@ def load_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHAR
 @strings_option
 @click.option("--explain", is_flag=True, help="Print the mapping used, or what is missing, extra or out of tolerance.")
 @json_option("the verdict (columns numbered from 1; with --explain, the explanation's fields)")
+@click.option("--html", "html_path", metavar="OUT", help="Write the verdict as one HTML page (docs: Reading a report).")
 @max_chars_option
 @quiet_option
 def judge(
@@ -55,6 +56,7 @@ def judge(
     strings: str,
     explain: bool,
     json_path: str | None,
+    html_path: str | None,
     max_chars: int,
     quiet: bool,
 ) -> None:
@@ -75,9 +77,10 @@ def judge(
     """
     if canonical == "-" and system == "-":
         raise Trouble("only one of CANONICAL and SYSTEM can be read from standard input")
-    start(ReportPaths(json=json_path), {"CANONICAL": canonical, "SYSTEM": system})
+    reports = ReportPaths(json=json_path, html=html_path)
+    start(reports, {"CANONICAL": canonical, "SYSTEM": system})
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
     verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
-    finish(JudgeResult(verdict, explain=explain), ReportPaths(json=json_path), quiet=quiet, evaluated=1, nothing="")
+    finish(JudgeResult(verdict, explain=explain), reports, quiet=quiet, evaluated=1, nothing="")
     raise click.exceptions.Exit(0 if verdict.correct else 1)

@@ -1,9 +1,10 @@
 """What the commands do with their results, the same way everywhere: the report options,
 the warnings, the reports and the summary table.
 
-- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` (``report_options``): the reports; ``-``
-  sends JSON or YAML to standard output (and then nothing else is printed there). Paths are
-  checked before anything runs (``start``).
+- ``--json OUT`` / ``--yaml OUT`` / ``--xlsx OUT`` / ``--html OUT`` (``report_options``): the
+  reports; ``-`` sends JSON or YAML to standard output (and then nothing else is printed
+  there). Paths are checked before anything runs (``start``), which also notes the inputs and
+  the command line for the HTML page.
 - Warnings are printed on standard error, the first few of each kind, then a count.
 - ``finish``: the warnings, the reports, then the summary table (unless ``--quiet``); a run
   that evaluated nothing is trouble (exit 2, saying why), as pytest's exit 5 is: an empty
@@ -13,26 +14,36 @@ the warnings, the reports and the summary table.
 from __future__ import annotations
 
 import functools
+import shlex
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import click
 
-from answerkey.cli import Trouble
+from answerkey.cli import ARGUMENTS, Trouble
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
 from answerkey.report import ReportPaths, Result, write_reports
+from answerkey.report.html import RunContext, masked_url
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--json``, ``--yaml`` and ``--xlsx``, given to the command as ``reports: ReportPaths``."""
+    """``--json``, ``--yaml``, ``--xlsx`` and ``--html``, given to the command as ``reports: ReportPaths``."""
 
     @functools.wraps(function)
-    def wrapper(*args: Any, json_path: str | None, yaml_path: str | None, xlsx_path: str | None, **kwargs: Any) -> Any:
-        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path), **kwargs)
+    def wrapper(
+        *args: Any,
+        json_path: str | None,
+        yaml_path: str | None,
+        xlsx_path: str | None,
+        html_path: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        return function(*args, reports=ReportPaths(json_path, yaml_path, xlsx_path, html_path), **kwargs)
 
     for name, what in (
+        ("html", "the report as one HTML page (docs: Reading a report)"),
         ("xlsx", "an Excel workbook"),
         ("yaml", "the report as YAML ('-': standard output)"),
         ("json", "the report as JSON ('-': standard output)"),
@@ -57,13 +68,27 @@ def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS
             )
 
 
+def command_line(context: click.Context) -> str:
+    """The command line as typed (its words quoted for a POSIX shell), or the command's path
+    when the words are not known (a command called from Python)."""
+    words = context.meta.get(ARGUMENTS)
+    return shlex.join(masked_url(word) for word in words) if words else context.command_path
+
+
+_RUN = "answerkey.run"  # the key of the run's context in click's context
+
+
 def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
     """Check the report paths against the inputs before anything runs: a bad path is
-    trouble (exit 2) at once, an odd file name a warning."""
+    trouble (exit 2) at once, an odd file name a warning. Notes the inputs and the command
+    line for the HTML report."""
     try:
         show_warnings(reports.check(inputs))
     except OutputError as error:
         raise Trouble(error.message) from None
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.meta[_RUN] = RunContext(command_line(context), dict(inputs))
 
 
 def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int, nothing: str) -> None:
@@ -73,7 +98,8 @@ def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int,
     every command)."""
     show_warnings(result.warnings)
     try:
-        write_reports(result, reports, quiet=quiet)
+        context = click.get_current_context(silent=True)
+        write_reports(result, reports, quiet=quiet, run=context.meta.get(_RUN) if context else None)
     except OutputError as error:
         raise Trouble(error.message) from None
     if not quiet and not reports.to_stdout:

@@ -24,6 +24,7 @@ from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
+from answerkey.execution.probe import gold_counts, probe_golds
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -134,6 +135,12 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     help="Run the queries of the test-suite semantics with DISTINCT kept (test-suite-sql-eval's --keep_distinct); "
     "by default, as its script does, DISTINCT is removed from both before they run.",
 )
+@click.option(
+    "--probe-gold",
+    is_flag=True,
+    help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
+    "an empty result, duplicate rows) as warnings; verdicts do not change (docs: Suspect golds).",
+)
 @report_options
 @epsilon_option
 @strings_option
@@ -196,6 +203,7 @@ def sql(
     layout: str | None,
     semantics: str,
     test_suite_keep_distinct: bool,
+    probe_gold: bool,
     reports: ReportPaths,
     epsilon: float,
     strings: str,
@@ -297,7 +305,15 @@ def sql(
         run = run_sql(inputs, options, jobs=jobs, executor=executor, quiet=quiet)
     except (ValueError, ClusterError) as error:
         raise Trouble(str(error)) from None
+    if probe_gold:
+        gold_engine = options.open_engine()
+        try:
+            run.warnings.extend(probe_golds(gold_engine, [result.item for result in run.results]))
+        finally:
+            gold_engine.close()
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
+    if probe_gold and not quiet and not reports.to_stdout:
+        click.echo(gold_counts(run.warnings) or "gold warnings: none")
     if cache is not None and not quiet:
         click.echo(
             f"cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",

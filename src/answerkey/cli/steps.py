@@ -59,7 +59,7 @@ def report_paths(reports: ReportPaths, output: str | None) -> StepsReportPaths:
         reports = dataclasses.replace(reports, **{format: output})
     if reports.json is None and reports.yaml is None and reports.xlsx != "-":  # `--xlsx -` is refused as such
         reports = dataclasses.replace(reports, yaml="-")
-    return StepsReportPaths(reports.json, reports.yaml, reports.xlsx, output_format=format)
+    return StepsReportPaths(reports.json, reports.yaml, reports.xlsx, reports.html, output_format=format)
 
 
 @click.group()

@@ -26,6 +26,7 @@ OUTPUT_SUFFIXES = {
     "xlsx": (".xlsx",),
     "jsonl": (".jsonl",),
     "tsv": (".tsv",),
+    "html": (".html", ".htm"),
 }
 _KNOWN_SUFFIXES = {suffix for suffixes in OUTPUT_SUFFIXES.values() for suffix in suffixes} | {
     ".csv",
@@ -106,8 +107,9 @@ def check_outputs(
         if path is not None and path.endswith(("/", os.sep)):
             raise OutputError(f"{option} {path}: a directory's path (it ends in {path[-1]}); give a file name")
         if not path or path == "-":
-            if path == "-" and format == "xlsx":
-                raise OutputError(f"{option} needs a file name: a workbook cannot go to standard output")
+            if path == "-" and format in ("xlsx", "html"):
+                what = "a workbook" if format == "xlsx" else "an HTML page"
+                raise OutputError(f"{option} needs a file name: {what} cannot go to standard output")
             continue
         given = [(name, input_path) for name, input_path in (inputs or {}).items() if input_path and input_path != "-"]
         for input_name, input_path in given:
@@ -141,6 +143,7 @@ def check_outputs(
                 "xlsx": "an Excel workbook",
                 "jsonl": "JSON Lines",
                 "tsv": "a TSV file",
+                "html": "an HTML report",
             }.get(format, format)
             warnings.append(
                 RunWarning(f"{option} {path}: the file name ends in {suffix}, but {what} is written", "output-suffix")

@@ -1,4 +1,4 @@
-"""Reports of any run: one protocol, one writer for ``--json``, ``--yaml`` and ``--xlsx``.
+"""Reports of any run: one protocol, one writer for ``--json``, ``--yaml``, ``--xlsx`` and ``--html``.
 
 Every evaluation (``score``, ``qatch``, ``sdmx``, ``steps``, a single ``judge``) returns a
 result that is a ``Result``: its ``signature``, its ``warnings``, a ``document()`` for JSON
@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from answerkey.errors import RunWarning
 from answerkey.files import check_outputs, json_pieces, json_text as json_text, output_stream, write_output
 from answerkey.gc_pause import gc_paused
+from answerkey.report.html import RunContext, write_html
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
 
@@ -37,8 +38,8 @@ __all__ = [
     "write_reports",
 ]
 
-REPORT_FORMATS = ("json", "yaml", "xlsx")
-"""The formats ``write_reports`` writes: JSON, YAML and an Excel workbook."""
+REPORT_FORMATS = ("json", "yaml", "xlsx", "html")
+"""The formats ``write_reports`` writes: JSON, YAML, an Excel workbook and an HTML page."""
 
 
 @runtime_checkable
@@ -113,6 +114,7 @@ class ReportPaths:
     json: str | None = None
     yaml: str | None = None
     xlsx: str | None = None
+    html: str | None = None
 
     @property
     def to_stdout(self) -> bool:
@@ -147,9 +149,10 @@ def yaml_text(document: Any, *, comment: str = "") -> str:
     return (f"# {comment}\n" if comment else "") + text
 
 
-def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) -> None:
-    """Write ``result`` to each path of ``paths`` (JSON, YAML, workbook). Raises
-    ``answerkey.files.OutputError`` naming the path that cannot be written."""
+def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False, run: RunContext | None = None) -> None:
+    """Write ``result`` to each path of ``paths`` (JSON, YAML, workbook, HTML page; ``run``
+    gives the page the command line and the inputs). Raises ``answerkey.files.OutputError``
+    naming the path that cannot be written."""
     if paths.xlsx:
         # Imported here so that judge and check, which write JSON only, load no Excel writer
         # (import-linter still sees this import: it reads imports inside functions too).
@@ -167,6 +170,8 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False) ->
                 stream.write(b"\n")
         if paths.yaml:
             write_output(paths.yaml, yaml_text(document))
+    if paths.html:
+        write_html(result, paths.html, run)
 
 
 def figure(value: float | None, digits: int = 3) -> str:
