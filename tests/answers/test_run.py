@@ -181,11 +181,11 @@ def test_the_report_holds_every_row_and_validates(run):
 
 
 def test_summary_table(run):
-    """Counts and the means over judged rows, three decimals, then the signature."""
+    """Counts and the means over judged rows, four decimals as every summary, then the signature."""
     table, signature = run.summary_table().split("\n\n")
     assert table.splitlines() == [
-        "rows  judged  errors  recall  precision     F1",
-        "   7       2       5   0.583      1.000  0.733",
+        "rows  judged  errors  recall  precision      F1",
+        "   7       2       5  0.5833     1.0000  0.7333",
     ]
     assert signature.startswith("signature: model:stub-model|v:")
 

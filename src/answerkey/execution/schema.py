@@ -36,7 +36,8 @@ from pydantic.json_schema import SkipJsonSchema
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
 from answerkey.files import read_id
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
@@ -273,7 +274,7 @@ class SqlReport(ReportModel):
             (
                 name,
                 *(getattr(group, count) for count in FIGURES),
-                *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in self.decided_semantics),
+                *(ratio(group.accuracy_by_semantics[semantics]) for semantics in self.decided_semantics),
             )
             for name, group in self._groups()
         ]
@@ -283,10 +284,10 @@ class SqlReport(ReportModel):
             parts.append(
                 text_table(
                     ("metric", "mean"),
-                    [(name, figure(self.summary.metrics.get(name), 4)) for name in metric_names],
+                    [(name, ratio(self.summary.metrics.get(name))) for name in metric_names],
                 )
             )
-        lines = [f"* headline semantics: execution accuracy {figure(self.summary.accuracy, 4)} under {headline}"]
+        lines = [f"* headline semantics: execution accuracy {ratio(self.summary.accuracy)} under {headline}"]
         disagreements, items = self.summary.disagreements, self.summary.items
         if disagreements:
             lines.append(f"the semantics disagree on {disagreements:,} of {items:,} items (the reports say why)")
