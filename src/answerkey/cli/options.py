@@ -7,8 +7,9 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 - ``--json OUT`` alone (``json_option``) for the commands with one document (``judge``,
   ``check``, ``fuzz``): ``-`` sends it to standard output; the path is checked before anything
   runs (``answerkey.cli.output.start``) and written atomically (``write_json``).
-- ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
-  errors and warnings still go to standard error, and the exit status tells the outcome.
+- ``-q``/``--quiet`` (``quiet_option``), the same on every command: no progress display and no
+  summary on either stream; standard output carries only a report sent there with ``-``, standard
+  error only warnings and errors; the results, the files written and the exit status are unchanged.
 
 The report options and what a command does with its result (``--json``, ``--yaml``,
 ``--xlsx``, warnings) are in ``answerkey.cli.output``; the options of the commands that run
@@ -103,7 +104,8 @@ quiet_option = click.option(
     "-q",
     "--quiet",
     is_flag=True,
-    help="No progress bar and no summary on standard output (errors and warnings still go to standard error).",
+    help="Quiet: no progress and no summary. Standard output carries only a report sent there with '-'; "
+    "warnings and errors still go to standard error; results, files and exit status are unchanged.",
 )
 jobs_option = click.option(
     "--jobs",
