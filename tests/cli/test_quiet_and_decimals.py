@@ -1,8 +1,10 @@
-"""`-q` means one thing on every command that has it: no progress and no summary on either
+"""Rules shared by every command. `-q` means one thing on every command that has it: no progress and no summary on either
 stream; standard output carries only a report sent there, standard error only warnings and
-errors; the results, the files written and the exit status are those of the run without -q."""
+errors; the results, the files written and the exit status are those of the run without -q. Figures
+show the decimals of one rule (``answerkey.report.figures``) in summaries and workbooks."""
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import click
 import pytest
 
 from answerkey.cli import cli
+from answerkey.report.figures import POINTS_DECIMALS, RATIO_DECIMALS, excel_format
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -152,3 +155,40 @@ def test_quiet_prints_nothing_but_warnings_and_changes_nothing_else(path, tmp_pa
     assert [line for line in quiet.stderr.splitlines() if not line.startswith("warning: ")] == []
     assert loud.stdout + loud.stderr.replace("warning: ", "") != ""  # without -q, something is shown
     assert quiet_outcome == loud_outcome != b""
+
+
+# The commands whose summary shows figures, and the columns of figures in points (ATIS's).
+SUMMARIES = ["score", "qatch", "sql", "sdmx", "steps evaluate", "steps aggregate", "answers"]
+_FIGURE = re.compile(r"(?<![\w.:|])-?[0-9]+\.([0-9]+)(?![\w.])")
+
+
+@pytest.mark.parametrize("path", SUMMARIES)
+def test_summary_figures_have_the_decimals_of_the_one_rule(path, tmp_path, run_cli, judge_endpoint):
+    """Every figure of a summary shows RATIO_DECIMALS decimals, but score's weighted_error and
+    score columns (points), which show POINTS_DECIMALS; the signature line is not a figure."""
+    out = tmp_path / "out.json"
+    result = run_cli(*path.split(), *CASES[path](out))
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("signature:")]
+    decimals = []
+    for line in lines:
+        figures = [len(match.group(1)) for match in _FIGURE.finditer(line)]
+        if path == "score" and line.startswith(("all", "category", "tag")) and figures:
+            assert figures[-2:] in ([POINTS_DECIMALS, POINTS_DECIMALS], [RATIO_DECIMALS, POINTS_DECIMALS]), line
+            figures = figures[:-2]
+        decimals += figures
+    assert decimals and set(decimals) == {RATIO_DECIMALS}, result.stdout
+
+
+@pytest.mark.parametrize("path", ["score", "qatch", "sql", "sdmx", "steps evaluate", "answers"])
+def test_workbook_ratios_have_the_decimals_of_the_one_rule(path, tmp_path, run_cli, judge_endpoint):
+    """Every number format in a command's workbook that shows decimals shows the rule's:
+    RATIO_DECIMALS, or POINTS_DECIMALS; the cells hold the full values."""
+    openpyxl = pytest.importorskip("openpyxl")
+    workbook = tmp_path / "report.xlsx"
+    assert run_cli(*path.split(), *CASES[path](tmp_path / "out.json"), "--xlsx", workbook).exit_code in (0, 1)
+    formats = set()
+    for sheet in openpyxl.load_workbook(workbook).worksheets:
+        for row in sheet.iter_rows():
+            formats.update(cell.number_format for cell in row if isinstance(cell.value, float))
+    shown = {number_format for number_format in formats if number_format.startswith("0.")}
+    assert shown and shown <= {excel_format(RATIO_DECIMALS), excel_format(POINTS_DECIMALS)}, formats
