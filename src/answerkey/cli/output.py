@@ -20,6 +20,7 @@ from answerkey.cli import Trouble
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
+from answerkey.progress import Activity, stop_activity
 from answerkey.report import ReportPaths, Result, write_reports
 
 
@@ -57,16 +58,24 @@ def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS
 
 def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
     """Check the report paths against the inputs before anything runs: a bad path is
-    trouble (exit 2) at once, an odd file name a warning."""
+    trouble (exit 2) at once, an odd file name a warning. Then, on a terminal and without
+    ``-q``, ``answerkey CMD: reading the inputs... 0:04 elapsed`` from a second on, until the
+    run's progress bar, its end or its error replaces it: a large corpus takes seconds to read."""
     try:
         show_warnings(reports.check(inputs))
     except OutputError as error:
         raise Trouble(error.message) from None
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        activity = Activity(f"{ctx.command_path}: reading the inputs", quiet=bool(ctx.params.get("quiet")))
+        ctx.call_on_close(activity.stop)
+        activity.start()
 
 
 def finish(result: Result, reports: ReportPaths, *, quiet: bool) -> None:
     """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
     report went to standard output)."""
+    stop_activity()
     show_warnings(result.warnings)
     try:
         write_reports(result, reports, quiet=quiet)
