@@ -115,9 +115,12 @@ def expected_pattern(lines: list[str]) -> "re.Pattern[str]":
 def test_console_examples_print_what_they_show(document, block, tmp_path):
     """Each `$ command` of a console block, run in a scratch directory beside the examples with
     answerkey on the PATH (an activated virtual environment), prints what the document shows
-    under it (stdout and stderr, in order)."""
+    under it (stdout and stderr, in order); what the commands write there is ignored by the
+    checkout's .gitignore, so that running the examples in a checkout leaves `git status` clean."""
     for name in ("examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / ".gitignore").write_bytes((ROOT / ".gitignore").read_bytes())
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     environment = {
         **os.environ,
         "PYTHONUNBUFFERED": "1",
@@ -141,3 +144,8 @@ def test_console_examples_print_what_they_show(document, block, tmp_path):
             timeout=300,
         )
         assert expected_pattern(expected).fullmatch(result.stdout), f"{document}: $ {command}\n{result.stdout}"
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, capture_output=True, text=True
+    ).stdout.splitlines()
+    left = [line for line in status if line[3:] not in ("examples", "tests", ".gitignore")]
+    assert left == [], f"{document}: the examples leave files that .gitignore does not ignore: {left}"
