@@ -39,6 +39,20 @@ def test_ci_runs_exactly_the_readme_commands():
     assert any("-eq 5" in line for line in ci), "pytest's exit 5 (no tests) must fail CI"
 
 
+def test_readme_names_what_else_ci_runs():
+    """The README says what .ci/run runs besides its two commands: each guard's tool, and the
+    PostgreSQL it installs."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guards = re.findall(r"guard \.venv/bin/([\w-]+)(?: (--?[\w-]+))?", ci)
+    assert [tool for tool, _ in guards] == ["ruff", "ruff", "mypy", "lint-imports", "mkdocs"]
+    for tool, first in guards:
+        named = f"`{tool} {first}" if first and not first.startswith("-") else f"`{tool}"
+        assert named in readme, f"the README does not say that CI runs {tool} {first}"
+    assert "mkdocs build --strict" in readme
+    assert "apt-get install -y -qq postgresql" in ci and "installs it first (`apt-get install postgresql`)" in readme
+
+
 def test_readme_is_at_most_8_kb():
     """The README (also the package's long description) stays within 8 KB; the rest is in docs/."""
     size = len((ROOT / "README.md").read_text(encoding="utf-8").encode())
