@@ -20,6 +20,8 @@ DOCUMENTS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").
 # Options the documents mention that belong to other tools, each named where it is used.
 OTHER_TOOLS_OPTIONS = {
     "--hypothesis-profile",  # pytest's, from Hypothesis's plugin
+    "--answerkey-fail-under",  # pytest's, from answerkey's plugin (answerkey.testing.pytest_plugin)
+    "--check",  # ruff format (CI's guard)
     "--keep_distinct",  # test-suite-sql-eval's evaluation.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker

@@ -32,6 +32,7 @@ PUBLIC = [
     "answerkey.answers",
     "answerkey.compat.qatch",
     "answerkey.strategies",
+    "answerkey.testing.assertions",
     "answerkey.errors",
     "answerkey.signature",
     "answerkey.limits",

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-__all__ = ["ACTIVITY_DELAY", "ACTIVITY_INTERVAL", "PROGRESS_THRESHOLD", "Activity", "ProgressBar", "clock_time", "progress", "stop_activity"]
 
 T = TypeVar("T")
 
