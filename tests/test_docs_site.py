@@ -23,6 +23,12 @@ OTHER_TOOLS_OPTIONS = {
     "--answerkey-fail-under",  # pytest's, from answerkey's plugin (answerkey.testing.pytest_plugin)
     "--check",  # ruff format (CI's guard)
     "--keep_distinct",  # test-suite-sql-eval's evaluation.py
+    "--gold",  # test-suite-sql-eval's evaluation.py
+    "--pred",  # test-suite-sql-eval's evaluation.py
+    "--etype",  # test-suite-sql-eval's evaluation.py
+    "--table",  # test-suite-sql-eval's evaluation.py
+    "--plug_value",  # test-suite-sql-eval's evaluation.py
+    "--progress_bar_for_each_datapoint",  # test-suite-sql-eval's evaluation.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py
