@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO, TypeVar
 
-
 T = TypeVar("T")
 
 # Runs shorter than this many items finish before a bar would help.

@@ -11,7 +11,6 @@ Reports (JSON, YAML) and workbook cells keep the full values: only what is shown
 
 from __future__ import annotations
 
-
 # Four decimals tell 1 item in 10,000 apart, the size of the corpora people score.
 RATIO_DECIMALS = 4
 # A point is a hundredth of a ratio: two decimals show it with the same precision.

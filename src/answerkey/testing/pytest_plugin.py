@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from answerkey.testing.assertions import VerdictLog, assert_at_least, assert_correct
-
+from answerkey.testing.assertions import VerdictLog, assert_at_least
 
 _LOG = pytest.StashKey[VerdictLog]()
 _OPTION = "answerkey_fail_under"
