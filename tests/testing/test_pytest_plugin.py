@@ -22,7 +22,7 @@ def _plugin_args() -> list[str]:
 
 
 def run(pytester, *args):
-    return pytester.runpytest_subprocess(*_plugin_args(), "-p", "no:cacheprovider", *args)
+    return pytester.runpytest(*_plugin_args(), "-p", "no:cacheprovider", *args)
 
 
 SALARY_TESTS = """
