@@ -125,6 +125,17 @@ def test_a_bar_replaces_the_activity(fake_terminal):
     assert activity._thread is None
 
 
+def test_a_run_too_short_for_a_bar_still_ends_the_activity(fake_terminal):
+    """The run has begun when its (undrawn) bar is made: the reading line is cleared all the same."""
+    activity = Activity("reading", stream=fake_terminal, delay=0, interval=0.01).start()
+    deadline = time.monotonic() + 5
+    while "reading..." not in fake_terminal.text and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert list(progress(range(3), total=3, label="score", stream=fake_terminal)) == [0, 1, 2]
+    assert activity._thread is None and fake_terminal.text.endswith("\r")
+    assert "score [" not in fake_terminal.text
+
+
 @pytest.mark.parametrize(("quiet", "drawn"), [(False, True), (True, False)])
 def test_a_command_shows_that_it_is_reading_its_inputs(monkeypatch, fake_terminal, quiet, drawn):
     """While a command reads its inputs (seconds for a large corpus), a terminal shows how long

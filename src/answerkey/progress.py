@@ -187,8 +187,9 @@ class ProgressBar:
         self._line = _Line(self.stream)
         self._began = clock()
         self._last = -_REDRAW
+        # The run has begun: whatever the inputs' reading showed is over, bar or no bar.
+        stop_activity()
         if self.shown:
-            stop_activity()
             self.update(0)
 
     def text(self, done: int, elapsed: float) -> str:
