@@ -35,7 +35,10 @@ with --xlsx (score, qatch --task sp, sdmx, steps evaluate then steps aggregate, 
 Spider example), renders every sheet but Warnings, and writes
 docs/img/reports/<command>-<sheet>.png (sheet names in lower case, spaces as hyphens, e.g.
 score-overview.png, steps-aggregate-step-counts.png). The names depend on nothing but the
-commands and the sheets, and a second run rewrites the same files; a <command>-*.png there
+commands and the sheets, and a second run rewrites the same files; a picture wider than 1000 px
+or taller than 700 px also gets its top-left part, <name>.part.png, which the docs show inline
+(linking to the whole picture) so that it stays readable in their 700 px column (--parts-only
+cuts them again from the pictures there, with Pillow alone); a <command>-*.png there
 that this run did not write (a sheet since removed) is deleted. It prints each file with its
 size and warns about any over 250 KB.
 
@@ -69,6 +72,9 @@ DIAGRAM = REPO / "docs" / "img" / "data-flow.mmd"
 MERMAID_CONFIG = {"handDrawnSeed": 1, "htmlLabels": False, "flowchart": {"htmlLabels": False, "wrappingWidth": 300}}
 RESOLUTION = 110
 COLOURS = 64
+# The docs' text column is about 700 px wide: a sheet wider or taller than this is shown there
+# by its top-left part, <name>.part.png, which links to the whole picture.
+PART_WIDTH, PART_HEIGHT = 1000, 700
 MAX_BYTES = 250_000
 # Every sheet is rendered except these: the Warnings sheet is a plain list of lines.
 SKIPPED_SHEETS = frozenset({"Warnings"})
@@ -171,12 +177,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chromium", help="the browser mmdc drives (default: chromium on PATH)")
     parser.add_argument("--no-reports", action="store_true", help="leave the workbooks' pictures as they are")
     parser.add_argument("--no-diagram", action="store_true", help="leave docs/img/data-flow.svg as it is")
+    parser.add_argument(
+        "--parts-only",
+        action="store_true",
+        help="only cut the .part.png pictures again from the pictures in --out (needs Pillow, not LibreOffice)",
+    )
     # Internal: the part that drives LibreOffice runs under a Python that has its bridge.
     parser.add_argument("--uno-pdf", nargs="+", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     try:
         if args.uno_pdf:
             uno_pdf(Path(args.uno_pdf[0]), [Path(p) for p in args.uno_pdf[1:]])
+            return 0
+        if args.parts_only:
+            for picture in sorted(args.out.glob("*.png")):
+                if not picture.name.endswith(".part.png"):
+                    write_part(picture)
             return 0
         if not args.no_reports:
             render_all(find_answerkey(args.answerkey), args.out.resolve(), args.keep)
@@ -277,6 +293,9 @@ def render_all(answerkey: str, out: Path, keep: Path | None) -> None:
                 )
                 if pillow:
                     finish_png(raw.with_suffix(".png"), target)
+                    part = write_part(target)
+                    if part is not None:
+                        written.append(part)
                 else:
                     shutil.copyfile(raw.with_suffix(".png"), target)
                 written.append(target)
@@ -400,6 +419,21 @@ def finish_png(raw: Path, target: Path) -> None:
     image.quantize(colors=COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
         target, optimize=True
     )
+
+
+def write_part(picture: Path) -> Path | None:
+    """For a picture wider than PART_WIDTH or taller than PART_HEIGHT, write its top-left part
+    beside it (<name>.part.png: the docs show it, linking to the whole) and return its path."""
+    from PIL import Image  # type: ignore[import-not-found, unused-ignore]
+
+    part = picture.with_name(picture.stem + ".part.png")
+    with Image.open(picture) as image:
+        if image.width <= PART_WIDTH and image.height <= PART_HEIGHT:
+            part.unlink(missing_ok=True)
+            return None
+        image.crop((0, 0, min(image.width, PART_WIDTH), min(image.height, PART_HEIGHT))).save(part, optimize=True)
+    print(f"{display(part)}  {part.stat().st_size / 1000:.0f} KB")
+    return part
 
 
 def uno_pdf(pdf_dir: Path, workbooks: list[Path]) -> None:

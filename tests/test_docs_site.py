@@ -20,7 +20,15 @@ DOCUMENTS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").
 # Options the documents mention that belong to other tools, each named where it is used.
 OTHER_TOOLS_OPTIONS = {
     "--hypothesis-profile",  # pytest's, from Hypothesis's plugin
+    "--answerkey-fail-under",  # pytest's, from answerkey's plugin (answerkey.testing.pytest_plugin)
+    "--check",  # ruff format (CI's guard)
     "--keep_distinct",  # test-suite-sql-eval's evaluation.py
+    "--gold",  # test-suite-sql-eval's evaluation.py
+    "--pred",  # test-suite-sql-eval's evaluation.py
+    "--etype",  # test-suite-sql-eval's evaluation.py
+    "--table",  # test-suite-sql-eval's evaluation.py
+    "--plug_value",  # test-suite-sql-eval's evaluation.py
+    "--progress_bar_for_each_datapoint",  # test-suite-sql-eval's evaluation.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py

@@ -33,6 +33,7 @@ PUBLIC = [
     "answerkey.compare",
     "answerkey.compat.qatch",
     "answerkey.strategies",
+    "answerkey.testing.assertions",
     "answerkey.errors",
     "answerkey.signature",
     "answerkey.limits",

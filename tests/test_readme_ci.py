@@ -39,6 +39,20 @@ def test_ci_runs_exactly_the_readme_commands():
     assert any("-eq 5" in line for line in ci), "pytest's exit 5 (no tests) must fail CI"
 
 
+def test_readme_names_what_else_ci_runs():
+    """The README says what .ci/run runs besides its two commands: each guard's tool, and the
+    PostgreSQL it installs."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guards = re.findall(r"guard \.venv/bin/([\w-]+)(?: (--?[\w-]+))?", ci)
+    assert [tool for tool, _ in guards] == ["ruff", "ruff", "mypy", "lint-imports", "mkdocs"]
+    for tool, first in guards:
+        named = f"`{tool} {first}" if first and not first.startswith("-") else f"`{tool}"
+        assert named in readme, f"the README does not say that CI runs {tool} {first}"
+    assert "mkdocs build --strict" in readme
+    assert "apt-get install -y -qq postgresql" in ci and "installs it first (`apt-get install postgresql`)" in readme
+
+
 def test_readme_is_at_most_8_kb():
     """The README (also the package's long description) stays within 8 KB; the rest is in docs/."""
     size = len((ROOT / "README.md").read_text(encoding="utf-8").encode())
@@ -115,9 +129,12 @@ def expected_pattern(lines: list[str]) -> "re.Pattern[str]":
 def test_console_examples_print_what_they_show(document, block, tmp_path):
     """Each `$ command` of a console block, run in a scratch directory beside the examples with
     answerkey on the PATH (an activated virtual environment), prints what the document shows
-    under it (stdout and stderr, in order)."""
+    under it (stdout and stderr, in order); what the commands write there is ignored by the
+    checkout's .gitignore, so that running the examples in a checkout leaves `git status` clean."""
     for name in ("examples", "tests"):
         (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / ".gitignore").write_bytes((ROOT / ".gitignore").read_bytes())
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     environment = {
         **os.environ,
         "PYTHONUNBUFFERED": "1",
@@ -141,3 +158,8 @@ def test_console_examples_print_what_they_show(document, block, tmp_path):
             timeout=300,
         )
         assert expected_pattern(expected).fullmatch(result.stdout), f"{document}: $ {command}\n{result.stdout}"
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, capture_output=True, text=True
+    ).stdout.splitlines()
+    left = [line for line in status if line[3:] not in ("examples", "tests", ".gitignore")]
+    assert left == [], f"{document}: the examples leave files that .gitignore does not ignore: {left}"

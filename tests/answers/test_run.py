@@ -181,11 +181,11 @@ def test_the_report_holds_every_row_and_validates(run):
 
 
 def test_summary_table(run):
-    """Counts and the means over judged rows, three decimals, then the signature."""
+    """Counts and the means over judged rows, four decimals as every summary, then the signature."""
     table, signature = run.summary_table().split("\n\n")
     assert table.splitlines() == [
-        "rows  judged  errors  recall  precision     F1",
-        "   7       2       5   0.583      1.000  0.733",
+        "rows  judged  errors  recall  precision      F1",
+        "   7       2       5  0.5833     1.0000  0.7333",
     ]
     assert signature.startswith("signature: model:stub-model|v:")
 
@@ -271,15 +271,15 @@ def test_blank_rows_alone_do_not_blame_the_endpoint(stub):
     assert stub.requests == []
 
 
-@pytest.mark.parametrize(("rows", "drawn"), [(4, False), (5, True)])
-def test_a_progress_bar_from_five_rows_on_a_terminal(monkeypatch, fake_terminal, rows, drawn):
-    """Rows wait seconds for the model, so a terminal shows a bar from five rows on (not the usual 200)."""
+@pytest.mark.parametrize(("rows", "quiet", "drawn"), [(1, False, True), (4, False, True), (4, True, False)])
+def test_a_progress_bar_for_every_run_on_a_terminal(monkeypatch, fake_terminal, rows, quiet, drawn):
+    """Rows wait seconds for the model, so a terminal shows a bar from one row on (not the usual 200), unless quiet."""
     monkeypatch.setattr(sys, "stderr", fake_terminal)
     server = stub_server.StubServer()
     server.reply_to("Q", "1\t1\t1\tsame")
     try:
         text = "Question\tReference answer\tActual answer\n" + "Q\tR\tA\n" * rows
-        run = run_answers(read_table(text, "in.tsv"), AnswerJudge(url=server.url, model="m", timeout=5), quiet=False)
+        run = run_answers(read_table(text, "in.tsv"), AnswerJudge(url=server.url, model="m", timeout=5), quiet=quiet)
     finally:
         server.close()
     assert run.judged == rows

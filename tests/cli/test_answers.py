@@ -69,8 +69,8 @@ def test_the_bundled_example(run_cli, stub, tmp_path):
     assert output.read_bytes().decode() == EXAMPLE_OUTPUT
     table, signature = result.stdout.split("\n\n")
     assert table.splitlines() == [
-        "rows  judged  errors  recall  precision     F1",
-        "   4       4       0   0.625      0.583  0.542",
+        "rows  judged  errors  recall  precision      F1",
+        "   4       4       0  0.6250     0.5833  0.5417",
     ]
     assert signature.startswith("signature: model:stub-model|v:")
     assert len(stub.requests) == 4
@@ -168,7 +168,7 @@ def test_jobs_send_requests_at_once(run_cli, stub, write_file, tmp_path):
 
 @pytest.mark.parametrize("threshold, status", [("0.5", 0), ("0.55", 1)])
 def test_fail_under_mean_f1(run_cli, stub, tmp_path, threshold, status):
-    """--fail-under: exit 1 when the mean F1 over judged rows (0.542 here) is below it."""
+    """--fail-under: exit 1 when the mean F1 over judged rows (0.5417 here) is below it."""
     result = run_cli("answers", "-i", EXAMPLE, "-o", tmp_path / "out.tsv", "-q", "--fail-under", threshold)
     assert result.exit_code == status
     assert result.stderr == ("" if status == 0 else f"mean F1 0.5417 is under --fail-under {threshold}\n")

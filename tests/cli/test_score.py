@@ -42,8 +42,8 @@ def test_example_summary_on_stdout():
         "weighted_error",
         "score",
     ]
-    # 23 scored: 15 correct, 6 incorrect, 2 no answer; 2 x 26.09 + 8.70 = 60.9
-    assert lines[1].split() == ["all", "25", "23", "15", "6", "2", "0.652", "60.9", "39.1"]
+    # 23 scored: 15 correct, 6 incorrect, 2 no answer; 2 x 26.087 + 8.696 = 60.87
+    assert lines[1].split() == ["all", "25", "23", "15", "6", "2", "0.6522", "60.87", "39.13"]
     assert lines[6].split() == ["category", "X", "2", "0", "0", "0", "0", "-", "-", "-"]
     assert SIGNATURE.fullmatch(lines[-1].removeprefix("signature: "))
     assert result.stderr == f"warning: {ANSWERS}:24: answer for id 'q99', which is not in the corpus\n"

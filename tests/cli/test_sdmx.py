@@ -98,12 +98,12 @@ def test_example_suite_stdout_and_warnings():
     lines = result.stdout.splitlines()
     assert lines[:7] == [
         "tag         cases  macro recall  macro precision",
-        "(all)          12          0.68             0.85",
-        "cpi             3          0.74             0.77",
-        "imf            11          0.68             0.85",
-        "multi-turn      2          0.90             1.00",
+        "(all)          12        0.6788           0.8488",
+        "cpi             3        0.7389           0.7685",
+        "imf            11        0.6788           0.8488",
+        "multi-turn      2        0.9000           1.0000",
         "smalltalk       1             -                -",
-        "weo             9          0.67             0.90",
+        "weo             9        0.6722           0.9048",
     ]
     assert len(lines) == 8 and SIGNATURE.fullmatch(lines[7].removeprefix("signature: "))
     assert result.stderr == UNKNOWN_CASE
@@ -142,24 +142,24 @@ def test_example_suite_scored_json(tmp_path):
 
 
 def test_example_suite_scored_stdout():
-    """--not-in-target scored prints the lower precisions (0.66 for all cases, 0.00 for small talk)
+    """--not-in-target scored prints the lower precisions (0.6641 for all cases, 0.0000 for small talk)
     and the signature with not_in_target:scored; --not-in-target listed is the default, byte for byte."""
     result = run(CASES, SELECTIONS, "--not-in-target", "scored")
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
         "tag         cases  macro recall  macro precision",
-        "(all)          12          0.68             0.66",
-        "cpi             3          0.74             0.77",
-        "imf            11          0.68             0.73",
-        "multi-turn      2          0.90             1.00",
-        "smalltalk       1             -             0.00",
-        "weo             9          0.67             0.75",
+        "(all)          12        0.6788           0.6641",
+        "cpi             3        0.7389           0.7685",
+        "imf            11        0.6788           0.7306",
+        "multi-turn      2        0.9000           1.0000",
+        "smalltalk       1             -           0.0000",
+        "weo             9        0.6722           0.7500",
         f"signature: match:id+name|not_in_target:scored|v:{__version__}",
     ]
     assert result.stderr == UNKNOWN_CASE
     default, listed = run(CASES, SELECTIONS), run(CASES, SELECTIONS, "--not-in-target", "listed")
     assert default.stdout == listed.stdout
-    assert default.stdout.splitlines()[1] == "(all)          12          0.68             0.85"
+    assert default.stdout.splitlines()[1] == "(all)          12        0.6788           0.8488"
     assert default.stdout.splitlines()[-1] == f"signature: match:id+name|not_in_target:listed|v:{__version__}"
 
 
@@ -223,7 +223,7 @@ def test_example_workbook(tmp_path):
     assert table[0] == ("tag", "cases", "mean macro recall", "mean macro precision")
     assert [row[0] for row in table[1:7]] == ["(all)", "cpi", "imf", "multi-turn", "smalltalk", "weo"]
     assert table[4] == ("multi-turn", 2, 0.9, 1.0)
-    assert statistics.freeze_panes == "A2" and statistics["C2"].number_format == "0.000"
+    assert statistics.freeze_panes == "A2" and statistics["C2"].number_format == "0.0000"
     assert len(statistics._charts) == 1
     assert workbook["Warnings"]["A2"].value == UNKNOWN_CASE.removeprefix("warning: ").rstrip("\n")
 
@@ -236,7 +236,7 @@ def test_tag_filter(tmp_path):
     assert result.stderr == UNKNOWN_CASE + (
         f"warning: {CASES}: no case has tag 'CPI' (did you mean 'cpi'? tags are compared exactly)\n"
     )
-    assert result.stdout.splitlines()[1].split() == ["(all)", "3", "0.74", "0.77"]
+    assert result.stdout.splitlines()[1].split() == ["(all)", "3", "0.7389", "0.7685"]
     document = yaml.safe_load(out.read_text())
     assert document["summary"]["cases"] == 3
     assert len(document["warnings"]) == 2

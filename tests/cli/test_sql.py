@@ -19,14 +19,14 @@ SPIDER_TABLE = [
     "group  items  evaluated  correct  incorrect  errors  answerkey*  test-suite    bird  spider2",
     "all       12         12        6          6       0      0.5000      0.2500  0.3333   0.3333",
     "",
-    "metric                mean",
-    "cell_precision      0.6667",
-    "cell_recall         0.7083",
-    "tuple_cardinality   0.8000",
-    "tuple_constraint    0.5278",
-    "tuple_order         0.6500",
-    "execution_accuracy  0.5000",
-    "soft_f1             0.4931",
+    "metric                      mean",
+    "cell_precision            0.6667",
+    "cell_recall               0.7083",
+    "tuple_cardinality         0.8000",
+    "tuple_constraint          0.5278",
+    "tuple_order               0.6500",
+    "qatch_execution_accuracy  0.5000",
+    "soft_f1                   0.4931",
     "",
     "* headline semantics: execution accuracy 0.5000 under answerkey",
     "the semantics disagree on 6 of 12 items (the reports say why)",
@@ -317,3 +317,23 @@ def test_duckdb_memory_limit_and_threads_reach_the_engine(run_cli, tmp_path):
         "(--memory-limit raises it)"
     )
     assert items["settings"]["verdict"] == "correct"
+
+
+def test_qatch_execution_accuracy_is_named_apart_from_the_headline(run_cli, examples, tmp_path):
+    """Under --semantics bird the headline execution accuracy (0.3333) and QATCH's metric
+    (0.5000) differ: the table and the workbook call the metric qatch_execution_accuracy, and
+    the reports keep the key execution_accuracy."""
+    workbook, report = tmp_path / "r.xlsx", tmp_path / "r.json"
+    result = run_cli(*spider(examples, "--semantics", "bird", "--xlsx", workbook, "--json", report))
+    lines = result.stdout.splitlines()
+    assert "qatch_execution_accuracy  0.5000" in lines
+    assert "* headline semantics: execution accuracy 0.3333 under bird" in lines
+    assert not any(line.startswith("execution_accuracy") for line in lines)
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["summary"]["metrics"]["execution_accuracy"] == 0.5
+    assert "qatch_execution_accuracy" not in report.read_text(encoding="utf-8")
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.load_workbook(workbook, read_only=True)
+    for name in ("Overview", "Statistics"):
+        header = next(book[name].iter_rows(max_row=1, values_only=True))
+        assert "qatch_execution_accuracy" in header and "execution_accuracy" not in header

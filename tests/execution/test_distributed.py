@@ -179,7 +179,7 @@ def test_the_progress_bar_counts_batches_as_they_come_back(scheduler, databases,
     run_sql(inputs, SqlOptions(str(databases), metrics=()), executor=DaskExecutor(scheduler.address), quiet=False)
     first = f"sql [{'#' * (30 * BATCH_SIZE // PROGRESS_THRESHOLD)}"
     assert f"] {BATCH_SIZE}/{PROGRESS_THRESHOLD}" in fake_terminal.text
-    assert fake_terminal.text.startswith(f"\r{first}")
+    assert fake_terminal.text.split("\r")[2].startswith(first)  # after the first drawing, 0/N
     assert f"sql [{'#' * 30}] {PROGRESS_THRESHOLD}/{PROGRESS_THRESHOLD}" in fake_terminal.text
 
 

@@ -149,7 +149,7 @@ def test_workbook_file(run, tmp_path):
     assert overview["A2"].value == "=cmd()" and overview["A2"].data_type == "s"
     assert overview["I4"].value == '=HYPERLINK("http://x", "y")' and overview["I4"].data_type == "s"
     assert overview["F4"].value == MALFORMED
-    assert [overview["D3"].value, overview["D3"].number_format] == [0.5, "0.000"]
+    assert [overview["D3"].value, overview["D3"].number_format] == [0.5, "0.0000"]
     assert overview["D5"].value is None and overview["G5"].value == "the target is not a table (a list of rows)"
     statistics = book["Statistics"]
     assert statistics.auto_filter.ref == "A1:C3"

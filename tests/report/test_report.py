@@ -138,7 +138,7 @@ def test_workbook_layout_is_the_same_for_every_result(tmp_path):
         ["bad\ufffdbyte", "incorrect", "\ufffd lone", None],
     ]
     assert overview["A2"].data_type == "s"
-    assert overview["D2"].number_format == "0.000"
+    assert overview["D2"].number_format == "0.0000"
     assert overview["B2"].fill.fgColor.rgb == "00C6EFCE"
     assert overview["B3"].fill.fgColor.rgb == "00FFC7CE"
     assert overview.auto_filter.ref == "A1:D3"

@@ -174,7 +174,7 @@ def test_scored_reading_in_the_table_and_the_workbook():
     not-in-target cell holds the whole block with precision 0.00; a note states each reading."""
     suite = small_suite("scored")
     lines = suite.summary_table().splitlines()
-    assert lines[1] == "(all)      2          1.00             0.33"
+    assert lines[1] == "(all)      2        1.0000           0.3333"
     assert lines[4].startswith("signature: match:id+name|not_in_target:scored|v:")
     book = suite.workbook()
     assert book.overview.rows[1][4:8] == [
@@ -202,9 +202,9 @@ def test_summary_table_with_signature():
     lines = small_suite().summary_table().splitlines()
     assert lines[:4] == [
         "tag    cases  macro recall  macro precision",
-        "(all)      2          1.00             0.67",
-        "@risk      1          1.00             0.67",
-        "weo        2          1.00             0.67",
+        "(all)      2        1.0000           0.6667",
+        "@risk      1        1.0000           0.6667",
+        "weo        2        1.0000           0.6667",
     ]
     assert lines[4].startswith("signature: match:id+name|not_in_target:listed|v:")
     empty = run_sdmx([{"id": "a"}], []).summary_table().splitlines()
@@ -253,7 +253,7 @@ def test_workbook_cells(tmp_path):
     assert overview.freeze_panes == "A2"
     assert overview.auto_filter.ref == "A1:H3"
     assert overview.column_dimensions["G"].width >= 60
-    assert overview["E2"].number_format == overview["F2"].number_format == "0.000"
+    assert overview["E2"].number_format == overview["F2"].number_format == "0.0000"
 
     statistics = workbook["Statistics"]
     table = list(statistics.iter_rows(values_only=True))
@@ -262,7 +262,7 @@ def test_workbook_cells(tmp_path):
     assert "Data Query Metrics" in notes
     assert notes["signature"] == str(suite.signature)
     assert statistics.freeze_panes == "A2" and statistics.auto_filter.ref == "A1:D4"
-    assert statistics["C2"].number_format == "0.000"
+    assert statistics["C2"].number_format == "0.0000"
     [chart] = statistics._charts
     assert [s.val.numRef.f for s in chart.series] == ["'Statistics'!$C$3:$C$4", "'Statistics'!$D$3:$D$4"]
 

@@ -30,8 +30,9 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 
-# A run of this many rows shows a progress bar on a terminal (the default threshold suits fast items).
-ROWS_WORTH_A_PROGRESS_BAR = 5
+# A run of this many rows shows a progress bar on a terminal (the default threshold suits fast
+# items): each row waits seconds for a remote model, so every run shows one.
+ROWS_WORTH_A_PROGRESS_BAR = 1
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -194,7 +195,6 @@ def run_answers(table: AnswerTable, judge: AnswerJudge, *, jobs: int = 1, quiet:
     def judge_row(row: AnswerRow) -> Correctness:
         return judge.judge_correctness(row.question, row.reference_answer, row.actual_answer)
 
-    # Each row waits seconds for a remote model: a bar helps from a handful of rows on.
     judgements = progress(
         ordered_in_threads(judge_row, table.rows, jobs),
         total=len(table.rows),

@@ -31,7 +31,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
@@ -123,9 +124,9 @@ class AnswersReport(ReportModel):
                     summary.rows,
                     summary.judged,
                     summary.errors,
-                    figure(summary.answer_recall),
-                    figure(summary.answer_precision),
-                    figure(summary.answer_f1),
+                    ratio(summary.answer_recall),
+                    ratio(summary.answer_precision),
+                    ratio(summary.answer_f1),
                 )
             ],
             "r" * len(FIGURES),

@@ -10,8 +10,9 @@ retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (
 - ``--limit N``, ``--ids ID,...``, ``--tag TAG`` (``selection_options``, ``Selection``): run a
   few items first; an id that is not there, or a choice that leaves nothing, is trouble
   before anything runs.
-- ``-q``/``--quiet``: no progress bar and nothing on standard output but a report sent there;
-  errors and warnings still go to standard error, and the exit status tells the outcome.
+- ``-q``/``--quiet`` (``quiet_option``), the same on every command: no progress display and no
+  summary on either stream; standard output carries only a report sent there with ``-``, standard
+  error only warnings and errors; the results, the files written and the exit status are unchanged.
 
 The report options and what a command does with its result (``--json``, ``--yaml``,
 ``--xlsx``, warnings) are in ``answerkey.cli.output``; the options of the commands that run
@@ -109,7 +110,8 @@ quiet_option = click.option(
     "-q",
     "--quiet",
     is_flag=True,
-    help="No progress bar and no summary on standard output (errors and warnings still go to standard error).",
+    help="Quiet: no progress and no summary. Standard output carries only a report sent there with '-'; "
+    "warnings and errors still go to standard error; results, files and exit status are unchanged.",
 )
 jobs_option = click.option(
     "--jobs",

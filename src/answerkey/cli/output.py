@@ -24,6 +24,7 @@ from answerkey.cli import ARGUMENTS, Trouble
 from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
+from answerkey.progress import Activity, stop_activity
 from answerkey.report import ReportPaths, Result, write_reports
 from answerkey.report.html import RunContext, masked_url
 
@@ -81,7 +82,9 @@ _RUN = "answerkey.run"  # the key of the run's context in click's context
 def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
     """Check the report paths against the inputs before anything runs: a bad path is
     trouble (exit 2) at once, an odd file name a warning. Notes the inputs and the command
-    line for the HTML report."""
+    line for the HTML report. Then, on a terminal and without ``-q``, ``answerkey CMD: reading
+    the inputs... 0:04 elapsed`` from a second on, until the run's progress bar, its end or its
+    error replaces it: a large corpus takes seconds to read."""
     try:
         show_warnings(reports.check(inputs))
     except OutputError as error:
@@ -89,6 +92,9 @@ def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
     context = click.get_current_context(silent=True)
     if context is not None:
         context.meta[_RUN] = RunContext(command_line(context), dict(inputs))
+        activity = Activity(f"{context.command_path}: reading the inputs", quiet=bool(context.params.get("quiet")))
+        context.call_on_close(activity.stop)
+        activity.start()
 
 
 def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int, nothing: str) -> None:
@@ -96,6 +102,7 @@ def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int,
     report went to standard output); then, when ``evaluated`` (the items, cases, rows... the
     run decided) is 0, exit 2 with ``nothing evaluated: {nothing}`` (why: the one rule of
     every command)."""
+    stop_activity()
     show_warnings(result.warnings)
     try:
         context = click.get_current_context(silent=True)

@@ -117,7 +117,7 @@ def evaluate(
     reference steps get a `mismatch` key saying why. A retrieval step scores recall@k, k from
     the reference step's args.k (--retrieval-k actual: the actual step's first). The report (`answerkey schema
     steps-results`) holds the signature, a summary, one result per question with
-    graphrag-eval's keys, and the warnings; a one-line summary goes to standard error.
+    graphrag-eval's keys, and the warnings; a one-line summary goes to standard error (not with -q).
 
     \b
     Examples:
@@ -144,7 +144,8 @@ def evaluate(
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="REFERENCE has no question")
-    click.echo(run.summary_line(), err=True)
+    if not quiet:
+        click.echo(run.summary_line(), err=True)
 
 
 @steps.command(short_help="Aggregate results: per template, micro, macro.")

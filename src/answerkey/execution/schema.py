@@ -36,7 +36,8 @@ from pydantic.json_schema import SkipJsonSchema
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
 from answerkey.files import read_id
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
@@ -273,7 +274,7 @@ class SqlReport(ReportModel):
             (
                 name,
                 *(getattr(group, count) for count in FIGURES),
-                *(figure(group.accuracy_by_semantics[semantics], 4) for semantics in self.decided_semantics),
+                *(ratio(group.accuracy_by_semantics[semantics]) for semantics in self.decided_semantics),
             )
             for name, group in self._groups()
         ]
@@ -283,10 +284,10 @@ class SqlReport(ReportModel):
             parts.append(
                 text_table(
                     ("metric", "mean"),
-                    [(name, figure(self.summary.metrics.get(name), 4)) for name in metric_names],
+                    [(metric_label(name), ratio(self.summary.metrics.get(name))) for name in metric_names],
                 )
             )
-        lines = [f"* headline semantics: execution accuracy {figure(self.summary.accuracy, 4)} under {headline}"]
+        lines = [f"* headline semantics: execution accuracy {ratio(self.summary.accuracy)} under {headline}"]
         disagreements, items = self.summary.disagreements, self.summary.items
         if disagreements:
             lines.append(f"the semantics disagree on {disagreements:,} of {items:,} items (the reports say why)")
@@ -314,7 +315,10 @@ class SqlReport(ReportModel):
                 Column("tags", 20, "text"),
                 *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
                 Column("disagreement", 50, "text", wrap=True),
-                *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
+                *(
+                    Column(metric_label(name), 12, "number" if name == "valid_efficiency_score" else "ratio")
+                    for name in names
+                ),
             ],
             [
                 [
@@ -355,7 +359,10 @@ class SqlReport(ReportModel):
                 *(Column(count, 10, "integer") for count in FIGURES),
                 Column("accuracy", 10, "ratio"),
                 *(Column(name, 11, "ratio") for name in self.decided_semantics),
-                *(Column(name, 12, "number" if name == "valid_efficiency_score" else "ratio") for name in names),
+                *(
+                    Column(metric_label(name), 12, "number" if name == "valid_efficiency_score" else "ratio")
+                    for name in names
+                ),
             ],
             [
                 [
@@ -390,3 +397,18 @@ class SqlReport(ReportModel):
             ],
         )
         return Workbook(overview, statistics, [disagreements])
+
+
+# Metrics shown under another name in `sql`'s table and workbook: QATCH's execution accuracy
+# (same rows, each row's cells in any order) is not the execution accuracy of the semantics
+# that head the table. The reports keep the registry's name as their key.
+METRIC_LABELS = {"execution_accuracy": "qatch_execution_accuracy"}
+
+
+def metric_label(name: str) -> str:
+    """How ``sql``'s table and workbook name the metric ``name``.
+
+    >>> metric_label("execution_accuracy"), metric_label("cell_recall")
+    ('qatch_execution_accuracy', 'cell_recall')
+    """
+    return METRIC_LABELS.get(name, name)

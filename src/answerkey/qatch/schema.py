@@ -23,12 +23,13 @@ from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.errors import plural
 from answerkey.files import read_id
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import RATIO_DECIMALS, ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import Column, Sheet, Workbook
 
-# Decimals of the means in the summary table.
-MEAN_DIGITS = 4
+# Decimals of the means in the summary table: the rule of every command.
+MEAN_DIGITS = RATIO_DECIMALS
 
 
 def _read_db_id(value: Any) -> Any:
@@ -132,7 +133,7 @@ class QatchReport(ReportModel):
         """Each metric's mean and the number of tests it is over; the counts; the signature.
         A mean is ``-`` when the metric has a value for no test."""
         means, counts = self.summary.means, self.summary.counts
-        rows = [(name, figure(means.get(name), MEAN_DIGITS), counts.get(name, 0)) for name in self.metrics]
+        rows = [(name, ratio(means.get(name)), counts.get(name, 0)) for name in self.metrics]
         return "\n".join(
             [text_table(("metric", "mean", "tests"), rows), "", self._counts_line(), f"signature: {self.signature}"]
         )

@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 from answerkey.errors import RunWarning
 from answerkey.files import check_outputs, json_pieces, json_text as json_text, output_stream, write_output
 from answerkey.gc_pause import gc_paused
+from answerkey.report.figures import figure as figure
 from answerkey.report.html import RunContext, write_html
 from answerkey.report.workbook import Workbook
 from answerkey.signature import Signature
@@ -172,17 +173,6 @@ def write_reports(result: Result, paths: ReportPaths, *, quiet: bool = False, ru
             write_output(paths.yaml, yaml_text(document))
     if paths.html:
         write_html(result, paths.html, run)
-
-
-def figure(value: float | None, digits: int = 3) -> str:
-    """A figure with ``digits`` decimals, ``-`` when it is undefined (None or NaN).
-
-    >>> figure(2 / 3), figure(None), figure(float("nan"), 2)
-    ('0.667', '-', '-')
-    """
-    if value is None or value != value:
-        return "-"
-    return f"{value:.{digits}f}"
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:

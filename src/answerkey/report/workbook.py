@@ -3,7 +3,8 @@
 Every run's workbook has the same sheets in the same order: ``Overview`` (one row per item,
 test, case or question), ``Statistics`` (the figures, with the signature below them),
 ``Warnings`` (always present, so scripts can rely on it), then the sheets of its task. Every
-table sheet has a bold frozen header with a filter; ratios are shown with three decimals.
+table sheet has a bold frozen header with a filter; ratios and points are shown with the
+decimals of ``answerkey.report.figures``, the same as in the terminal; cells hold full values.
 Results describe their sheets with these classes, so no workflow imports openpyxl.
 
 >>> sheet = Sheet("Overview", [Column("id", 10), Column("accuracy", 10, "ratio")], [["q1", 0.5]])
@@ -16,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from answerkey.report.figures import POINTS_DECIMALS, RATIO_DECIMALS, excel_format
+
 # Column format name -> Excel number format.
 FORMATS = {
     "text": "@",
     "integer": "0",
-    "ratio": "0.000",
-    "points": "0.0",
+    "ratio": excel_format(RATIO_DECIMALS),
+    "points": excel_format(POINTS_DECIMALS),
     "number": "General",
 }
 # The sheets every workbook starts with, in this order.

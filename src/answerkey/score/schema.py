@@ -30,7 +30,8 @@ from pydantic_core import PydanticCustomError
 
 from answerkey.errors import kind_of
 from answerkey.files import read_id
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import points, ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 
@@ -274,9 +275,9 @@ class ScoreReport(ReportModel):
                 group.correct,
                 group.incorrect,
                 group.no_answer,
-                figure(group.accuracy),
-                figure(group.weighted_error, 1),
-                figure(group.score, 1),
+                ratio(group.accuracy),
+                points(group.weighted_error),
+                points(group.score),
             )
             for name, group in self._groups()
         ]
@@ -285,7 +286,7 @@ class ScoreReport(ReportModel):
             parts.append(
                 text_table(
                     ("metric", "mean over scored items"),
-                    [(name, figure(mean)) for name, mean in self.summary.metrics.items()],
+                    [(name, ratio(mean)) for name, mean in self.summary.metrics.items()],
                     "ll",
                 )
             )

@@ -103,8 +103,8 @@ def summary_table(suite: SdmxRun) -> str:
     >>> print(summary_table(SdmxRun((), Summary(2, 0.5, float("nan")), {"weo": Summary(2, 0.5, float("nan"))})))
     ... # doctest: +ELLIPSIS
     tag    cases  macro recall  macro precision
-    (all)      2          0.50                -
-    weo        2          0.50                -
+    (all)      2        0.5000                -
+    weo        2        0.5000                -
     signature: match:id+name|not_in_target:listed|v:...
     """
     return suite.summary_table()

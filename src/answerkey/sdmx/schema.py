@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel, build
 from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
@@ -199,7 +200,7 @@ class SdmxReport(ReportModel):
     def summary_table(self) -> str:
         """The suite figures, overall then per tag, and the signature."""
         rows = [
-            (tag, summary.cases, figure(summary.macro_recall, 2), figure(summary.macro_precision, 2))
+            (tag, summary.cases, ratio(summary.macro_recall), ratio(summary.macro_precision))
             for tag, summary in self._groups()
         ]
         return text_table(("tag", "cases", "macro recall", "macro precision"), rows) + f"\nsignature: {self.signature}"

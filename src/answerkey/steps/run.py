@@ -31,6 +31,7 @@ from answerkey.errors import InputError, RunWarning, plural
 from answerkey.metrics.answers import AnswerJudge
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.figures import ratio
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 from answerkey.steps.aggregates import aggregate_results
@@ -128,7 +129,7 @@ class StepsRun(Reported):
     def summary_line(self) -> str:
         """``9 questions: 8 success, 1 error; mean steps_score 0.5625 (signature)``."""
         mean = self.mean_steps_score
-        shown = f"{mean:.4f}" if mean is not None else "n/a"
+        shown = ratio(mean) if mean is not None else "n/a"
         return (
             f"{plural(len(self.results), 'question')}: {len(self.results) - self.errors:,} success, "
             f"{self.errors:,} error; mean steps_score {shown} ({self.signature})"

@@ -38,7 +38,8 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from answerkey.errors import InputError, kind_of
-from answerkey.report import figure, text_table
+from answerkey.report import text_table
+from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
 from answerkey.signature import Signature
@@ -493,7 +494,7 @@ def aggregates_table(aggregates: Mapping[str, Any], signature: Signature | str) 
                 template_id,
                 block["number_of_success_samples"],
                 block["number_of_error_samples"],
-                figure(block.get("steps_score", {}).get("mean"), 4),
+                ratio(block.get("steps_score", {}).get("mean")),
             )
         )
     micro = aggregates["micro"]
@@ -502,12 +503,10 @@ def aggregates_table(aggregates: Mapping[str, Any], signature: Signature | str) 
             "micro (all questions)",
             micro["number_of_success_samples"],
             micro["number_of_error_samples"],
-            figure(micro.get("steps_score", {}).get("mean"), 4),
+            ratio(micro.get("steps_score", {}).get("mean")),
         )
     )
-    rows.append(
-        ("macro (mean of templates)", "", "", figure(aggregates["macro"].get("steps_score", {}).get("mean"), 4))
-    )
+    rows.append(("macro (mean of templates)", "", "", ratio(aggregates["macro"].get("steps_score", {}).get("mean"))))
     return "\n\n".join(
         [
             text_table(("template", "success", "error", "mean steps_score"), rows),
