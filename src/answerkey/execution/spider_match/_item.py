@@ -14,7 +14,8 @@ from answerkey.errors import InputError
 from answerkey.execution.spider_match._match import (
     ComponentScore,
     ForeignKeyError,
-    UnorderableTables,
+    OfficialStop,
+    check_conditions,
     empty_query,
     foreign_key_map,
     hardness,
@@ -41,7 +42,9 @@ def schema_of_sqlite(path: str | os.PathLike[str]) -> SpiderSchema:
         tables: dict[str, list[str]] = {}
         for name in names:
             quoted = '"' + str(name).replace('"', '""') + '"'
-            tables[str(name).lower()] = [str(row[1]).lower() for row in connection.execute(f"PRAGMA table_info({quoted})")]
+            tables[str(name).lower()] = [
+                str(row[1]).lower() for row in connection.execute(f"PRAGMA table_info({quoted})")
+            ]
     except sqlite3.Error as error:
         raise InputError(f"cannot read the database's schema: {error}", source=str(path)) from None
     finally:
@@ -100,7 +103,8 @@ def match_item(gold: str, prediction: str, schema: SpiderSchema, keys: Mapping[s
     first.
 
     >>> schema = SpiderSchema({"singer": ["singer_id", "name", "age"]})
-    >>> result = match_item("SELECT name FROM singer WHERE age > 20", "SELECT name FROM singer WHERE age > value", schema, {})
+    >>> gold = "SELECT name FROM singer WHERE age > 20"
+    >>> result = match_item(gold, "SELECT name FROM singer WHERE age > value", schema, {})
     >>> result.hardness, result.exact
     ('easy', True)
     >>> match_item("SELECT nme FROM singer", "SELECT name FROM singer", schema, {}).gold_error
@@ -108,18 +112,23 @@ def match_item(gold: str, prediction: str, schema: SpiderSchema, keys: Mapping[s
     """
     try:
         parsed_gold = parse_query(schema, gold)
-        level = hardness(parsed_gold)
-    except SpiderParseError as error:
+        check_conditions(parsed_gold)
+    except (SpiderParseError, OfficialStop) as error:
         return ItemMatch(None, None, None, gold_error=str(error))
+    level = hardness(parsed_gold)
     prediction_error = None
     parsed_prediction: dict[str, Any]
     try:
         parsed_prediction = parse_query(schema, prediction.replace("value", "1"))
+        check_conditions(parsed_prediction)
     except SpiderParseError as error:
         prediction_error = str(error)
         parsed_prediction = empty_query()
+    except OfficialStop as error:
+        # The official script stops here; the prediction is scored wrong, with the reason.
+        return ItemMatch(level, False, None, prediction_error=f"the official script stops on it: {error}")
     try:
         result = match(parsed_prediction, parsed_gold, schema, keys)
-    except UnorderableTables as error:
-        return ItemMatch(level, None, None, gold_error=str(error))
+    except OfficialStop as error:
+        return ItemMatch(level, False, None, prediction_error=f"the official script stops on it: {error}")
     return ItemMatch(level, result.exact, result.components, prediction_error=prediction_error)

@@ -24,6 +24,8 @@ __all__ = [
     "ComponentScore",
     "ForeignKeyError",
     "HARDNESS_LEVELS",
+    "OfficialStop",
+    "check_conditions",
     "MatchResult",
     "foreign_key_map",
     "hardness",
@@ -69,7 +71,9 @@ class ForeignKeyError(ValueError):
     """A tables.json entry whose foreign keys name a column it does not have."""
 
 
-def foreign_key_map(columns: Sequence[tuple[int, str]], tables: Sequence[str], keys: Sequence[Sequence[int]]) -> dict[str, str]:
+def foreign_key_map(
+    columns: Sequence[tuple[int, str]], tables: Sequence[str], keys: Sequence[Sequence[int]]
+) -> dict[str, str]:
     """Each column joined by a foreign key, mapped to the first column of its group (lines 866-903).
 
     ``columns`` and ``tables`` are a tables.json entry's ``column_names_original`` and
@@ -79,9 +83,7 @@ def foreign_key_map(columns: Sequence[tuple[int, str]], tables: Sequence[str], k
     >>> foreign_key_map([(-1, "*"), (0, "id"), (1, "Singer_id")], ["singer", "concert"], [[2, 1]])
     {'__singer.id__': '__singer.id__', '__concert.singer_id__': '__singer.id__'}
     """
-    names = [
-        "__all__" if table < 0 else f"__{tables[table].lower()}.{column.lower()}__" for table, column in columns
-    ]
+    names = ["__all__" if table < 0 else f"__{tables[table].lower()}.{column.lower()}__" for table, column in columns]
     groups: list[set[int]] = []
     for key in keys:
         if len(key) != 2:
@@ -181,9 +183,7 @@ class _Columns:
 
 def _columns_of(query: dict[str, Any], schema: SpiderSchema, keys: Mapping[str, str]) -> _Columns:
     prefixes = {name[:-2] for kind, name in query["from"]["table_units"] if kind == "table_unit"}
-    allowed = frozenset(
-        name for name in schema.ids.values() if "." in name and name[: name.index(".")] in prefixes
-    )
+    allowed = frozenset(name for name in schema.ids.values() if "." in name and name[: name.index(".")] in prefixes)
     return _Columns(keys, allowed)
 
 
@@ -273,11 +273,7 @@ def _having(pred: dict[str, Any], gold: dict[str, Any]) -> tuple[int, int, int]:
 def _order(pred: dict[str, Any], gold: dict[str, Any]) -> tuple[int, int, int]:
     predicted = 1 if pred["orderBy"] else 0
     wanted = 1 if gold["orderBy"] else 0
-    same = (
-        wanted == 1
-        and pred["orderBy"] == gold["orderBy"]
-        and (pred["limit"] is None) == (gold["limit"] is None)
-    )
+    same = wanted == 1 and pred["orderBy"] == gold["orderBy"] and (pred["limit"] is None) == (gold["limit"] is None)
     return wanted, predicted, int(same)
 
 
@@ -360,15 +356,16 @@ def components(pred: dict[str, Any], gold: dict[str, Any]) -> dict[str, Componen
     return scores
 
 
-class UnorderableTables(ValueError):
-    """Two different queries in FROM: the official script stops (it sorts them, line 387)."""
+class OfficialStop(ValueError):
+    """A query on which the official script stops with a Python error; the message says why."""
 
 
 def _same_tables(pred: dict[str, Any], gold: dict[str, Any]) -> bool:
     try:
         return sorted(gold["from"]["table_units"]) == sorted(pred["from"]["table_units"])
     except TypeError:
-        raise UnorderableTables("two different queries in FROM cannot be ordered (the official script stops)") from None
+        # Sorting two different queries in FROM fails (line 387).
+        raise OfficialStop("two different queries in FROM cannot be ordered") from None
 
 
 def exact(pred: dict[str, Any], gold: dict[str, Any]) -> bool:
@@ -404,8 +401,32 @@ def match(pred: dict[str, Any], gold: dict[str, Any], schema: SpiderSchema, keys
     """
     gold = prepare(gold, schema, keys)
     pred = prepare(pred, schema, keys)
-    scores = components(pred, gold)
+    try:
+        scores = components(pred, gold)
+    except TypeError:
+        # A condition with a nested query where an AND/OR belongs cannot be put in a set (line 197).
+        raise OfficialStop("a condition stands where AND or OR belongs") from None
     return MatchResult(_exact(pred, gold, scores), scores)
+
+
+def check_conditions(query: dict[str, Any]) -> None:
+    """Raise ``OfficialStop`` where the official code would unpack an AND/OR as a condition.
+
+    Two conditions written without AND/OR between them parse, but leave a connective where a
+    condition belongs; the official script then fails unpacking it (lines 713, 799) or
+    indexing it (line 208). It reaches the conditions of the query, of queries nested in
+    conditions and of INTERSECT/UNION/EXCEPT, not those of queries in FROM.
+    """
+    for condition in (query["from"]["conds"], query["where"], query["having"]):
+        for unit in condition[::2]:
+            if isinstance(unit, str):
+                raise OfficialStop("two conditions without AND or OR between them")
+            for value in unit[3:]:
+                if isinstance(value, dict):
+                    check_conditions(value)
+    for operator in ("intersect", "except", "union"):
+        if query[operator] is not None:
+            check_conditions(query[operator])
 
 
 # --- hardness (lines 52-376) ------------------------------------------------------------

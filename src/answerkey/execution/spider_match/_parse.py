@@ -141,7 +141,9 @@ class _Parser:
                 return index + 1, self.column_id(f"{table}.{token}")
         raise _fail(f"no column {token} in the tables of the query")
 
-    def column_unit(self, tokens: list[str], index: int, default_tables: list[str] | None) -> tuple[int, tuple[Any, ...]]:
+    def column_unit(
+        self, tokens: list[str], index: int, default_tables: list[str] | None
+    ) -> tuple[int, tuple[Any, ...]]:
         in_brackets = self.at(index, tokens) == "("
         if in_brackets:
             index += 1
@@ -388,8 +390,10 @@ def parse_query(schema: SpiderSchema, query: str) -> dict[str, Any]:
 
     >>> schema = SpiderSchema({"singer": ["singer_id", "name", "age"]})
     >>> parsed = parse_query(schema, "SELECT name FROM singer WHERE age > 20")
-    >>> parsed["select"], parsed["where"]
-    ((False, [(0, (0, (0, '__singer.name__', False), None))]), [(False, 3, (0, (0, '__singer.age__', False), None), 20.0, None)])
+    >>> parsed["select"]
+    (False, [(0, (0, (0, '__singer.name__', False), None))])
+    >>> parsed["where"]
+    [(False, 3, (0, (0, '__singer.age__', False), None), 20.0, None)]
     """
     try:
         tokens = tokenize(query)
