@@ -20,6 +20,8 @@ from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs
+from answerkey.execution.official import spider_official
+from answerkey.execution.spider_match import read_foreign_keys
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -122,6 +124,12 @@ def _executor(name: str | None, address: str | None, jobs: int) -> DaskExecutor 
     help="Run the queries of the test-suite semantics with DISTINCT kept (test-suite-sql-eval's --keep_distinct); "
     "by default, as its script does, DISTINCT is removed from both before they run.",
 )
+@click.option(
+    "--tables",
+    metavar="FILE",
+    help="Spider's tables.json: add the official table (exact-set-match and execution accuracy per hardness, "
+    "per turn and interaction for sessions) as evaluation.py --etype all prints it; needs --db DIR.",
+)
 @report_options
 @epsilon_option
 @strings_option
@@ -183,6 +191,7 @@ def sql(
     layout: str | None,
     semantics: str,
     test_suite_keep_distinct: bool,
+    tables: str | None,
     reports: ReportPaths,
     epsilon: float,
     strings: str,
@@ -265,12 +274,25 @@ def sql(
         options.open_engine().close()
     except ValueError as error:
         raise Trouble(str(error)) from None
+    if tables is not None:
+        if "://" in location:
+            raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")
+        read_foreign_keys(tables)  # an unreadable tables.json stops the command before anything runs
     inputs = load_inputs(gold, predictions, layout=layout)
     try:
         run = run_sql(inputs, options, jobs=jobs, executor=executor, quiet=quiet)
     except (ValueError, ClusterError) as error:
         raise Trouble(str(error)) from None
+    if tables is not None:
+        run.official = spider_official([(result.item, result.verdict) for result in run.results], tables, location)
     finish(run, reports, quiet=quiet)
+    if run.official is not None:
+        origins = {result.item.id: result.item for result in run.results}
+        for entry in run.official.items:
+            if entry.hardness is None:
+                item = origins[entry.id]
+                message = f"item {item.id}: left out of the official table: {entry.reason}"
+                click.echo(str(InputError(message, source=item.source, line=item.line)), err=True)
     if cache is not None and not quiet:
         click.echo(
             f"cache: {plural(run.cache_hits, 'result')} read, {plural(run.cache_misses, 'query', 'queries')} run",

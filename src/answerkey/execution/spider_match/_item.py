@@ -23,8 +23,6 @@ from answerkey.execution.spider_match._match import (
 )
 from answerkey.execution.spider_match._parse import SpiderParseError, SpiderSchema, parse_query
 
-__all__ = ["ItemMatch", "match_item", "read_foreign_keys", "schema_of_sqlite"]
-
 
 def schema_of_sqlite(path: str | os.PathLike[str]) -> SpiderSchema:
     """The tables and columns of a SQLite file, lower-cased, as the official parser reads them.

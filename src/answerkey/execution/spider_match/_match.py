@@ -19,18 +19,6 @@ from typing import Any
 
 from answerkey.execution.spider_match._parse import AGGREGATES, OPERATORS, SpiderSchema
 
-__all__ = [
-    "COMPONENTS",
-    "ComponentScore",
-    "ForeignKeyError",
-    "HARDNESS_LEVELS",
-    "OfficialStop",
-    "check_conditions",
-    "MatchResult",
-    "foreign_key_map",
-    "hardness",
-    "match",
-]
 
 #: The components of the official partial-matching tables, in the official order (line 455).
 COMPONENTS = (

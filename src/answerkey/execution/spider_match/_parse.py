@@ -27,15 +27,6 @@ from typing import Any
 
 from answerkey.execution.spider_match._tokens import TokenizeError, tokenize
 
-__all__ = [
-    "AGGREGATES",
-    "MAX_DEPTH",
-    "MAX_TOKENS",
-    "OPERATORS",
-    "SpiderParseError",
-    "SpiderSchema",
-    "parse_query",
-]
 
 CLAUSE_WORDS = ("select", "from", "where", "group", "order", "limit", "intersect", "union", "except")
 JOIN_WORDS = ("join", "on", "as")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from answerkey.execution.spider_match._match import COMPONENTS, HARDNESS_LEVELS, ComponentScore
 
-__all__ = ["LEVELS", "TURNS", "ComponentFigures", "LevelFigures", "SpiderTable", "TableRow", "turn_name"]
 
 #: The table's columns: the hardness levels and all items.
 LEVELS = (*HARDNESS_LEVELS, "all")
@@ -169,7 +168,7 @@ class SpiderTable:
 
 
 def _row(name: str, cells: list[str]) -> str:
-    return f"{name:20} " + " ".join(f"{cell:<20}" for cell in cells)
+    return (f"{name:20} " + " ".join(f"{cell:<20}" for cell in cells)).rstrip()
 
 
 def _interactions(rows: list[TableRow], sessions: int, execution: bool, exact: bool) -> LevelFigures:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_QUERY_CHARS", "TokenizeError", "tokenize"]
 
 #: A query longer than this is not tokenised (untrusted predictions are bounded; the quote
 #: handling is quadratic, as officially). Spider's longest gold query has under 600 characters.
