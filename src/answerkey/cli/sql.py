@@ -21,13 +21,13 @@ from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, load_inputs
 from answerkey.execution.official import spider_official
-from answerkey.execution.spider_match import read_foreign_keys
 from answerkey.execution.run import (
     VES,
     SqlOptions,
     run_sql,
 )
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_named
+from answerkey.execution.spider_match import read_foreign_keys
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 

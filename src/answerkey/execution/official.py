@@ -15,8 +15,14 @@ from pathlib import Path
 from answerkey.errors import InputError
 from answerkey.execution.load import SqlItem
 from answerkey.execution.official_schema import SpiderItem, SpiderOfficial, official_model
-from answerkey.execution.spider_match import SpiderSchema, SpiderTable, TableRow, match_item, read_foreign_keys
-from answerkey.execution.spider_match import schema_of_sqlite as read_schema
+from answerkey.execution.spider_match import (
+    SpiderSchema,
+    SpiderTable,
+    TableRow,
+    match_item,
+    read_foreign_keys,
+    schema_of_sqlite as read_schema,
+)
 from answerkey.report.schema import build
 
 

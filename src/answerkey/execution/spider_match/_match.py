@@ -19,7 +19,6 @@ from typing import Any
 
 from answerkey.execution.spider_match._parse import AGGREGATES, OPERATORS, SpiderSchema
 
-
 #: The components of the official partial-matching tables, in the official order (line 455).
 COMPONENTS = (
     "select",

@@ -27,7 +27,6 @@ from typing import Any
 
 from answerkey.execution.spider_match._tokens import TokenizeError, tokenize
 
-
 CLAUSE_WORDS = ("select", "from", "where", "group", "order", "limit", "intersect", "union", "except")
 JOIN_WORDS = ("join", "on", "as")
 #: Condition operators; a condition unit holds the index of its operator in this tuple.

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from answerkey.execution.spider_match._match import COMPONENTS, HARDNESS_LEVELS, ComponentScore
 
-
 #: The table's columns: the hardness levels and all items.
 LEVELS = (*HARDNESS_LEVELS, "all")
 #: The turn columns of a session file's table (line 451).

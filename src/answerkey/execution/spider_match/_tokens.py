@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-
 #: A query longer than this is not tokenised (untrusted predictions are bounded; the quote
 #: handling is quadratic, as officially). Spider's longest gold query has under 600 characters.
 MAX_QUERY_CHARS = 100_000
