@@ -53,8 +53,8 @@ def spider_official(items: list[tuple[SqlItem, str]], tables: str, location: str
             reason = f"the official parser cannot read the gold: {result.gold_error}"
             reports.append(build(SpiderItem, id=item.id, hardness=None, exact=None, reason=reason))
             continue
-        reason = None if result.prediction_error is None else f"prediction: {result.prediction_error}"
-        reports.append(build(SpiderItem, id=item.id, hardness=result.hardness, exact=result.exact, reason=reason))
+        why = None if result.prediction_error is None else f"prediction: {result.prediction_error}"
+        reports.append(build(SpiderItem, id=item.id, hardness=result.hardness, exact=result.exact, reason=why))
         rows.append(
             TableRow(
                 result.hardness,
