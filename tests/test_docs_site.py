@@ -21,6 +21,8 @@ DOCUMENTS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").
 OTHER_TOOLS_OPTIONS = {
     "--hypothesis-profile",  # pytest's, from Hypothesis's plugin
     "--keep_distinct",  # test-suite-sql-eval's evaluation.py
+    "--etype",  # test-suite-sql-eval's evaluation.py
+    "--gold",  # test-suite-sql-eval's evaluation.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py
