@@ -23,6 +23,8 @@ OTHER_TOOLS_OPTIONS = {
     "--keep_distinct",  # test-suite-sql-eval's evaluation.py
     "--etype",  # test-suite-sql-eval's evaluation.py
     "--gold",  # test-suite-sql-eval's evaluation.py
+    "--pred",  # test-suite-sql-eval's evaluation.py
+    "--table",  # test-suite-sql-eval's evaluation.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py
