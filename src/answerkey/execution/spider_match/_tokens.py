@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-#: A query longer than this is not tokenised (untrusted predictions are bounded; the quote
-#: handling is quadratic, as officially). Spider's longest gold query has under 600 characters.
+#: A query longer than this is not tokenised (untrusted predictions are bounded). Spider's
+#: longest gold query has under 600 characters.
 MAX_QUERY_CHARS = 100_000
 
 
@@ -95,19 +95,39 @@ def tokenize(query: str) -> list[str]:
     if len(quotes) % 2:
         raise TokenizeError("an odd number of quotes")
     values: dict[str, str] = {}
-    # Pairs are taken from the end, so the positions of earlier quotes stay valid.
-    for pair in range(len(quotes) - 2, -1, -2):
+    # Officially the pairs are replaced from the end, one string copy each; building the text
+    # in one pass gives the same text (keys name positions in the original) in linear time.
+    pieces: list[str] = []
+    end = 0
+    for pair in range(0, len(quotes), 2):
         first, last = quotes[pair], quotes[pair + 1]
         key = f"__val_{first}_{last}__"
         values[key] = text[first : last + 1]
-        text = text[:first] + key + text[last + 1 :]
+        pieces += [text[end:first], key]
+        end = last + 1
+    text = "".join([*pieces, text[end:]])
     tokens = [word.lower() for word in word_tokens(text)]
     tokens = [values.get(token, token) for token in tokens]
-    # Glue "=" to a preceding "!", ">" or "<", last first (process_sql.py lines 138-145).
-    # As officially, the token before position 0 is the last one (Python's index -1).
-    equals = [index for index, token in enumerate(tokens) if token == "="]
-    for index in reversed(equals):
-        before = tokens[index - 1]
-        if before in ("!", ">", "<"):
-            tokens = tokens[: index - 1] + [before + "="] + tokens[index + 1 :]
-    return tokens
+    return _glue_equals(tokens)
+
+
+_PREFIXES = ("!", ">", "<")
+
+
+def _glue_equals(tokens: list[str]) -> list[str]:
+    """Glue each "=" to a preceding "!", ">" or "<" (process_sql.py lines 138-145).
+
+    Officially the "="s are taken last first, each glue copying the list. A glue at position
+    i >= 1 only merges positions i-1 and i, so the others do not move: one pass gives the same
+    list. The "=" at position 0, taken last, looks at the last token (Python's index -1) and,
+    when that is a prefix, the official slicing duplicates the middle of the list; kept.
+    """
+    glued: list[str] = []
+    for index, token in enumerate(tokens):
+        if token == "=" and index >= 1 and tokens[index - 1] in _PREFIXES:
+            glued[-1] += "="
+        else:
+            glued.append(token)
+    if tokens and tokens[0] == "=" and glued[-1] in _PREFIXES:
+        glued = glued[:-1] + [glued[-1] + "="] + glued[1:]
+    return glued
