@@ -132,6 +132,10 @@ def test_the_table_prints_in_twenty_character_columns() -> None:
         ("T1.name.", ["t1.name", "."]),
         # an "=" first is glued to a "!" last (Python's index -1, as officially)
         ("= a !", ["=", "a", "!=", "a", "!"]),
+        ("= a ! = b > = <", ["=", "a", "!=", "b", ">=", "<=", "a", "!=", "b", ">=", "<"]),
+        ("! = ! = > < =", ["!=", "!=", ">", "<="]),
+        ("''''''", ["__val_0_1____val_2_3____val_4_5__"]),
+        ("'a' 'b'", ['"a"', '"b"']),
     ],
 )
 def test_tokens_follow_the_official_tokenizer(query: str, tokens: list[str]) -> None:
