@@ -25,6 +25,7 @@ PUBLIC = [
     "answerkey.adapters.engines",
     "answerkey.execution",
     "answerkey.execution.semantics",
+    "answerkey.execution.spider_match",
     "answerkey.score",
     "answerkey.qatch",
     "answerkey.sdmx",

@@ -374,3 +374,13 @@ def test_a_named_layout_wins_over_detection(write):
     assert load_inputs(gold, write("pred.sql", "SELECT 1\n"), layout="spider").layout == "spider"
     with pytest.raises(ValueError, match="unknown layout 'sparc'; known: spider, bird, answerkey"):
         load_inputs(gold, gold, layout="sparc")
+
+
+def test_spider_items_know_their_session_and_turn(write):
+    """Blank lines separate sessions: each item has its session and its turn in it, from 0
+    (what the official turn and interaction accuracy count); equality ignores them."""
+    gold = write("gold.sql", "SELECT 1\ta\nSELECT 2\ta\n\n\nSELECT 3\ta\n")
+    predicted = write("pred.sql", "SELECT 1\nSELECT 2\n\nSELECT 3\n")
+    items = load_inputs(gold, predicted).items
+    assert [(item.session, item.turn) for item in items] == [(0, 0), (0, 1), (1, 0)]
+    assert items[0] == SqlItem("0", "a", "SELECT 1", "SELECT 1", source=gold, line=1)

@@ -24,6 +24,7 @@ from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
+from answerkey.execution.official import spider_official
 from answerkey.execution.probe import gold_counts, probe_golds
 from answerkey.execution.run import (
     VES,
@@ -31,6 +32,7 @@ from answerkey.execution.run import (
     run_sql,
 )
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_named
+from answerkey.execution.spider_match import read_foreign_keys
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 
@@ -141,6 +143,12 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
     "an empty result, duplicate rows) as warnings; verdicts do not change (docs: Suspect golds).",
 )
+@click.option(
+    "--tables",
+    metavar="FILE",
+    help="Spider's tables.json: add the official table (exact-set-match and execution accuracy per hardness, "
+    "per turn and interaction for sessions) as evaluation.py --etype all prints it; needs --db DIR.",
+)
 @report_options
 @epsilon_option
 @strings_option
@@ -204,6 +212,7 @@ def sql(
     semantics: str,
     test_suite_keep_distinct: bool,
     probe_gold: bool,
+    tables: str | None,
     reports: ReportPaths,
     epsilon: float,
     strings: str,
@@ -290,6 +299,10 @@ def sql(
         options.open_engine().close()
     except ValueError as error:
         raise Trouble(str(error)) from None
+    if tables is not None:
+        if "://" in location:
+            raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")
+        read_foreign_keys(tables)  # an unreadable tables.json stops the command before anything runs
     inputs = load_inputs(gold, predictions, layout=layout)
     if selection:
         inputs = dataclasses.replace(inputs, items=selection.choose(inputs.items, _item_id, _item_tags))
@@ -311,7 +324,16 @@ def sql(
             run.warnings.extend(probe_golds(gold_engine, [result.item for result in run.results]))
         finally:
             gold_engine.close()
+    if tables is not None:
+        run.official = spider_official([(result.item, result.verdict) for result in run.results], tables, location)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
+    if run.official is not None:
+        origins = {result.item.id: result.item for result in run.results}
+        for entry in run.official.items:
+            if entry.hardness is None:
+                item = origins[entry.id]
+                message = f"item {item.id}: left out of the official table: {entry.reason}"
+                click.echo(str(InputError(message, source=item.source, line=item.line)), err=True)
     if probe_gold and not quiet and not reports.to_stdout:
         click.echo(gold_counts(run.warnings) or "gold warnings: none")
     if cache is not None and not quiet:

@@ -79,6 +79,10 @@ class SqlItem:
     ignore_order: bool | None = None
     source: str = ""
     line: int | None = None
+    # A Spider-layout file's session (from 0) and the item's turn in it (from 0); where an
+    # item sits, not what it is, so equality leaves them out.
+    session: int | None = field(default=None, compare=False)
+    turn: int | None = field(default=None, compare=False)
 
     @property
     def origin(self) -> str:
@@ -178,8 +182,8 @@ def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_S
     sessions = _Sessions.read(text)
     items: list[SqlItem] = []
     lines = _lines(text)
-    for session in sessions.sessions:
-        for line in session:
+    for session_number, session in enumerate(sessions.sessions):
+        for turn, line in enumerate(session):
             sql, tab, db_id = line.text.rpartition("\t")
             raw = lines[line.number - 1].rstrip()
             if not tab:
@@ -198,7 +202,9 @@ def _spider_gold(text: str, source: str, problems: list[InputError]) -> tuple[_S
                 column = raw.rfind("\t") + 2
                 problems.append(InputError(f"db_id: {problem}", source=source, line=line.number, column=column))
                 continue
-            items.append(SqlItem(str(len(items)), db_id, sql, source=source, line=line.number))
+            items.append(
+                SqlItem(str(len(items)), db_id, sql, source=source, line=line.number, session=session_number, turn=turn)
+            )
     return sessions, items
 
 

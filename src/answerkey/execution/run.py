@@ -67,6 +67,7 @@ from answerkey.execution._batches import (
 )
 from answerkey.execution._options import VES as VES, SqlOptions as SqlOptions
 from answerkey.execution.load import SqlInputs, SqlItem
+from answerkey.execution.official_schema import SpiderOfficial
 from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
     SEMANTICS as SEMANTICS,
@@ -189,6 +190,8 @@ class SqlRun(Reported):
     warnings: list[RunWarning] = field(default_factory=list)
     cache_hits: int = 0
     cache_misses: int = 0
+    # Spider's official table, when asked for (answerkey.execution.official).
+    official: SpiderOfficial | None = None
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -221,6 +224,7 @@ class SqlRun(Reported):
             ),
             items=[_item_report(result) for result in self.results],
             warnings=[str(warning) for warning in self.warnings],
+            official=self.official,
             decided_semantics=list(self.options.decided_semantics),
         )
 

@@ -35,6 +35,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
+from answerkey.execution.official_schema import SpiderOfficial, summary_lines
 from answerkey.files import read_id
 from answerkey.report import text_table
 from answerkey.report.figures import ratio
@@ -253,6 +254,9 @@ class SqlReport(ReportModel):
     summary: SqlSummary
     items: list[SqlItemReport] = Field(description="Every item, in input order.")
     warnings: list[str]
+    official: SpiderOfficial | None = Field(
+        None, description="Spider's official table (with --tables tables.json); null without it."
+    )
     # Shown in the table and the workbook only: not in the document, nor in its schema. The
     # semantics the run decided (the registry's ``decided_semantics``), in their order.
     decided_semantics: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
@@ -293,6 +297,8 @@ class SqlReport(ReportModel):
             lines.append(f"the semantics disagree on {disagreements:,} of {items:,} items (the reports say why)")
         lines.append(f"signature: {self.signature}")
         parts.append("\n".join(lines))
+        if self.official is not None:
+            parts.append(summary_lines(self.official))
         return "\n\n".join(parts)
 
     def workbook(self) -> Workbook:
@@ -396,7 +402,8 @@ class SqlReport(ReportModel):
                 if item.disagreement is not None
             ],
         )
-        return Workbook(overview, statistics, [disagreements])
+        official = [] if self.official is None else [self.official.sheet()]
+        return Workbook(overview, statistics, [disagreements, *official])
 
 
 # Metrics shown under another name in `sql`'s table and workbook: QATCH's execution accuracy

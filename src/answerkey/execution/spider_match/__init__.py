@@ -1,0 +1,48 @@
+"""Spider's exact-set-match and hardness, as test-suite-sql-eval's ``evaluation.py --etype match``.
+
+A faithful reimplementation (commit e97acc54 of taoyds/test-suite-sql-eval; docs/sql.md cites
+the line of each rule): the official tokenisation, the official parse against the database's
+schema, values and DISTINCT dropped, foreign keys from Spider's ``tables.json`` followed, the
+ten components and the official table per hardness level, with the official quirks.
+
+>>> schema = SpiderSchema({"singer": ["singer_id", "name", "age"]})
+>>> item = match_item("SELECT count(*) FROM singer", "select COUNT(*) from SINGER", schema, {})
+>>> item.hardness, item.exact
+('easy', True)
+"""
+
+from answerkey.execution.spider_match._item import ItemMatch, match_item, read_foreign_keys, schema_of_sqlite
+from answerkey.execution.spider_match._match import COMPONENTS, HARDNESS_LEVELS, ComponentScore, hardness
+from answerkey.execution.spider_match._parse import SpiderParseError, SpiderSchema, parse_query
+from answerkey.execution.spider_match._table import (
+    LEVELS,
+    TURNS,
+    ComponentFigures,
+    LevelFigures,
+    SpiderTable,
+    TableRow,
+    turn_name,
+)
+from answerkey.execution.spider_match._tokens import tokenize
+
+__all__ = [
+    "COMPONENTS",
+    "HARDNESS_LEVELS",
+    "LEVELS",
+    "TURNS",
+    "ComponentFigures",
+    "ComponentScore",
+    "ItemMatch",
+    "LevelFigures",
+    "SpiderParseError",
+    "SpiderSchema",
+    "SpiderTable",
+    "TableRow",
+    "hardness",
+    "match_item",
+    "parse_query",
+    "read_foreign_keys",
+    "schema_of_sqlite",
+    "tokenize",
+    "turn_name",
+]
