@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -128,6 +129,8 @@ class _Evaluator:
         self.rule = options.rule
         self.cache = cache
         self.fingerprints: dict[Database, str] = {}
+        self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
+        self.current = -1  # the index of the item being evaluated
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -142,6 +145,10 @@ class _Evaluator:
 
     def _cached(self, database: Database, sql: str, notes: list[RunWarning]) -> QueryResult:
         if self.cache is None:
+            if self.ahead is not None and database == self.databases[0]:
+                result = self.ahead.take((self.current, sql))
+                if result is not None:
+                    return result
             return self.engine.run(database, sql)
         fingerprint = self.fingerprints.get(database)
         if fingerprint is None:
@@ -171,6 +178,7 @@ class _Evaluator:
     def item(self, item: BatchItem) -> ItemOutcome:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
+        self.current = item.index
         outcome = self._item(item)
         if self.cache is None:
             return outcome
@@ -187,12 +195,7 @@ class _Evaluator:
         failures: dict[str, tuple[int, str]] = {}  # semantics -> (database number, why)
         visited: list[dict[str, Decision]] = []
         metrics: dict[str, float | None] | None = None
-        rewrites = [
-            rewritten
-            for name in decided
-            if item.predicted is not None
-            and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
-        ]
+        rewrites = self.rewrites(item)
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
@@ -276,6 +279,44 @@ class _Evaluator:
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
         )
+
+    def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
+        """The item's queries as the decided semantics that rewrite them run them."""
+        if item.predicted is None:
+            return []
+        options = self.options
+        return [
+            rewritten
+            for name in options.decided_semantics
+            if (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
+        ]
+
+    def run_ahead(self, items: Sequence[BatchItem]) -> None:
+        """Send every query of ``items`` on the first database to the engine at once, when it
+        can run them one after the other while this process judges (``run_each``: SQLite's
+        helper process, one message a query rather than a round trip); each item then takes
+        its results in order. Queries an item does not take (a prediction after a failing
+        gold) have run all the same: reading them is all they could do. Not with the cache
+        (it decides what runs) nor with a metric that runs queries itself (VES times them: no
+        other query may run meanwhile)."""
+        run_each = getattr(self.engine, "run_each", None)
+        timed = any(METRIC_KINDS[name] == "sql" for name in self.options.metrics)
+        if run_each is None or self.cache is not None or timed:
+            return
+        keys: list[tuple[int, str]] = []
+        for item in items:
+            texts = [item.gold]
+            if item.predicted is not None:
+                texts.append(item.predicted)
+            for rewritten in self.rewrites(item):
+                texts += [rewritten.gold.sql, rewritten.predicted.sql]
+            keys += [(item.index, sql) for sql in dict.fromkeys(texts)]
+        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys]))
+
+    def close(self) -> None:
+        """Stop the queries run ahead and not taken."""
+        if self.ahead is not None:
+            self.ahead.close()
 
     def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
         """The outcome of an item that cannot be evaluated on ``database`` (an error of the test)."""
@@ -387,6 +428,38 @@ def run_batch(batch: Batch, options: SqlOptions) -> list[ItemOutcome]:
             ]
         cache = ResultCache(options.cache) if options.cache is not None else None
         evaluator = _Evaluator(engine, databases, options, cache)
-        return [evaluator.item(item) for item in batch.items]
+        try:
+            evaluator.run_ahead(batch.items)
+            return [evaluator.item(item) for item in batch.items]
+        finally:
+            evaluator.close()
     finally:
         engine.close()
+
+
+class _Ahead:
+    """Results of queries run ahead, in the order they were sent, by (item index, SQL text):
+    one is taken when asked for, those before it that were not asked for are dropped."""
+
+    def __init__(self, keys: list[tuple[int, str]], results: Iterator[QueryResult]) -> None:
+        self._keys = deque(keys)
+        self._waiting = Counter(keys)
+        self._results = results
+
+    def take(self, key: tuple[int, str]) -> QueryResult | None:
+        """The result of ``key``, or None if it is not (or no longer) among those run ahead."""
+        if not self._waiting[key]:
+            return None
+        while self._keys:
+            found = self._keys.popleft()
+            self._waiting[found] -= 1
+            result = next(self._results)
+            if found == key:
+                return result
+        return None
+
+    def close(self) -> None:
+        """Stop the results not taken (ending the process still running them)."""
+        close = getattr(self._results, "close", None)
+        if close is not None:
+            close()
