@@ -131,6 +131,7 @@ class _Evaluator:
         self.fingerprints: dict[Database, str] = {}
         self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
         self.current = -1  # the index of the item being evaluated
+        self.rewritten: dict[int, list[RewrittenPair]] = {}  # by item index
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -210,6 +211,9 @@ class _Evaluator:
                 why = f"the predicted query failed: {predicted.error}"
                 decisions = {name: Decision(name, False, why) for name in decided}
             else:
+                # The metrics of whole results first: they read the driver values, which the
+                # typed rows the comparator makes replace (reading them back would convert each value).
+                by_result = self._result_metrics(names, gold, predicted) if number == 0 else {}
                 try:
                     decisions = decide_all(
                         gold,
@@ -226,7 +230,7 @@ class _Evaluator:
                     # beyond it): a problem of the test, as a failing gold query is.
                     return self._error(item, f"on {database.label}: {error}", database, notes)
                 if number == 0:
-                    metrics = self._metrics(names, ordered, gold, predicted)
+                    metrics = self._metrics(names, ordered, gold, predicted, by_result)
             for rewritten in rewrites:
                 name = rewritten.semantics.name
                 if correct[name]:
@@ -281,7 +285,14 @@ class _Evaluator:
         )
 
     def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
-        """The item's queries as the decided semantics that rewrite them run them."""
+        """The item's queries as the decided semantics that rewrite them run them (worked out
+        once an item: ``run_ahead`` needs them too)."""
+        found = self.rewritten.get(item.index)
+        if found is None:
+            found = self.rewritten[item.index] = self._rewrites(item)
+        return found
+
+    def _rewrites(self, item: BatchItem) -> list[RewrittenPair]:
         if item.predicted is None:
             return []
         options = self.options
@@ -370,14 +381,22 @@ class _Evaluator:
         )
         return replace(decision, reason=f"{decision.reason} ({rewritten.how})")
 
+    @staticmethod
+    def _result_metrics(names: Sequence[str], gold: QueryResult, predicted: QueryResult) -> dict[str, float | None]:
+        """The metrics computed on whole results (soft F1, execution accuracy)."""
+        return {name: METRICS[name](gold, predicted) for name in names if METRIC_KINDS[name] == "result"}
+
     def _metrics(
-        self, names: Sequence[str], ordered: bool, gold: QueryResult, predicted: QueryResult
+        self,
+        names: Sequence[str],
+        ordered: bool,
+        gold: QueryResult,
+        predicted: QueryResult,
+        by_result: dict[str, float | None],
     ) -> dict[str, float | None]:
         wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
         values: dict[str, float | None] = _zeros(names, ordered)
-        for name in names:  # first: they read the results' driver values, which typed rows replace
-            if METRIC_KINDS[name] == "result":
-                values[name] = METRICS[name](gold, predicted)
+        values.update(by_result)
         values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 
