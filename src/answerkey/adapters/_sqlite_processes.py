@@ -1,8 +1,10 @@
 """The helper processes that run SQLite queries, and their pipe protocol (``answerkey.adapters.sql``).
 
-A thread running a query takes an idle helper or starts one; the helper reads the query
-(``answerkey.adapters._sqlite_read``) and sends its rows back in chunks, and is killed when
-it is stuck past the deadline inside one SQLite function call.
+A thread running queries takes an idle helper or starts one and sends it the queries in one
+message (one query, or a batch: ``run_each``); the helper reads them one after the other
+(``answerkey.adapters._sqlite_read``), sending the rows of each back in chunks and its reply
+as soon as it has them, so that this process takes in one result while the helper reads the
+next; it is killed when it is stuck past a deadline inside one SQLite function call.
 """
 
 from __future__ import annotations

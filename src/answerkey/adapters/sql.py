@@ -32,7 +32,12 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   this process's to handle. A helper sends the rows on as it reads them, in chunks, which this
   process takes in while the helper reads on; time the helper spends waiting for this
   process to take a chunk is not the query's: it moves the deadline and is not counted in
-  ``QueryResult.seconds``. A result keeps the values as SQLite gave them, by column
+  ``QueryResult.seconds``. Several queries on one database go to a helper in one message
+  (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs them one
+  after the other, sending each result as soon as it is read (no round trip between them),
+  on one connection while the queries succeed; each query keeps its own time, row and byte
+  limits, and a helper that ends inside one (past its time limit, killed) costs only that
+  query: the ones after it go to another helper. A result keeps the values as SQLite gave them, by column
   (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
   Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not
   UTF-8 is read again from the start, that text decoded with replacement characters.
@@ -71,7 +76,8 @@ Where no helper process can be started (a frozen application, a system out of
 processes), queries run in this process: the time limit then holds except inside one
 long function call, and SQLite's heap is not capped (its cap is process-wide).
 
-This module holds the entry points (``run_query``, ``run_file``, ``Databases``); beside it
+This module holds the entry points (``run_query``, ``run_file``, ``run_file_each``,
+``Databases``); beside it
 are what a query returns (``_sql_result``), the checks and error words every engine shares
 (``_sql_checks``), the alarm thread (``_sql_alarms``), reading a query on SQLite
 (``_sqlite_read``) and the helper processes with their pipe protocol (``_sqlite_processes``).
