@@ -145,3 +145,20 @@ def test_a_run_judges_the_items_of_a_batch_around_a_prediction_past_the_time_lim
         ("after", "incorrect"),
     ]
     assert found["stuck"].reason == "the predicted query failed: the query ran past the time limit of 0.5 s"
+
+
+@pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
+def test_a_batch_sent_to_a_helper_killed_while_idle_goes_to_another(shop):
+    """The idle helper killed from outside before a batch: every query of the batch is answered."""
+    stop_query_processes()
+    others = _children()
+    assert _rows(next(run_file_each(shop, "'shop'", ["SELECT 0"]))) == ((Number.of(0),),)
+    (helper,) = _children() - others
+    ended = os.pidfd_open(helper)
+    try:
+        os.kill(helper, signal.SIGKILL)
+        assert select.select([ended], [], [], 120)[0], "the killed helper did not end"  # a guard
+    finally:
+        os.close(ended)
+    results = list(run_file_each(shop, "'shop'", ["SELECT 1", "SELECT count(*) FROM item"]))
+    assert [_rows(result) for result in results] == [((Number.of(1),),), ((Number.of(3),),)]
