@@ -188,8 +188,8 @@ class QueryProcesses:
         self, requests: list[Request], receive: Callable[[Chunk | None], object]
     ) -> Generator[Reply | None, None, None]:
         """The replies to ``requests``, in order, each once the one before has been taken
-        (its chunks of rows given to ``receive`` as they come; None when it gives the rows of
-        the next reply): every request is sent to one helper at once, which answers them one
+        (its chunks of rows given to ``receive`` as they come, None to drop those given so far:
+        the query is read again): every request is sent to one helper at once, which answers them one
         after the other while this process takes in the replies. A reply is None where no
         helper can run (the caller runs that query itself). A helper that ends inside a query
         (past its time limit, killed) is that query's error; the requests after it go to
