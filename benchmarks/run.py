@@ -18,7 +18,7 @@ Figures (inputs are built here, seeded):
 In-process times are CPU seconds of this process, best of N (steadier than wall time on a
 shared machine); command runs are wall seconds, best of N. Ratios compare figures measured in
 this same run. ``--others`` also runs the feature benchmarks (bench_qatch, bench_sdmx,
-bench_steps, bench_sql) and prints their tables (bench_sql, about three minutes, writes its
+bench_steps, bench_sql, bench_spider) and prints their tables (bench_sql, about three minutes, writes its
 figures to benchmarks/latest-sql.json).
 """
 
@@ -424,7 +424,9 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="small inputs: a smoke test, not the targets")
     parser.add_argument(
-        "--others", action="store_true", help="also run bench_qatch, bench_sdmx, bench_steps and bench_sql"
+        "--others",
+        action="store_true",
+        help="also run bench_qatch, bench_sdmx, bench_steps, bench_sql and bench_spider",
     )
     arguments = parser.parse_args()
     before = machine()
@@ -464,8 +466,8 @@ def main() -> None:
     }
     Path(arguments.json).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     if arguments.others:
-        for name in ("bench_qatch.py", "bench_sdmx.py", "bench_steps.py", "bench_sql.py"):
-            quick = ["--quick"] if arguments.quick and name == "bench_sql.py" else []
+        for name in ("bench_qatch.py", "bench_sdmx.py", "bench_steps.py", "bench_sql.py", "bench_spider.py"):
+            quick = ["--quick"] if arguments.quick and name in ("bench_sql.py", "bench_spider.py") else []
             subprocess.run([sys.executable, str(HERE / name), *quick], check=False)
 
 

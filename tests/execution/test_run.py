@@ -504,6 +504,17 @@ class CountingEngine:
         self.ran.append((database.name, query))
         return self.engine.run(database, query)
 
+    @property
+    def run_each(self):
+        """The real engine's run_each, recording the queries (AttributeError where it has none)."""
+        real = self.engine.run_each
+
+        def recorded(database, queries):
+            self.ran.extend((database.name, query) for query in queries)
+            return real(database, queries)
+
+        return recorded
+
 
 @pytest.fixture
 def ran(monkeypatch):

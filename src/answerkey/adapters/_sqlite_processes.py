@@ -1,8 +1,10 @@
 """The helper processes that run SQLite queries, and their pipe protocol (``answerkey.adapters.sql``).
 
-A thread running a query takes an idle helper or starts one; the helper reads the query
-(``answerkey.adapters._sqlite_read``) and sends its rows back in chunks, and is killed when
-it is stuck past the deadline inside one SQLite function call.
+A thread running queries takes an idle helper or starts one and sends it the queries in one
+message (one query, or a batch: ``run_each``); the helper reads them one after the other
+(``answerkey.adapters._sqlite_read``), sending the rows of each back in chunks and its reply
+as soon as it has them, so that this process takes in one result while the helper reads the
+next; it is killed when it is stuck past a deadline inside one SQLite function call.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import IO
 
@@ -28,7 +30,15 @@ except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 from answerkey.adapters._sql_alarms import arm_alarm, disarm_alarm
 from answerkey.adapters._sql_checks import past_time_limit
-from answerkey.adapters._sqlite_read import EXIT_TIMEOUT, KILL_GRACE, Chunk, Reply, Request, execute_request
+from answerkey.adapters._sqlite_read import (
+    EXIT_TIMEOUT,
+    KILL_GRACE,
+    Chunk,
+    ReadOnlyConnections,
+    Reply,
+    Request,
+    execute_request,
+)
 from answerkey.gc_pause import gc_paused
 
 # A helper looks this often whether the process that started it is still there, and ends
@@ -84,14 +94,23 @@ class QueryProcess:
             self.process.kill()
 
     def ask(self, request: bytes, wait: float, receive: Callable[[Chunk | None], object]) -> Reply | None:
-        """The reply to ``request``, its chunks of rows given to ``receive`` as they come;
-        None if the process ended (or was killed after waiting ``wait`` seconds in all for
-        its messages: the time ``receive`` takes is not counted) before replying.
-        ``BrokenPipeError`` if it had ended before."""
+        """The reply to ``request`` (one request, marshalled in a list), its chunks of rows
+        given to ``receive`` as they come; None if the process ended (or was killed after
+        waiting ``wait`` seconds in all for its messages: the time ``receive`` takes is not
+        counted) before replying. ``BrokenPipeError`` if it had ended before."""
+        self.send(request)
+        return self.reply(wait, receive)
+
+    def send(self, requests: bytes) -> None:
+        """Send requests (a marshalled list); the helper answers them one after the other.
+        ``BrokenPipeError`` if it has ended."""
         try:
-            _send(self.requests, request)
+            _send(self.requests, requests)
         except (OSError, ValueError) as error:
             raise BrokenPipeError("the query process has ended") from error
+
+    def reply(self, wait: float, receive: Callable[[Chunk | None], object]) -> Reply | None:
+        """The reply to the next request sent and not yet answered, as ``ask`` gives it."""
         while True:
             began = time.monotonic()
             alarm = arm_alarm(began + wait, self.kill) if math.isfinite(wait) else None
@@ -107,7 +126,10 @@ class QueryProcess:
                 return None
             message = marshal.loads(body)
             if message is not None and len(message) == 4:
-                return message
+                columns, last, error, seconds = message
+                if last is not None:  # the last rows travel in the reply itself
+                    receive(last)
+                return columns, [], error, seconds
             receive(message)
 
     def end(self) -> int:
@@ -133,7 +155,6 @@ class QueryProcesses:
     def run(self, request: Request, receive: Callable[[Chunk | None], object]) -> Reply | None:
         """The reply of a helper to ``request`` (without rows: its chunks of rows are given
         to ``receive`` as they come), or None if no helper can run."""
-        timeout = request[2]
         received = 0
 
         def counted(chunk: Chunk | None) -> None:
@@ -141,12 +162,12 @@ class QueryProcesses:
             received += 1
             receive(chunk)
 
-        for _attempt in range(2):
+        for attempt in range(2):
             process = self._take()
             if process is None:
                 return None
             try:
-                reply = process.ask(marshal.dumps(request), timeout + KILL_GRACE, counted)
+                reply = process.ask(marshal.dumps([request]), request[2] + KILL_GRACE, counted)
             except BrokenPipeError:
                 process.end()  # it had ended while idle (killed from outside): start another
                 continue
@@ -155,19 +176,83 @@ class QueryProcesses:
                 process.end()
                 raise
             if reply is None:
-                status = process.end()
-                if process.killed or status == EXIT_TIMEOUT:
-                    return (), [], past_time_limit(timeout), None
-                if _attempt == 0 and status == -signal.SIGKILL and not received:
-                    # Killed from outside while idle, before it saw the request: the pipe took
-                    # the request all the same, so no BrokenPipeError said so. Start another.
+                failed = self._failed(process, request, first=attempt == 0 and not received)
+                if failed is None:
                     continue
-                how = f"signal {-status}" if status < 0 else f"exit status {status}"
-                return (), [], f"the process running the query ended unexpectedly ({how})", None
+                return failed
             self._give_back(process)
-            columns, rows, error, seconds = reply
-            return columns, rows, error, seconds
+            return reply
         return None
+
+    def run_each(
+        self, requests: list[Request], receive: Callable[[Chunk | None], object]
+    ) -> Generator[Reply | None, None, None]:
+        """The replies to ``requests``, in order, each once the one before has been taken
+        (its chunks of rows given to ``receive`` as they come, None to drop those given so far:
+        the query is read again): every request is sent to one helper at once, which answers them one
+        after the other while this process takes in the replies. A reply is None where no
+        helper can run (the caller runs that query itself). A helper that ends inside a query
+        (past its time limit, killed) is that query's error; the requests after it go to
+        another helper. Closing the iterator early ends the helper if it is still answering."""
+        position = 0
+        retried = -1  # the request last sent again to another helper after one was killed idle
+        received = False
+
+        def counted(chunk: Chunk | None) -> None:
+            nonlocal received
+            received = True
+            receive(chunk)
+
+        while position < len(requests):
+            process = self._take()
+            if process is None:
+                yield None
+                position += 1
+                continue
+            sent = position
+            try:
+                process.send(marshal.dumps(requests[position:], _MARSHAL_VERSION))
+            except BrokenPipeError:
+                process.end()  # it had ended while idle (killed from outside): start another
+                continue
+            answering = True  # until the helper is given back or has ended
+            try:
+                while position < len(requests):
+                    request = requests[position]
+                    received = False
+                    reply = process.reply(request[2] + KILL_GRACE, counted)
+                    if reply is None:
+                        answering = False
+                        first = position == sent and not received and retried != position
+                        reply = self._failed(process, request, first=first)
+                        if reply is None:
+                            retried = position
+                        else:
+                            position += 1
+                            yield reply
+                        break  # the requests left go to another helper
+                    position += 1
+                    if position == len(requests):  # given back before the last reply is taken
+                        answering = False
+                        self._give_back(process)
+                    yield reply
+            finally:
+                if answering:
+                    process.kill()  # closed early, or raised: the helper may be inside a query
+                    process.end()
+
+    def _failed(self, process: QueryProcess, request: Request, *, first: bool) -> Reply | None:
+        """The reply of a query whose helper ended before answering it; None when it never
+        saw the query (killed from outside while idle: try another)."""
+        status = process.end()
+        if process.killed or status == EXIT_TIMEOUT:
+            return (), [], past_time_limit(request[2]), None
+        if first and status == -signal.SIGKILL:
+            # Killed from outside while idle, before it saw the request: the pipe took
+            # the request all the same, so no BrokenPipeError said so. Start another.
+            return None
+        how = f"signal {-status}" if status < 0 else f"exit status {status}"
+        return (), [], f"the process running the query ended unexpectedly ({how})", None
 
     def _take(self) -> QueryProcess | None:
         with self._lock:
@@ -245,21 +330,29 @@ def serve_queries() -> None:
     sys.stdout = sys.stderr  # nothing else may write into the replies
     try:
         _send(replies, b"")
-        while (request := _receive(requests)) is not None:
-            path, query, timeout, max_rows, max_result_bytes = marshal.loads(request)
+        while (message := _receive(requests)) is not None:
+            _answer_requests(marshal.loads(message), lambda body: _send(replies, body))
+    except BrokenPipeError:
+        pass  # the process that started this one has ended
+
+
+def _answer_requests(requests: list[Request], send: Callable[[bytes], object]) -> None:
+    """In a helper: run ``requests`` one after the other, each reply ``send``t as soon as it is
+    made (its rows in chunks before it, the last of them inside it), on one connection per
+    database while its queries succeed."""
+    connections = ReadOnlyConnections(isolated=True)
+    try:
+        for request in requests:
             # A query's rows are acyclic and freed as they are sent: the cyclic collector
             # would walk the chunk being read again and again (a third of the time).
             with gc_paused():
                 columns, rows, error, seconds = execute_request(
-                    (path, query, timeout, max_rows, max_result_bytes),
-                    isolated=True,
-                    send=lambda rows: _send(replies, _message(rows)),
+                    request, isolated=True, send=lambda rows: send(_message(rows)), connections=connections
                 )
-            if rows:
-                _send(replies, _message(rows))
-            _send(replies, marshal.dumps((columns, [], error, seconds), _MARSHAL_VERSION))
-    except BrokenPipeError:
-        pass  # the process that started this one has ended
+            last = chunk_of(rows) if rows else None
+            send(marshal.dumps((columns, last, error, seconds), _MARSHAL_VERSION))
+    finally:
+        connections.close()
 
 
 def _end_when_orphaned(parent: int) -> None:

@@ -58,7 +58,9 @@ Sink = Callable[[list[tuple[object, ...]] | None], object]
 Chunk = tuple[list[tuple[object, ...]], int]
 
 
-def execute_request(request: Request, *, isolated: bool, send: Sink | None = None) -> Reply:
+def execute_request(
+    request: Request, *, isolated: bool, send: Sink | None = None, connections: ReadOnlyConnections | None = None
+) -> Reply:
     """Run a request in this process: the rows (as SQLite gives them) or the error.
 
     ``isolated`` when this process is a helper: SQLite's heap is then capped (a cap is
@@ -66,11 +68,15 @@ def execute_request(request: Request, *, isolated: bool, send: Sink | None = Non
     deadline. ``send``, when given, takes the rows as they are read, in chunks of
     ``CHUNK_ROWS`` (the reply then holds the last ones); the time it takes (waiting for
     the process that asked to take a chunk) is not the query's: it moves the deadline and
-    is not counted in the seconds.
+    is not counted in the seconds. ``connections``, when given, keeps the connection open
+    for the next query on the same database while queries succeed.
     """
     path, query, timeout, max_rows, max_result_bytes = request
     try:
-        connection = _open_read_only(path, max_result_bytes, isolated)
+        if connections is not None:
+            connection = connections.take(path, max_result_bytes)
+        else:
+            connection = _open_read_only(path, max_result_bytes, isolated)
     except (sqlite3.Error, MemoryError) as error:
         return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
     expired = threading.Event()
@@ -80,6 +86,7 @@ def execute_request(request: Request, *, isolated: bool, send: Sink | None = Non
         connection.interrupt()
 
     clock = _QueryClock(timeout, expire, isolated)
+    problem: str | None = "unfinished"
     try:
         sink = None if send is None else partial(clock.outside, send)
         limits = _Limits(max_rows, max_result_bytes, isolated, expired, timeout)
@@ -94,7 +101,39 @@ def execute_request(request: Request, *, isolated: bool, send: Sink | None = Non
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
         clock.stop()
-        connection.close()
+        if connections is not None and problem is None:
+            connections.give_back(path, max_result_bytes, connection)
+        else:  # a connection a query failed on is not trusted with the next one
+            connection.close()
+
+
+class ReadOnlyConnections:
+    """In a helper answering several requests: the connection of the last database, kept
+    open for the next query on it (opening one reads the schema again)."""
+
+    def __init__(self, *, isolated: bool) -> None:
+        self._isolated = isolated
+        self._kept: tuple[str, int, sqlite3.Connection] | None = None
+
+    def take(self, path: str, max_result_bytes: int) -> sqlite3.Connection:
+        """The connection kept for ``path`` with that byte limit, else a new one."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            if kept[:2] == (path, max_result_bytes):
+                return kept[2]
+            kept[2].close()
+        return _open_read_only(path, max_result_bytes, self._isolated)
+
+    def give_back(self, path: str, max_result_bytes: int, connection: sqlite3.Connection) -> None:
+        """Keep ``connection`` for the next query (closing the one kept before, if any)."""
+        self.close()
+        self._kept = (path, max_result_bytes, connection)
+
+    def close(self) -> None:
+        """Close the connection kept."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept[2].close()
 
 
 class _QueryClock:

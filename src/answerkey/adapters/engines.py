@@ -49,7 +49,7 @@ answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../now
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from answerkey.adapters._engines import (
@@ -70,7 +70,7 @@ from answerkey.adapters._engines import (
 from answerkey.adapters._sql_checks import db_id_problem
 from answerkey.adapters.duckdb_engine import NOT_INSTALLED as DUCKDB_NOT_INSTALLED, DuckDBEngine
 from answerkey.adapters.postgresql import NOT_INSTALLED as PSYCOPG_NOT_INSTALLED, PostgreSQLEngine, is_postgresql_url
-from answerkey.adapters.sql import Databases, QueryResult, run_file, run_query
+from answerkey.adapters.sql import Databases, QueryResult, run_file, run_file_each, run_query
 from answerkey.errors import did_you_mean, plural
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 
@@ -152,6 +152,22 @@ class SQLiteEngine:
             database.location,
             database.label,
             query,
+            timeout=self.timeout,
+            max_rows=self.max_rows,
+            max_result_bytes=self.max_result_bytes,
+        )
+
+    def run_each(self, database: Database, queries: Sequence[str]) -> Iterator[QueryResult]:
+        """The results of ``queries`` on ``database``, in order, as ``run`` gives each: sent
+        at once to one helper process, which runs them one after the other while this
+        process takes the results in (``answerkey.adapters.sql.run_file_each``)."""
+        if database.engine != self.name:
+            error = f"the database {database.label} is not a SQLite database"
+            return iter([QueryResult(error=error) for _ in queries])
+        return run_file_each(
+            database.location,
+            database.label,
+            queries,
             timeout=self.timeout,
             max_rows=self.max_rows,
             max_result_bytes=self.max_result_bytes,

@@ -32,7 +32,12 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   this process's to handle. A helper sends the rows on as it reads them, in chunks, which this
   process takes in while the helper reads on; time the helper spends waiting for this
   process to take a chunk is not the query's: it moves the deadline and is not counted in
-  ``QueryResult.seconds``. A result keeps the values as SQLite gave them, by column
+  ``QueryResult.seconds``. Several queries on one database go to a helper in one message
+  (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs them one
+  after the other, sending each result as soon as it is read (no round trip between them),
+  on one connection while the queries succeed; each query keeps its own time, row and byte
+  limits, and a helper that ends inside one (past its time limit, killed) costs only that
+  query: the ones after it go to another helper. A result keeps the values as SQLite gave them, by column
   (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
   Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not
   UTF-8 is read again from the start, that text decoded with replacement characters.
@@ -71,7 +76,8 @@ Where no helper process can be started (a frozen application, a system out of
 processes), queries run in this process: the time limit then holds except inside one
 long function call, and SQLite's heap is not capped (its cap is process-wide).
 
-This module holds the entry points (``run_query``, ``run_file``, ``Databases``); beside it
+This module holds the entry points (``run_query``, ``run_file``, ``run_file_each``,
+``Databases``); beside it
 are what a query returns (``_sql_result``), the checks and error words every engine shares
 (``_sql_checks``), the alarm thread (``_sql_alarms``), reading a query on SQLite
 (``_sqlite_read``) and the helper processes with their pipe protocol (``_sqlite_processes``).
@@ -97,6 +103,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 
 from answerkey.adapters._sql_alarms import arm_alarm as arm_alarm, disarm_alarm as disarm_alarm
@@ -124,7 +131,7 @@ from answerkey.adapters._sqlite_processes import (
     serve_queries as serve_queries,
     stop_query_processes as stop_query_processes,
 )
-from answerkey.adapters._sqlite_read import Chunk, Request, execute_request
+from answerkey.adapters._sqlite_read import Chunk, Reply, Request, execute_request
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import (
     SQL_HEAP_FACTOR,
@@ -262,47 +269,132 @@ class Databases:
         )
 
 
+def run_file_each(
+    real: str,
+    label: str,
+    queries: Sequence[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_rows: int = DEFAULT_MAX_ROWS,
+    max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+) -> Iterator[QueryResult]:
+    """The results of ``queries`` on the SQLite file at the real path ``real``, in order, as
+    ``run_file`` gives each: all are sent at once to one helper process, which runs them one
+    after the other while this process takes in the results (one message each, no round trip
+    between them). Each query has its own time, row and byte limits; one stopped past its
+    time limit (its helper ended) leaves the next ones to another helper. Closing the
+    iterator early ends the helper if it is still running them.
+
+    >>> [result.error for result in run_file_each("/nowhere/at/all.sqlite", "'all'", ["SELECT 1"])]
+    ["no database 'all' ('/nowhere/at/all.sqlite')"]
+    """
+    problem = limits_problem(timeout, max_rows, max_result_bytes)
+    if problem is None:
+        try:
+            if not stat.S_ISREG(os.stat(real).st_mode):
+                problem = f"no database {label} ({real!r})"
+        except (FileNotFoundError, NotADirectoryError):
+            problem = f"no database {label} ({real!r})"
+        except (OSError, TypeError, ValueError) as error:
+            problem = f"cannot read the database {label}: {os_reason(error)} ({real!r})"
+    problem = problem or being_written(real, label)
+    if problem is not None:
+        for _query in queries:
+            yield QueryResult(error=problem)
+        return
+    refused = [query_problem(query) for query in queries]
+    requests: list[Request] = [
+        (real, query, float(timeout), max_rows, max_result_bytes) for query, why in zip(queries, refused) if why is None
+    ]
+    columns = _Columns()
+    replies: Generator[Reply | None, None, None] | None = STATE.processes.run_each(requests, columns.receive)
+    sent = iter(requests)
+    try:
+        for why in refused:
+            if why is not None:
+                yield QueryResult(error=why)
+                continue
+            request = next(sent)
+            if replies is None:  # a result did not fit in memory: the others one at a time
+                yield _run_file(real, label, request[1], timeout, max_rows, max_result_bytes)
+                continue
+            try:
+                # The rows arrive as millions of tuples, none of them garbage: the cyclic
+                # collector would walk those received so far, and the growing columns, again and again.
+                with gc_paused():
+                    reply = next(replies)
+                    if reply is None:
+                        reply = execute_request(request, isolated=False)
+            except MemoryError:
+                replies = None  # it ended the helper
+                columns = _Columns()
+                yield QueryResult(error="the query's result does not fit in memory")
+                continue
+            yield columns.result(reply)
+    finally:
+        if replies is not None:
+            replies.close()
+
+
 def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, max_result_bytes: int) -> QueryResult:
     """Run a checked query on the regular file ``real``, in a helper process if one can run."""
     problem = being_written(real, label)
     if problem is not None:
         return QueryResult(error=problem)
     request: Request = (real, query, float(timeout), max_rows, max_result_bytes)
-    driver: list[list[object]] = []  # the values by column
-    facts: list[ColumnFacts] = []
-    count = 0
-
-    def receive(chunk: Chunk | None) -> None:
-        nonlocal driver, facts, count
-        if chunk is None:  # the helper reads the query again from the start
-            driver, facts, count = [], [], 0
-            return
-        values, size = chunk
-        if not driver:
-            driver = [[] for _ in values]
-            facts = [ColumnFacts() for _ in values]
-        for column, found, more in zip(driver, facts, values):
-            column.extend(more)
-            found.add(more)
-        count += size
-
+    columns = _Columns()
     try:
         # The rows arrive as millions of tuples, none of them garbage: the cyclic collector
         # would walk those received so far, and the growing columns, again and again.
         with gc_paused():
-            reply = STATE.processes.run(request, receive)
+            reply = STATE.processes.run(request, columns.receive)
             if reply is None:
                 reply = execute_request(request, isolated=False)
-        columns, rows, error, seconds = reply
-        if error is not None:
-            return QueryResult(error=error)
-        if rows:
-            receive(chunk_of(rows))
-        if not driver:
-            driver = [[] for _ in columns]
-            facts = [ColumnFacts() for _ in columns]
-        # The values stay as SQLite gave them (numbers and strings, which the cyclic
-        # collector does not track); the typed rows are made if and when asked for.
-        return QueryResult.of_driver_columns(tuple(driver), tuple(columns), seconds, count, tuple(facts))
+            return columns.result(reply)
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")
+
+
+class _Columns:
+    """The values of one result by column, as a helper sends them in chunks (then the next
+    result's, once ``result`` has made this one)."""
+
+    def __init__(self) -> None:
+        self.driver: list[list[object]] = []
+        self.facts: list[ColumnFacts] = []
+        self.count = 0
+
+    def receive(self, chunk: Chunk | None) -> None:
+        """Take in a chunk of rows; None: the helper reads the query again from the start."""
+        if chunk is None:
+            self.driver, self.facts, self.count = [], [], 0
+            return
+        values, size = chunk
+        if not self.driver:
+            self.driver = [[] for _ in values]
+            self.facts = [ColumnFacts() for _ in values]
+        for column, found, more in zip(self.driver, self.facts, values):
+            column.extend(more)
+            found.add(more)
+        self.count += size
+
+    def result(self, reply: Reply) -> QueryResult:
+        """The result of ``reply`` with the rows taken in (and those it holds itself)."""
+        try:
+            names, rows, error, seconds = reply
+            if error is not None:
+                return QueryResult(error=error)
+            if rows:
+                self.receive(chunk_of(rows))
+            if not self.driver:
+                self.driver = [[] for _ in names]
+                self.facts = [ColumnFacts() for _ in names]
+            # The values stay as SQLite gave them (numbers and strings, which the cyclic
+            # collector does not track); the typed rows are made if and when asked for.
+            return QueryResult.of_driver_columns(
+                tuple(self.driver), tuple(names), seconds, self.count, tuple(self.facts)
+            )
+        except MemoryError:
+            return QueryResult(error="the query's result does not fit in memory")
+        finally:
+            self.driver, self.facts, self.count = [], [], 0

@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -128,6 +129,9 @@ class _Evaluator:
         self.rule = options.rule
         self.cache = cache
         self.fingerprints: dict[Database, str] = {}
+        self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
+        self.current = -1  # the index of the item being evaluated
+        self.rewritten: dict[int, list[RewrittenPair]] = {}  # by item index
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -142,6 +146,10 @@ class _Evaluator:
 
     def _cached(self, database: Database, sql: str, notes: list[RunWarning]) -> QueryResult:
         if self.cache is None:
+            if self.ahead is not None and database == self.databases[0]:
+                result = self.ahead.take((self.current, sql))
+                if result is not None:
+                    return result
             return self.engine.run(database, sql)
         fingerprint = self.fingerprints.get(database)
         if fingerprint is None:
@@ -171,6 +179,7 @@ class _Evaluator:
     def item(self, item: BatchItem) -> ItemOutcome:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
+        self.current = item.index
         outcome = self._item(item)
         if self.cache is None:
             return outcome
@@ -179,7 +188,12 @@ class _Evaluator:
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
         names = [name for name in options.metrics if METRIC_KINDS[name] != "sql"]
-        ordered = bool(item.order_by) if item.order_by is not None else has_outer_order_by(item.gold, self.engine.name)
+        # Whether the gold is ordered matters only to a metric that needs an order (tuple_order):
+        # the gold's text is not read for it otherwise (--metrics none).
+        if item.order_by is not None:
+            ordered = bool(item.order_by)
+        else:
+            ordered = any(map(needs_order, names)) and has_outer_order_by(item.gold, self.engine.name)
         several = len(self.databases) > 1
         notes: list[RunWarning] = []
         decided = options.decided_semantics
@@ -187,12 +201,7 @@ class _Evaluator:
         failures: dict[str, tuple[int, str]] = {}  # semantics -> (database number, why)
         visited: list[dict[str, Decision]] = []
         metrics: dict[str, float | None] | None = None
-        rewrites = [
-            rewritten
-            for name in decided
-            if item.predicted is not None
-            and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
-        ]
+        rewrites = self.rewrites(item)
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
@@ -207,6 +216,9 @@ class _Evaluator:
                 why = f"the predicted query failed: {predicted.error}"
                 decisions = {name: Decision(name, False, why) for name in decided}
             else:
+                # The metrics of whole results first: they read the driver values, which the
+                # typed rows the comparator makes replace (reading them back would convert each value).
+                by_result = self._result_metrics(names, gold, predicted) if number == 0 else {}
                 try:
                     decisions = decide_all(
                         gold,
@@ -224,7 +236,7 @@ class _Evaluator:
                     # beyond it): a problem of the test, as a failing gold query is.
                     return self._error(item, f"on {database.label}: {error}", database, notes)
                 if number == 0:
-                    metrics = self._metrics(names, ordered, gold, predicted)
+                    metrics = self._metrics(names, ordered, gold, predicted, by_result)
             for rewritten in rewrites:
                 name = rewritten.semantics.name
                 if correct[name]:
@@ -278,6 +290,51 @@ class _Evaluator:
             warnings=tuple(notes),
         )
 
+    def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
+        """The item's queries as the decided semantics that rewrite them run them (worked out
+        once an item: ``run_ahead`` needs them too)."""
+        found = self.rewritten.get(item.index)
+        if found is None:
+            found = self.rewritten[item.index] = self._rewrites(item)
+        return found
+
+    def _rewrites(self, item: BatchItem) -> list[RewrittenPair]:
+        if item.predicted is None:
+            return []
+        options = self.options
+        return [
+            rewritten
+            for name in options.decided_semantics
+            if (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
+        ]
+
+    def run_ahead(self, items: Sequence[BatchItem]) -> None:
+        """Send every query of ``items`` on the first database to the engine at once, when it
+        can run them one after the other while this process judges (``run_each``: SQLite's
+        helper process, one message a query rather than a round trip); each item then takes
+        its results in order. Queries an item does not take (a prediction after a failing
+        gold) have run all the same: reading them is all they could do. Not with the cache
+        (it decides what runs) nor with a metric that runs queries itself (VES times them: no
+        other query may run meanwhile)."""
+        run_each = getattr(self.engine, "run_each", None)
+        timed = any(METRIC_KINDS[name] == "sql" for name in self.options.metrics)
+        if run_each is None or self.cache is not None or timed:
+            return
+        keys: list[tuple[int, str]] = []
+        for item in items:
+            texts = [item.gold]
+            if item.predicted is not None:
+                texts.append(item.predicted)
+            for rewritten in self.rewrites(item):
+                texts += [rewritten.gold.sql, rewritten.predicted.sql]
+            keys += [(item.index, sql) for sql in dict.fromkeys(texts)]
+        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys]))
+
+    def close(self) -> None:
+        """Stop the queries run ahead and not taken."""
+        if self.ahead is not None:
+            self.ahead.close()
+
     def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
         """The outcome of an item that cannot be evaluated on ``database`` (an error of the test)."""
         return ItemOutcome(
@@ -330,14 +387,22 @@ class _Evaluator:
         )
         return replace(decision, reason=f"{decision.reason} ({rewritten.how})")
 
+    @staticmethod
+    def _result_metrics(names: Sequence[str], gold: QueryResult, predicted: QueryResult) -> dict[str, float | None]:
+        """The metrics computed on whole results (soft F1, execution accuracy)."""
+        return {name: METRICS[name](gold, predicted) for name in names if METRIC_KINDS[name] == "result"}
+
     def _metrics(
-        self, names: Sequence[str], ordered: bool, gold: QueryResult, predicted: QueryResult
+        self,
+        names: Sequence[str],
+        ordered: bool,
+        gold: QueryResult,
+        predicted: QueryResult,
+        by_result: dict[str, float | None],
     ) -> dict[str, float | None]:
         wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
         values: dict[str, float | None] = _zeros(names, ordered)
-        for name in names:  # first: they read the results' driver values, which typed rows replace
-            if METRIC_KINDS[name] == "result":
-                values[name] = METRICS[name](gold, predicted)
+        values.update(by_result)
         values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 
@@ -388,6 +453,38 @@ def run_batch(batch: Batch, options: SqlOptions) -> list[ItemOutcome]:
             ]
         cache = ResultCache(options.cache) if options.cache is not None else None
         evaluator = _Evaluator(engine, databases, options, cache)
-        return [evaluator.item(item) for item in batch.items]
+        try:
+            evaluator.run_ahead(batch.items)
+            return [evaluator.item(item) for item in batch.items]
+        finally:
+            evaluator.close()
     finally:
         engine.close()
+
+
+class _Ahead:
+    """Results of queries run ahead, in the order they were sent, by (item index, SQL text):
+    one is taken when asked for, those before it that were not asked for are dropped."""
+
+    def __init__(self, keys: list[tuple[int, str]], results: Iterator[QueryResult]) -> None:
+        self._keys = deque(keys)
+        self._waiting = Counter(keys)
+        self._results = results
+
+    def take(self, key: tuple[int, str]) -> QueryResult | None:
+        """The result of ``key``, or None if it is not (or no longer) among those run ahead."""
+        if not self._waiting[key]:
+            return None
+        while self._keys:
+            found = self._keys.popleft()
+            self._waiting[found] -= 1
+            result = next(self._results)
+            if found == key:
+                return result
+        return None
+
+    def close(self) -> None:
+        """Stop the results not taken (ending the process still running them)."""
+        close = getattr(self._results, "close", None)
+        if close is not None:
+            close()

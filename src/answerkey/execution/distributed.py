@@ -24,13 +24,11 @@ started.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from types import ModuleType
@@ -190,6 +188,11 @@ def _probe(address: str, timeout: float) -> None:
         except OSError as error:
             why = error.strerror or str(error) or "no answer"
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+    # Imported here, as Dask is: a run without a cluster need not pay for them (asyncio, with
+    # the ssl and socket modules it brings, was tens of milliseconds of `answerkey sql`'s start).
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
     try:
         with ThreadPoolExecutor(1, thread_name_prefix="answerkey-dask-probe") as pool:
             identity = pool.submit(asyncio.run, asyncio.wait_for(_identity(address, timeout), timeout)).result()

@@ -210,6 +210,10 @@ def decide_all(
     if any(decision is not None for decision in failed.values()):
         return {name: decision for name, decision in failed.items() if decision is not None}
     item = Item(gold, predicted, gold_sql, rule, condition_cols, ignore_order, order_by, dialect)
+    if len(wanted) > 1 and gold.driver_columns is not None and predicted.driver_columns is not None:
+        # The driver values now, while the results hold them: a semantics that makes the typed
+        # rows (answerkey's) drops them, and making them again would convert each value back.
+        item.gold_rows, item.predicted_rows  # noqa: B018
     return explained({name: _REGISTRY[name].decide(item) for name in wanted})
 
 
