@@ -6,27 +6,16 @@ approximate-randomization and McNemar p-values, the items that changed each way.
 0.625
 """
 
-from answerkey.compare.load import READERS, RunReport, read_run
-from answerkey.compare.run import CompareError, CompareRun, Comparison, compare_runs
+from answerkey.compare.load import READERS as READERS, RunReport as RunReport, read_run
+from answerkey.compare.run import CompareError, CompareRun, Comparison as Comparison, compare_runs
 from answerkey.compare.stats import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    approximate_randomization,
-    mcnemar_exact,
-    paired_bootstrap,
+    DEFAULT_RESAMPLES as DEFAULT_RESAMPLES,
+    DEFAULT_SEED as DEFAULT_SEED,
+    approximate_randomization as approximate_randomization,
+    mcnemar_exact as mcnemar_exact,
+    paired_bootstrap as paired_bootstrap,
 )
 
-__all__ = [
-    "compare_runs",
-    "read_run",
-    "CompareRun",
-    "Comparison",
-    "CompareError",
-    "RunReport",
-    "READERS",
-    "paired_bootstrap",
-    "approximate_randomization",
-    "mcnemar_exact",
-    "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
-]
+# The documented surface; the statistics (``answerkey.compare.stats``) and the report readers
+# are importable here too.
+__all__ = ["compare_runs", "read_run", "CompareRun", "CompareError"]
