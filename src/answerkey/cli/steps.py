@@ -17,7 +17,19 @@ from answerkey.report import REPORT_FORMATS, ReportPaths
 from answerkey.steps.aggregates import MISSING_USAGE_RULES
 from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.outputs import RETRIEVAL_K_RULES
-from answerkey.steps.run import StepsOptions, aggregate_steps, run_steps
+from answerkey.steps.run import GRAPHRAG_EVAL_VERSIONS, StepsOptions, aggregate_steps, run_steps
+
+
+def graphrag_eval_option(help: str, default: int | None = 4) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--graphrag-eval 4|6``: whose rules and keys to follow."""
+    return click.option(
+        "--graphrag-eval",
+        "graphrag_eval",
+        type=click.Choice([str(version) for version in GRAPHRAG_EVAL_VERSIONS]),
+        default=None if default is None else str(default),
+        show_default=default is not None,
+        help=help,
+    )
 
 
 def output_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -95,6 +107,11 @@ def steps() -> None:
     is_flag=True,
     help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see docs/answers.md).",
 )
+@graphrag_eval_option(
+    "Follow graphrag-eval 4.0 (answerkey's rules: last reference group, comparator, --epsilon, --retrieval-k) "
+    "or graphrag-eval 6.x (its rules, inputs and keys: every group, steps without output, iri_discovery, "
+    "time series; see docs/switching-graphrag-eval.md)."
+)
 @quiet_option
 def evaluate(
     reference: str,
@@ -104,6 +121,7 @@ def evaluate(
     epsilon: float,
     retrieval_k: str,
     answers: bool,
+    graphrag_eval: str,
     quiet: bool,
 ) -> None:
     """Score RESPONSES against the REFERENCE corpus.
@@ -138,8 +156,9 @@ def evaluate(
             raise Trouble(str(error)) from None
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
-    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
-    loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
+    version = int(graphrag_eval)
+    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version)
+    loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     finish(run, reports, quiet=quiet)
     click.echo(run.summary_line(), err=True)
@@ -158,8 +177,15 @@ def evaluate(
     "as when none of its questions succeeded: omit leaves it out of the template and of the macro mean; "
     "zero counts it as 0 there, as graphrag-eval 4.0 does (recorded in the signature).",
 )
+@graphrag_eval_option(
+    "Aggregate by graphrag-eval 4.0's layout (answerkey's) or 6.x's (error samples' figures counted, "
+    "micro.steps, retrieval step metrics). Default: 6 for results whose signature says graphrag_eval:6, else 4.",
+    default=None,
+)
 @quiet_option
-def aggregate(results: str, output: str | None, reports: ReportPaths, missing_usage: str, quiet: bool) -> None:
+def aggregate(
+    results: str, output: str | None, reports: ReportPaths, missing_usage: str, graphrag_eval: str | None, quiet: bool
+) -> None:
     """Aggregate per-question RESULTS: per template, micro, macro.
 
     RESULTS is the report of `steps evaluate` (JSON or YAML), or a list of per-question
@@ -178,5 +204,6 @@ def aggregate(results: str, output: str | None, reports: ReportPaths, missing_us
     """
     reports = report_paths(reports, output)
     start(reports, {"RESULTS": results})
-    run = aggregate_steps(read_results(results), missing_usage=missing_usage)
+    version = int(graphrag_eval) if graphrag_eval is not None else None
+    run = aggregate_steps(read_results(results), missing_usage=missing_usage, graphrag_eval=version)
     finish(run, reports, quiet=quiet)

@@ -34,6 +34,7 @@ from answerkey.report import Reported
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 from answerkey.steps.aggregates import aggregate_results
+from answerkey.steps.evaluate6 import question_result
 from answerkey.steps.load import (
     EvaluationResults,
     Reference,
@@ -65,7 +66,9 @@ class StepsOptions:
     """The options of an evaluation, all in its signature: ``epsilon`` (the relative
     tolerance for reals in SPARQL results), ``answers`` (final answers judged by an LLM) and
     ``retrieval_k`` (which step's ``args.k`` a retrieval step is cut at first: ``reference``,
-    graphrag-eval 4.0's rule, or ``actual``).
+    graphrag-eval 4.0's rule, or ``actual``) and ``graphrag_eval`` (4: answerkey's rules, a
+    drop-in for graphrag-eval 4.0; 6: graphrag-eval 6.x's rules, ``answerkey.steps.rules6``,
+    where ``epsilon`` and ``retrieval_k`` play no part).
 
     >>> str(StepsOptions(epsilon=0.001).signature)  # doctest: +ELLIPSIS
     'eps:0.001|answers:off|retrieval_k:reference|v:...'
@@ -74,17 +77,33 @@ class StepsOptions:
     epsilon: float = DEFAULT_EPSILON
     answers: bool = False
     retrieval_k: str = "reference"
+    graphrag_eval: int = 4
 
     def __post_init__(self) -> None:
         MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
         check_retrieval_k_rule(self.retrieval_k)
+        check_graphrag_eval(self.graphrag_eval)
 
     @property
     def signature(self) -> Signature:
         """``eps:0.0001|answers:off|retrieval_k:reference|v:...``: the steps workflow has no
         scalar or string options."""
         epsilon = MatchRule(epsilon=self.epsilon).describe()["epsilon"]
-        return Signature.of(epsilon=epsilon, answers="llm" if self.answers else "off", retrieval_k=self.retrieval_k)
+        answers = "llm" if self.answers else "off"
+        if self.graphrag_eval == 6:  # 4.0's signatures stay as they were
+            return Signature.of(answers=answers, graphrag_eval=6)
+        return Signature.of(epsilon=epsilon, answers=answers, retrieval_k=self.retrieval_k)
+
+
+# The graphrag-eval versions whose rules answerkey follows: 4 (its own rules, a drop-in for 4.0)
+# and 6 (6.x's rules). 4 is the default: the results of earlier answerkey releases stay the same.
+GRAPHRAG_EVAL_VERSIONS = (4, 6)
+
+
+def check_graphrag_eval(version: int) -> None:
+    """Raise ``ValueError`` for a version that is not one of ``GRAPHRAG_EVAL_VERSIONS``."""
+    if isinstance(version, bool) or version not in GRAPHRAG_EVAL_VERSIONS:
+        raise ValueError(f"graphrag_eval must be 4 or 6, not {version!r}")
 
 
 @dataclass(frozen=True)
@@ -256,6 +275,7 @@ def run_evaluation(
     retrieval_k: str = "reference",
     answer_judge: AnswerJudge | None = None,
     on_question: Callable[[], None] | None = None,
+    graphrag_eval: int = 4,
 ) -> list[dict[str, Any]]:
     """Evaluate ``responses`` against ``reference_qas``: one result dict per question, in
     corpus order, with graphrag-eval's keys (``steps_score``, ``status``, ``reference_steps``
@@ -267,12 +287,13 @@ def run_evaluation(
     chooses whose ``args.k`` cuts a retrieval step's list first: ``"reference"`` (graphrag-eval
     4.0's rule) or ``"actual"``. ``answer_judge`` (see ``answerkey.metrics.answers``) adds the
     answer metrics; without it they are absent. Bad input raises ``InputError`` naming its
-    place (``reference.0.questions.1.id: ...``).
+    place (``reference.0.questions.1.id: ...``). ``graphrag_eval=6`` evaluates by graphrag-eval
+    6.x's rules and writes its keys (``answerkey.steps.evaluate6``).
     """
     check_retrieval_k_rule(retrieval_k)
-    corpus = validate_reference(reference_qas)
+    corpus = validate_reference(reference_qas, graphrag_eval=graphrag_eval)
     by_id = validate_responses(responses)
-    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k)
+    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval)
     return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, options, answer_judge, on_question))
 
 
@@ -315,6 +336,8 @@ def _evaluate_question(
     answer_judge: AnswerJudge | None,
     on_note: _NoteHandler | None = None,
 ) -> dict[str, Any]:
+    if options.graphrag_eval == 6:
+        return _evaluate_question_6(template_id, question, raw_question, response, answer_judge)
     result: dict[str, Any] = {
         "template_id": template_id,
         "question_id": question.id,
@@ -361,6 +384,19 @@ def _evaluate_question(
     for key in _USAGE_KEYS:
         if key in raw:
             result[key] = raw[key]
+    return result
+
+
+def _evaluate_question_6(
+    template_id: str,
+    question: Question,
+    raw_question: Mapping[str, Any],
+    response: tuple[Response, Mapping[str, Any]] | None,
+    answer_judge: AnswerJudge | None,
+) -> dict[str, Any]:
+    result = question_result(template_id, raw_question, response[1] if response is not None else None)
+    if answer_judge is not None and response is not None and response[0].actual_answer is not None:
+        result.update(answer_judge.evaluate(question, response[0].actual_answer))
     return result
 
 
@@ -467,7 +503,7 @@ def run_steps(
     results = _evaluate(reference.corpus, reference.templates, responses.by_id, options, answer_judge, on_note=note)
     shown = list(progress(results, total=total, label="steps", quiet=quiet))
     try:
-        aggregates = aggregate_results(shown)
+        aggregates = aggregate_results(shown, graphrag_eval=options.graphrag_eval)
     except InputError as error:  # figures too large to add up: they come from the responses
         raise error.located(responses.source) from None
     if answer_judge is not None:
@@ -477,9 +513,14 @@ def run_steps(
     )
 
 
-def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") -> StepsAggregationRun:
+def aggregate_steps(
+    results: EvaluationResults, *, missing_usage: str = "omit", graphrag_eval: int | None = None
+) -> StepsAggregationRun:
     """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
     when they have none) and a warning per question that has two results (both are counted).
+
+    ``graphrag_eval`` chooses graphrag-eval 4.0's aggregates (answerkey's) or 6.x's; by default
+    6 when the results' signature says ``graphrag_eval:6``, else 4.
 
     ``missing_usage="zero"`` counts a usage figure a template lacks as 0 (graphrag-eval's
     reading, see ``compute_aggregates``); the signature then ends ``missing_usage:zero``."""
@@ -502,7 +543,11 @@ def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") 
         else:
             first_seen[key] = index
     try:
-        aggregates = aggregate_results(results.results, missing_usage=missing_usage)
+        if graphrag_eval is None:
+            written_by = results.signature.fields if results.signature is not None else {}
+            graphrag_eval = 6 if written_by.get("graphrag_eval") == "6" else 4
+        check_graphrag_eval(graphrag_eval)
+        aggregates = aggregate_results(results.results, missing_usage=missing_usage, graphrag_eval=graphrag_eval)
     except InputError as error:  # figures too large to add up
         raise error.located(results.source) from None
     signature = results.signature or UNKNOWN_SIGNATURE
