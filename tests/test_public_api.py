@@ -31,6 +31,7 @@ PUBLIC = [
     "answerkey.steps",
     "answerkey.answers",
     "answerkey.compat.qatch",
+    "answerkey.compat.graphrag_eval",
     "answerkey.strategies",
     "answerkey.errors",
     "answerkey.signature",

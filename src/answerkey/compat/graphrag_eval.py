@@ -1,0 +1,222 @@
+"""graphrag-eval 6.x's Python API, scored by answerkey's reading of 6.x's rules: change
+``from graphrag_eval import run_evaluation, compute_aggregates`` to
+``from answerkey.compat.graphrag_eval import run_evaluation, compute_aggregates``.
+
+The names and signatures are 6.x's: ``run_evaluation`` and ``evaluate_steps`` are coroutines,
+``config_file_path`` names 6.x's YAML config, ``recall_at_k`` and ``average_precision`` take
+``relevant_ids`` and ``retrieved_ids``. graphrag-eval 4.0's API stays in ``answerkey.steps``
+(``run_evaluation`` there is a plain function). The rules and where they differ from 4.0:
+``docs/switching-graphrag-eval.md``.
+
+>>> import asyncio
+>>> reference = [{"template_id": "t", "questions": [{"id": "q1", "question_text": "Pi?",
+...     "reference_steps": [[{"name": "calc", "output": "3.14"}]]}]}]
+>>> responses = {"q1": {"question_id": "q1", "actual_steps": [
+...     {"name": "python", "id": "c1", "status": "success", "output": "3.14"}]}}
+>>> [result] = asyncio.run(run_evaluation(reference, responses))
+>>> result["steps_score"], result["reference_steps"][0][0]["matches"]
+(1.0, 'c1')
+>>> recall_at_k(relevant_ids=[1, 2, 3, 4], retrieved_ids=[1, 2], k=2)
+1.0
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from answerkey.errors import InputError, InputErrors
+from answerkey.files import load_document, validation_errors
+from answerkey.steps.aggregates import aggregate_results
+from answerkey.steps.evaluate6 import match_groups, steps_score
+from answerkey.steps.load import validate_results
+from answerkey.steps.run import run_evaluation as _run_evaluation_4
+
+__all__ = [
+    "run_evaluation",
+    "compute_aggregates",
+    "evaluate_steps",
+    "recall_at_k",
+    "average_precision",
+    "Config",
+    "read_config",
+]
+
+
+class CustomEvaluation(BaseModel):
+    """One of the config's ``custom_evaluations``: its ``outputs`` name the metrics it writes."""
+
+    name: str
+    inputs: list[str] = Field(default_factory=list)
+    steps_keys: list[str] | None = None
+    steps_name: str | None = None
+    instructions: str = ""
+    outputs: dict[str, str] = Field(min_length=1)
+
+
+class AnswerCorrectness(BaseModel):
+    """The config's ``answer_correctness``: whether it is computed, and its prompt."""
+
+    enabled: bool = True
+    prompt: str | None = None
+
+
+class AnswerRelevance(BaseModel):
+    """The config's ``answer_relevance``: whether it is computed."""
+
+    enabled: bool = True
+
+
+class Config(BaseModel):
+    """graphrag-eval 6.x's config file: ``llm`` (``generation`` and ``embedding`` settings),
+    ``custom_evaluations``, ``answer_correctness`` and ``answer_relevance``; the same checks as
+    6.x (custom evaluations and answer correctness need ``llm``, answer relevance its
+    ``embedding``). Unknown keys are ignored, as 6.x does."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    llm: dict[str, Any] | None = None
+    custom_evaluations: list[CustomEvaluation] | None = Field(default=None, min_length=1)
+    answer_correctness: AnswerCorrectness | None = None
+    answer_relevance: AnswerRelevance | None = None
+
+    @model_validator(mode="after")
+    def _needs_llm(self) -> Config:
+        embedding = self.llm is not None and self.llm.get("embedding") is not None
+        if self.custom_evaluations and self.llm is None:
+            raise ValueError("llm config is required if custom_evaluations are provided")
+        if self.answer_correctness is not None and self.answer_correctness.enabled and self.llm is None:
+            raise ValueError("llm config is required if answer correctness is enabled")
+        if self.answer_relevance is not None and self.answer_relevance.enabled and not embedding:
+            raise ValueError("llm config including embedding is required if answer relevance is enabled")
+        return self
+
+    @property
+    def custom_metrics(self) -> tuple[str, ...]:
+        """The metric names the custom evaluations write (their ``outputs``), in order."""
+        return tuple(name for evaluation in self.custom_evaluations or () for name in evaluation.outputs)
+
+    @property
+    def llm_metrics(self) -> list[str]:
+        """The LLM-based metrics this config asks for (answer correctness and relevance are on
+        by default once ``llm`` and its ``embedding`` are given, as in 6.x)."""
+        if self.llm is None:
+            return []
+        asked = []
+        if self.answer_correctness is None or self.answer_correctness.enabled:
+            asked.append("answer_correctness")
+        embedding = self.llm.get("embedding") is not None
+        if embedding and (self.answer_relevance is None or self.answer_relevance.enabled):
+            asked.append("answer_relevance")
+        if self.custom_evaluations:
+            asked.append("custom_evaluations")
+        return asked
+
+
+def read_config(config_file_path: str | os.PathLike[str] | None) -> Config:
+    """The config in the YAML (or JSON) file, or the empty config for None. Raises
+    ``InputError`` at the place of each problem (``conf.yaml:3:5: llm: ...``)."""
+    if config_file_path is None or config_file_path == "":
+        return Config()
+    document = load_document(config_file_path)
+    data = document.data if document.data is not None else {}
+    if not isinstance(data, Mapping):
+        raise document.error("a graphrag-eval config is a mapping (llm, custom_evaluations, ...)", ())
+    try:
+        return Config.model_validate(data)
+    except ValidationError as error:
+        problems = validation_errors(error, source=document.source, locate=document.locate, model=Config)
+        raise problems[0] if len(problems) == 1 else InputErrors(problems) from None
+
+
+def _refuse_llm_metrics(config: Config) -> None:
+    if config.llm_metrics:
+        raise InputError(
+            f"the config asks for LLM-based metrics ({', '.join(config.llm_metrics)}), which answerkey's "
+            "graphrag-eval 6.x mode does not compute yet; set their `enabled: false` (custom_evaluations: remove "
+            "them) to score the steps"
+        )
+
+
+async def run_evaluation(
+    qa_dataset: Sequence[Mapping[str, Any]],
+    responses_dict: Mapping[str, Any],
+    config_file_path: str | os.PathLike[str] | None = None,
+) -> list[dict[str, Any]]:
+    """graphrag-eval 6.x's ``run_evaluation``: one result per question, by 6.x's rules and with
+    its keys (``answerkey.steps.run_evaluation(..., graphrag_eval=6)``). A config asking for
+    LLM-based metrics is refused with ``InputError`` (answerkey does not compute them in this
+    mode yet)."""
+    _refuse_llm_metrics(read_config(config_file_path))
+    return _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6)
+
+
+def compute_aggregates(
+    samples: Iterable[Mapping[str, Any]],
+    config_file_path: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """graphrag-eval 6.x's ``compute_aggregates``: per template, micro and macro, by 6.x's
+    rules, with the config's custom metrics (the ``outputs`` of its ``custom_evaluations``)."""
+    config = read_config(config_file_path)
+    return aggregate_results(validate_results(samples), graphrag_eval=6, custom_metrics=config.custom_metrics)
+
+
+async def evaluate_steps(reference: dict[str, Any], actual: Mapping[str, Any], ragas_llm: Any = None) -> dict[str, Any]:
+    """graphrag-eval 6.x's ``evaluate_steps``: ``{"actual_steps": [...], "steps_score": ...}``
+    for one question (``steps_score`` only when it has ``reference_steps``), writing
+    ``matches`` on the matched steps of ``reference`` itself, as 6.x does. ``ragas_llm`` must
+    be None: the LLM-based retrieval metrics are not computed here yet.
+
+    >>> import asyncio
+    >>> question = {"reference_steps": [[{"name": "a", "output": "1"}]]}
+    >>> asyncio.run(evaluate_steps(question, {"actual_steps": [{"name": "a", "id": "s", "status": "success",
+    ...     "output": "1"}]}))["steps_score"], question["reference_steps"][0][0]["matches"]
+    (1.0, 's')
+    """
+    if ragas_llm is not None:
+        raise InputError("answerkey's evaluate_steps computes no LLM-based retrieval metrics yet: pass ragas_llm=None")
+    actual_steps = actual.get("actual_steps", [])
+    result: dict[str, Any] = {"actual_steps": actual_steps}
+    groups = reference.get("reference_steps")
+    if groups:
+        matches = match_groups(groups, actual_steps)
+        for group_index, reference_index, actual_index, _ in matches:
+            groups[group_index][reference_index]["matches"] = actual_steps[actual_index].get("id")
+        result["steps_score"] = steps_score(groups, matches)
+    return result
+
+
+def recall_at_k(relevant_ids: Sequence[Any], retrieved_ids: Sequence[Any], k: int = 10) -> float:
+    """graphrag-eval 6.x's recall@k: of the first ``k`` relevant ids, the share among the first
+    ``k`` retrieved (0.0 without relevant ids). Unlike ``answerkey.metrics.recall_at_k``
+    (trec_eval's), the relevant ids are cut at k too.
+
+    >>> recall_at_k(list(range(10)), list(range(5)), k=5)
+    1.0
+    """
+    relevant = list(relevant_ids)[:k]
+    if not relevant:
+        return 0.0
+    return len(set(relevant) & set(list(retrieved_ids)[:k])) / len(relevant)
+
+
+def average_precision(relevant_ids: Iterable[Any], retrieved_ids: Iterable[Any]) -> float:
+    """graphrag-eval 6.x's average precision: the precision at each rank holding a relevant id,
+    summed, over the number of distinct relevant ids (a repeated retrieved id counts again).
+
+    >>> round(average_precision({1, 3, 5, 6}, [1, 4, 3, 5, 7]), 6)
+    0.604167
+    """
+    relevant = set(relevant_ids)
+    if not relevant:
+        return 0.0
+    hits = 0
+    total = 0.0
+    for rank, document in enumerate(retrieved_ids, start=1):
+        if document in relevant:
+            hits += 1
+            total += hits / rank
+    return total / len(relevant)
