@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from answerkey.errors import InputError, InputErrors
 from answerkey.files import load_document, validation_errors
+from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.steps.aggregates import aggregate_results
 from answerkey.steps.evaluate6 import match_groups, steps_score
 from answerkey.steps.load import validate_results
@@ -43,6 +44,7 @@ __all__ = [
     "average_precision",
     "Config",
     "read_config",
+    "judge_from_config",
 ]
 
 
@@ -132,10 +134,53 @@ def read_config(config_file_path: str | os.PathLike[str] | None) -> Config:
         raise problems[0] if len(problems) == 1 else InputErrors(problems) from None
 
 
-def _refuse_llm_metrics(config: Config) -> None:
-    if config.llm_metrics:
+def judge_from_config(config: Config, environ: Mapping[str, str] | None = None) -> AnswerJudge | None:
+    """The answer-correctness judge a 6.x config asks for, or None (no ``llm``, or answer
+    correctness disabled): an OpenAI-compatible endpoint at ``llm.generation.base_url`` (else
+    ``ANSWERKEY_JUDGE_URL``: answerkey never implies an endpoint), ``llm.generation.model``,
+    ``llm.generation.api_key`` (else ``ANSWERKEY_JUDGE_API_KEY``), the config's
+    ``answer_correctness.prompt``, 6.x's JSON reply. Timeout, retries and cache come from the
+    environment, as for ``--answers``. Raises ``InputError`` for a config it cannot use."""
+    if "answer_correctness" not in config.llm_metrics:
+        return None
+    environ = os.environ if environ is None else environ
+    generation = (config.llm or {}).get("generation")
+    if not isinstance(generation, Mapping):
+        raise InputError("llm.generation: missing; it names the model (and base_url, the endpoint)")
+    try:
+        # The environment's timeout, retries, cache, model and key, read and checked as for
+        # --answers; its URL is taken below (this one only stands in for it).
+        judge = AnswerJudge.from_environment({**environ, ENVIRONMENT["url"]: "http://settings.invalid"})
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    assert judge is not None
+    url = generation.get("base_url") or environ.get(ENVIRONMENT["url"], "").strip()
+    if not url:
         raise InputError(
-            f"the config asks for LLM-based metrics ({', '.join(config.llm_metrics)}), which answerkey's "
+            f"llm.generation.base_url: missing, and {ENVIRONMENT['url']} is unset: answerkey needs the base URL "
+            "of an OpenAI-compatible API (e.g. https://api.openai.com/v1)"
+        )
+    prompt = config.answer_correctness.prompt if config.answer_correctness is not None else None
+    try:
+        return AnswerJudge(
+            url=str(url),
+            model=str(generation.get("model") or judge.model),
+            api_key=str(generation["api_key"]) if generation.get("api_key") else judge.api_key,
+            timeout=judge.timeout,
+            retries=judge.retries,
+            cache=judge.cache,
+            graphrag_eval=6,
+            correctness_prompt=prompt,
+        )
+    except ValueError as error:
+        raise InputError(f"llm.generation: {error}") from None
+
+
+def _refuse_llm_metrics(config: Config) -> None:
+    others = [name for name in config.llm_metrics if name != "answer_correctness"]
+    if others:
+        raise InputError(
+            f"the config asks for LLM-based metrics ({', '.join(others)}), which answerkey's "
             "graphrag-eval 6.x mode does not compute yet; set their `enabled: false` (custom_evaluations: remove "
             "them) to score the steps"
         )
@@ -147,11 +192,13 @@ async def run_evaluation(
     config_file_path: str | os.PathLike[str] | None = None,
 ) -> list[dict[str, Any]]:
     """graphrag-eval 6.x's ``run_evaluation``: one result per question, by 6.x's rules and with
-    its keys (``answerkey.steps.run_evaluation(..., graphrag_eval=6)``). A config asking for
-    LLM-based metrics is refused with ``InputError`` (answerkey does not compute them in this
-    mode yet)."""
-    _refuse_llm_metrics(read_config(config_file_path))
-    return _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6)
+    its keys (``answerkey.steps.run_evaluation(..., graphrag_eval=6)``). Answer correctness is
+    judged when the config asks for it (``judge_from_config``); a config asking for other
+    LLM-based metrics is refused with ``InputError`` (not computed in this mode yet)."""
+    config = read_config(config_file_path)
+    _refuse_llm_metrics(config)
+    judge = judge_from_config(config)
+    return _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
 
 
 def compute_aggregates(

@@ -19,6 +19,7 @@ signature, warnings located at ``FILE:LINE``, a document, a summary table and a 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -395,8 +396,11 @@ def _evaluate_question_6(
     answer_judge: AnswerJudge | None,
 ) -> dict[str, Any]:
     result = question_result(template_id, raw_question, response[1] if response is not None else None)
-    if answer_judge is not None and response is not None and response[0].actual_answer is not None:
-        result.update(answer_judge.evaluate(question, response[0].actual_answer))
+    answer = response[0].actual_answer if response is not None else None
+    if answer_judge is not None and answer is not None and question.reference_answer is not None:
+        # 6.x judges correctness only (relevance needs its embeddings), with its keys.
+        judge = dataclasses.replace(answer_judge, graphrag_eval=6)
+        result.update(judge.correctness(question.question_text, question.reference_answer, answer))
     return result
 
 

@@ -1,0 +1,184 @@
+"""graphrag-eval 6.x's answer correctness against the loopback stub endpoint: its JSON reply,
+its `answer_correctness_error` key, a 6.x config's judge and prompt (`answers -c`), and
+`--graphrag-eval 6` with `--answers`."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from answerkey.cli import cli
+from answerkey.compat.graphrag_eval import judge_from_config, read_config, run_evaluation
+from answerkey.errors import InputError
+from answerkey.metrics.answers import AnswerJudge, check_prompt, parse_claim_counts_json
+
+
+def _load_stub_server():
+    path = Path(__file__).resolve().with_name("stub_server.py")
+    spec = importlib.util.spec_from_file_location("answers_stub_server", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+stub_server = _load_stub_server()
+GOOD = '{"reference_claims_count": 2, "actual_claims_count": 1, "matching_claims_count": 1, "reason": "One claim missing."}'
+
+
+@pytest.fixture
+def stub():
+    server = stub_server.StubServer()
+    server.reply_to("Q-good", GOOD)
+    server.reply_to("Q-tabs", "2\t1\t1\tOne claim missing.")
+    server.reply_to(
+        "Q-bad", '{"reference_claims_count": 1, "actual_claims_count": 1, "matching_claims_count": 2, "reason": "x"}'
+    )
+    yield server
+    server.close()
+
+
+def _config(tmp_path, url, prompt=None):
+    lines = ["llm:", "  generation:", "    provider: openai", "    model: stub-model", f"    base_url: {url}"]
+    if prompt is not None:
+        lines += ["answer_correctness:", f"  prompt: {json.dumps(prompt)}"]
+    path = tmp_path / "conf.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("2\t1\t1\tx", "expected a JSON object"),
+        ('{"reference_claims_count": 1}', "exactly reference_claims_count"),
+        (
+            '{"reference_claims_count": 1, "actual_claims_count": 1, "matching_claims_count": 2, "reason": "x"}',
+            "impossible claim counts: 1, 1, 2",
+        ),
+        (
+            '{"reference_claims_count": 1.0, "actual_claims_count": 1, "matching_claims_count": 1, "reason": "x"}',
+            "must be integers",
+        ),
+        (
+            '{"reference_claims_count": 1, "actual_claims_count": 1, "matching_claims_count": 1, "reason": ""}',
+            "non-empty",
+        ),
+    ],
+)
+def test_json_reply_is_checked(reply, message):
+    """6.x's reply: exactly the four fields, integer counts in range, a non-empty reason."""
+    with pytest.raises(ValueError, match=message):
+        parse_claim_counts_json(reply)
+
+
+def test_prompt_placeholders():
+    """A config's prompt may hold only the three placeholders, as plain names."""
+    check_prompt("{question} / {reference_answer} / {actual_answer} {{literal}}")
+    for bad in ("{other}", "{question!r}", "{question:>5}", "{0}", "{question"):
+        with pytest.raises(ValueError):
+            check_prompt(bad)
+
+
+def test_6x_judge_keys(stub):
+    """The 6.x judge reads the JSON reply; a bad one gives answer_correctness_error."""
+    judge = AnswerJudge(url=stub.url, model="m", timeout=5, retries=0, graphrag_eval=6)
+    assert judge.correctness("Q-good", "R", "A") == {
+        "answer_reference_claims_count": 2,
+        "answer_actual_claims_count": 1,
+        "answer_matching_claims_count": 1,
+        "answer_correctness_reason": "One claim missing.",
+        "answer_recall": 0.5,
+        "answer_precision": 1.0,
+        "answer_f1": 2 / 3,
+    }
+    assert judge.correctness("Q-bad", "R", "A") == {"answer_correctness_error": "impossible claim counts: 1, 1, 2"}
+    assert '"reference_claims_count"' in stub.prompts()[0]
+    four = AnswerJudge(url=stub.url, model="m", timeout=5, retries=0)
+    assert four.correctness("Q-tabs", "R", "A")["answer_recall"] == 0.5
+
+
+def test_config_judge_and_prompt(stub, tmp_path):
+    """judge_from_config takes base_url, model and the prompt; run_evaluation uses it."""
+    config = _config(tmp_path, stub.url, prompt="Judge {question} against {reference_answer}: {actual_answer}")
+    judge = judge_from_config(read_config(config), environ={})
+    assert (judge.url, judge.model, judge.graphrag_eval) == (stub.url, "stub-model", 6)
+    reference = [
+        {
+            "template_id": "t",
+            "questions": [
+                {
+                    "id": "q",
+                    "question_text": "Q-good",
+                    "reference_answer": "R",
+                    "reference_steps": [[{"name": "a", "output": "1"}]],
+                }
+            ],
+        }
+    ]
+    responses = {"q": {"question_id": "q", "actual_answer": "A", "actual_steps": []}}
+    import asyncio
+
+    [result] = asyncio.run(run_evaluation(reference, responses, config_file_path=str(config)))
+    assert result["answer_recall"] == 0.5 and result["steps_score"] == 0.0
+    assert stub.prompts()[-1] == "Judge Q-good against R: A"
+
+
+def test_config_without_endpoint_is_refused(tmp_path):
+    """No base_url and no ANSWERKEY_JUDGE_URL: refused, nothing sent."""
+    path = tmp_path / "conf.yaml"
+    path.write_text("llm:\n  generation: {provider: openai, model: m}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="base_url: missing"):
+        judge_from_config(read_config(path), environ={})
+
+
+def test_answers_cli_with_config(stub, tmp_path):
+    """`answerkey answers -c conf.yaml` judges with the config's endpoint and 6.x's reply."""
+    table = tmp_path / "in.tsv"
+    table.write_text("Question\tReference answer\tActual answer\nQ-good\tR\tA\nQ-bad\tR\tA\n", encoding="utf-8")
+    out = tmp_path / "out.tsv"
+    outcome = CliRunner().invoke(
+        cli,
+        ["answers", "-i", str(table), "-o", str(out), "-c", str(_config(tmp_path, stub.url)), "-q"],
+        env={"ANSWERKEY_JUDGE_URL": ""},
+    )
+    assert outcome.exit_code == 0, outcome.output
+    rows = out.read_text(encoding="utf-8").splitlines()
+    assert rows[1].split("\t")[3:8] == ["2", "1", "1", "One claim missing.", ""]
+    assert rows[2].split("\t")[3:8] == ["", "", "", "", "impossible claim counts: 1, 1, 2"]
+
+
+def test_steps_answers_in_6x_mode(stub, tmp_path, monkeypatch):
+    """`steps evaluate --graphrag-eval 6 --answers` adds 6.x's correctness keys only."""
+    monkeypatch.setenv("ANSWERKEY_JUDGE_URL", stub.url)
+    reference = tmp_path / "reference.yaml"
+    reference.write_text(
+        "- template_id: t\n  questions:\n  - id: q\n    question_text: Q-bad\n    reference_answer: R\n"
+        "    reference_steps: [[{name: a, output: '1'}]]\n",
+        encoding="utf-8",
+    )
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text('{"question_id": "q", "actual_answer": "A", "actual_steps": []}\n', encoding="utf-8")
+    results = tmp_path / "results.json"
+    outcome = CliRunner().invoke(
+        cli,
+        [
+            "steps",
+            "evaluate",
+            str(reference),
+            str(responses),
+            "--graphrag-eval",
+            "6",
+            "--answers",
+            "--json",
+            str(results),
+            "-q",
+        ],
+    )
+    assert outcome.exit_code == 0, outcome.output
+    [result] = json.loads(results.read_text(encoding="utf-8"))["results"]
+    assert result["answer_correctness_error"] == "impossible claim counts: 1, 1, 2"
+    assert "answer_relevance" not in result and "answer_eval_error" not in result
