@@ -182,3 +182,60 @@ def test_steps_answers_in_6x_mode(stub, tmp_path, monkeypatch):
     [result] = json.loads(results.read_text(encoding="utf-8"))["results"]
     assert result["answer_correctness_error"] == "impossible claim counts: 1, 1, 2"
     assert "answer_relevance" not in result and "answer_eval_error" not in result
+
+
+CUSTOM = """\
+llm:
+  generation: {{provider: openai, model: stub-model, base_url: "{url}"}}
+answer_correctness: {{enabled: false}}
+custom_evaluations:
+  - name: tone
+    inputs: [question, actual_answer, actual_steps]
+    steps_name: sparql_query
+    steps_keys: [output]
+    instructions: "Rate the tone {{not a placeholder}}."
+    outputs: {{tone: a number from 0 to 1, tone_reason: why}}
+"""
+
+
+def test_custom_evaluations(stub, tmp_path):
+    """Each custom evaluation writes its outputs (JSON values read), or {name}_error."""
+    stub.reply_to("Q-calm", '0.5\t"calm"')
+    stub.reply_to("Q-short", "0.5")
+    config = tmp_path / "custom.yaml"
+    config.write_text(CUSTOM.format(url=stub.url), encoding="utf-8")
+    step = {
+        "name": "sparql_query",
+        "id": "s",
+        "status": "success",
+        "args": {"query": "Q"},
+        "output": '{"boolean": true}',
+    }
+    reference = [
+        {
+            "template_id": "t",
+            "questions": [
+                {"id": "a", "question_text": "Q-calm"},
+                {"id": "b", "question_text": "Q-short"},
+                {"id": "c", "question_text": "Q-none"},
+            ],
+        }
+    ]
+    responses = {
+        "a": {"question_id": "a", "actual_answer": "A", "actual_steps": [step]},
+        "b": {"question_id": "b", "actual_answer": "A", "actual_steps": []},
+        "c": {"question_id": "c", "actual_steps": []},
+    }
+    import asyncio
+
+    results = asyncio.run(run_evaluation(reference, responses, config_file_path=str(config)))
+    assert [{k: r.get(k) for k in ("tone", "tone_reason", "tone_error")} for r in results] == [
+        {"tone": 0.5, "tone_reason": "calm", "tone_error": None},
+        {"tone": None, "tone_reason": None, "tone_error": "expected 2 tab-separated values, got 1"},
+        {"tone": None, "tone_reason": None, "tone_error": "the response has no actual_answer"},
+    ]
+    assert "tone_error" not in results[0]
+    prompt = stub.prompts()[0]
+    assert prompt.startswith("Rate the tone {not a placeholder}.")
+    assert '"output": {\n      "boolean": true\n    }' in prompt
+    assert "1. tone: a number from 0 to 1\n2. tone_reason: why" in prompt

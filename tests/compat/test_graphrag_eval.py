@@ -115,14 +115,26 @@ def test_compute_aggregates_with_custom_metrics(tmp_path):
 def test_config_checks(tmp_path):
     """The config is checked as 6.x checks it, located at its line; LLM metrics are refused."""
     bad = tmp_path / "bad.yaml"
-    bad.write_text("custom_evaluations:\n  - name: r\n    outputs: {a: b}\n", encoding="utf-8")
+    bad.write_text(
+        "custom_evaluations:\n  - {name: r, inputs: [question], instructions: i, outputs: {a: b}}\n", encoding="utf-8"
+    )
     with pytest.raises(InputError, match=r"bad.yaml:1:1: llm config is required if custom_evaluations are provided"):
         read_config(bad)
+    reserved = tmp_path / "reserved.yaml"
+    reserved.write_text(CONFIG.replace("relevance_reason: why", "steps_score: why"), encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"reserved.yaml:4:5: custom_evaluations.0: the output keys steps_score are reserved"
+    ):
+        read_config(reserved)
     config = tmp_path / "conf.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     assert read_config(config).custom_metrics == ("relevance", "relevance_reason")
-    with pytest.raises(InputError, match=r"LLM-based metrics \(custom_evaluations\)"):
-        asyncio.run(run_evaluation([], {}, config_file_path=str(config)))
+    embedding = tmp_path / "embedding.yaml"
+    embedding.write_text(
+        CONFIG.replace("model: m}", "model: m}\n  embedding: {provider: openai, model: e}"), encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"LLM-based metrics \(answer_relevance\)"):
+        asyncio.run(run_evaluation([], {}, config_file_path=str(embedding)))
 
 
 def test_evaluate_steps_signature():

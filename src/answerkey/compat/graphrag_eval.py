@@ -28,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from answerkey.compat._graphrag_custom import CustomEvaluation, run_custom
 from answerkey.errors import InputError, InputErrors
 from answerkey.files import load_document, validation_errors
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
@@ -46,17 +47,6 @@ __all__ = [
     "read_config",
     "judge_from_config",
 ]
-
-
-class CustomEvaluation(BaseModel):
-    """One of the config's ``custom_evaluations``: its ``outputs`` name the metrics it writes."""
-
-    name: str
-    inputs: list[str] = Field(default_factory=list)
-    steps_keys: list[str] | None = None
-    steps_name: str | None = None
-    instructions: str = ""
-    outputs: dict[str, str] = Field(min_length=1)
 
 
 class AnswerCorrectness(BaseModel):
@@ -143,6 +133,10 @@ def judge_from_config(config: Config, environ: Mapping[str, str] | None = None) 
     environment, as for ``--answers``. Raises ``InputError`` for a config it cannot use."""
     if "answer_correctness" not in config.llm_metrics:
         return None
+    return _config_judge(config, environ)
+
+
+def _config_judge(config: Config, environ: Mapping[str, str] | None = None) -> AnswerJudge:
     environ = os.environ if environ is None else environ
     generation = (config.llm or {}).get("generation")
     if not isinstance(generation, Mapping):
@@ -177,7 +171,7 @@ def judge_from_config(config: Config, environ: Mapping[str, str] | None = None) 
 
 
 def _refuse_llm_metrics(config: Config) -> None:
-    others = [name for name in config.llm_metrics if name != "answer_correctness"]
+    others = [name for name in config.llm_metrics if name not in ("answer_correctness", "custom_evaluations")]
     if others:
         raise InputError(
             f"the config asks for LLM-based metrics ({', '.join(others)}), which answerkey's "
@@ -192,13 +186,22 @@ async def run_evaluation(
     config_file_path: str | os.PathLike[str] | None = None,
 ) -> list[dict[str, Any]]:
     """graphrag-eval 6.x's ``run_evaluation``: one result per question, by 6.x's rules and with
-    its keys (``answerkey.steps.run_evaluation(..., graphrag_eval=6)``). Answer correctness is
-    judged when the config asks for it (``judge_from_config``); a config asking for other
-    LLM-based metrics is refused with ``InputError`` (not computed in this mode yet)."""
+    its keys (``answerkey.steps.run_evaluation(..., graphrag_eval=6)``). Answer correctness
+    is judged when the config asks for it (``judge_from_config``), and each custom evaluation
+    (its outputs, or ``{name}_error``) by the same endpoint; a config asking for answer
+    relevance is refused with ``InputError`` (not computed in this mode yet)."""
     config = read_config(config_file_path)
     _refuse_llm_metrics(config)
     judge = judge_from_config(config)
-    return _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
+    results = _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
+    if config.custom_evaluations:
+        custom_judge = judge or _config_judge(config)
+        questions = [question for template in qa_dataset for question in template["questions"]]
+        for result, question in zip(results, questions):
+            response = responses_dict.get(str(question["id"]), {})
+            for evaluation in config.custom_evaluations:
+                result.update(run_custom(evaluation, custom_judge, question, response))
+    return results
 
 
 def compute_aggregates(
