@@ -239,3 +239,40 @@ def test_custom_evaluations(stub, tmp_path):
     assert prompt.startswith("Rate the tone {not a placeholder}.")
     assert '"output": {\n      "boolean": true\n    }' in prompt
     assert "1. tone: a number from 0 to 1\n2. tone_reason: why" in prompt
+
+
+def test_steps_cli_with_config(stub, tmp_path, monkeypatch):
+    """`steps evaluate --graphrag-eval 6 -c` runs the config's correctness and custom
+    evaluations; `steps aggregate -c` aggregates the custom outputs."""
+    monkeypatch.delenv("ANSWERKEY_JUDGE_URL", raising=False)
+    stub.reply_to("Rate the tone", '0.25\t"flat"')
+    stub.reply_to('"reference_claims_count"', GOOD)
+    config = tmp_path / "custom.yaml"
+    config.write_text(CUSTOM.format(url=stub.url).replace("enabled: false", "enabled: true"), encoding="utf-8")
+    reference = tmp_path / "reference.yaml"
+    reference.write_text(
+        "- template_id: t\n  questions:\n  - id: q\n    question_text: Q-plain\n    reference_answer: R\n"
+        "    reference_steps: [[{name: a, output: '1'}]]\n",
+        encoding="utf-8",
+    )
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text('{"question_id": "q", "actual_answer": "A", "actual_steps": []}\n', encoding="utf-8")
+    results = tmp_path / "results.json"
+    runner = CliRunner()
+    arguments = ["steps", "evaluate", str(reference), str(responses), "--json", str(results), "-q", "-c", str(config)]
+    outcome = runner.invoke(cli, arguments)
+    assert outcome.exit_code == 2 and "give --graphrag-eval 6 with it" in outcome.output
+    outcome = runner.invoke(cli, [*arguments, "--graphrag-eval", "6"])
+    assert outcome.exit_code == 0, outcome.output
+    report = json.loads(results.read_text(encoding="utf-8"))
+    [result] = report["results"]
+    assert (result["answer_recall"], result["tone"], result["tone_reason"]) == (0.5, 0.25, "flat")
+    assert report["signature"].startswith("answers:llm|graphrag_eval:6|")
+    aggregates = tmp_path / "aggregates.json"
+    outcome = runner.invoke(
+        cli, ["steps", "aggregate", str(results), "-c", str(config), "--json", str(aggregates), "-q"]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    assert json.loads(aggregates.read_text(encoding="utf-8"))["micro"]["tone"]["sum"] == 0.25
+    outcome = runner.invoke(cli, ["steps", "aggregate", str(results), "--json", str(aggregates), "-q"])
+    assert "tone" not in json.loads(aggregates.read_text(encoding="utf-8"))["micro"]

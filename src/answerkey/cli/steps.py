@@ -12,9 +12,17 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.options import epsilon_option, quiet_option
 from answerkey.cli.output import finish, report_options, start
+from answerkey.compat.graphrag_eval import (
+    Config,
+    endpoint_judge,
+    evaluate_custom,
+    judge_from_config,
+    read_config,
+    refuse_llm_metrics,
+)
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import REPORT_FORMATS, ReportPaths
-from answerkey.steps.aggregates import MISSING_USAGE_RULES
+from answerkey.steps.aggregates import MISSING_USAGE_RULES, aggregate_results
 from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.outputs import RETRIEVAL_K_RULES
 from answerkey.steps.run import GRAPHRAG_EVAL_VERSIONS, StepsOptions, aggregate_steps, run_steps
@@ -30,6 +38,11 @@ def graphrag_eval_option(help: str, default: int | None = 4) -> Callable[[Callab
         show_default=default is not None,
         help=help,
     )
+
+
+def config_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``-c/--config CONF.yaml``: graphrag-eval 6.x's config file."""
+    return click.option("-c", "--config", "config", metavar="CONF.yaml", help=help)
 
 
 def output_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -112,6 +125,10 @@ def steps() -> None:
     "or graphrag-eval 6.x (its rules, inputs and keys: every group, steps without output, iri_discovery, "
     "time series; see docs/switching-graphrag-eval.md)."
 )
+@config_option(
+    "graphrag-eval 6.x's config file (with --graphrag-eval 6): answer correctness by its llm.generation "
+    "endpoint and prompt, and its custom evaluations (see docs/switching-graphrag-eval.md)."
+)
 @quiet_option
 def evaluate(
     reference: str,
@@ -122,6 +139,7 @@ def evaluate(
     retrieval_k: str,
     answers: bool,
     graphrag_eval: str,
+    config: str | None,
     quiet: bool,
 ) -> None:
     """Score RESPONSES against the REFERENCE corpus.
@@ -147,8 +165,14 @@ def evaluate(
         raise Trouble("only one of REFERENCE and RESPONSES can be read from standard input")
     reports = report_paths(reports, output)
     judge_cache = os.environ.get(ENVIRONMENT["cache"], "").strip() or None
-    start(reports, {"REFERENCE": reference, "RESPONSES": responses, ENVIRONMENT["cache"]: judge_cache})
-    judge = None
+    start(reports, {"REFERENCE": reference, "RESPONSES": responses, "-c": config, ENVIRONMENT["cache"]: judge_cache})
+    if config is not None and graphrag_eval != "6":
+        raise Trouble("-c is graphrag-eval 6.x's config: give --graphrag-eval 6 with it")
+    settings = read_config(config) if config is not None else Config()
+    refuse_llm_metrics(settings)
+    judge = judge_from_config(settings)
+    if answers and judge is not None:
+        raise Trouble("--answers and a config asking for answer correctness both name a judge; give one")
     if answers:
         try:
             judge = AnswerJudge.from_environment()
@@ -157,11 +181,24 @@ def evaluate(
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
     version = int(graphrag_eval)
-    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version)
+    options = StepsOptions(
+        epsilon=epsilon, answers=answers or judge is not None, retrieval_k=retrieval_k, graphrag_eval=version
+    )
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
+    if settings.custom_evaluations:
+        _custom_evaluations(run, settings)
     finish(run, reports, quiet=quiet)
     click.echo(run.summary_line(), err=True)
+
+
+def _custom_evaluations(run: Any, settings: Config) -> None:
+    """The config's custom evaluations on each result (it holds the question's and the
+    response's keys 6.x reads), and the aggregates again with their outputs."""
+    judge = endpoint_judge(settings)
+    for result in run.results:
+        result.update(evaluate_custom(settings, judge, result, result))
+    run.aggregates = aggregate_results(run.results, graphrag_eval=6, custom_metrics=settings.custom_metrics)
 
 
 @steps.command(short_help="Aggregate results: per template, micro, macro.")
@@ -182,9 +219,16 @@ def evaluate(
     "micro.steps, retrieval step metrics). Default: 6 for results whose signature says graphrag_eval:6, else 4.",
     default=None,
 )
+@config_option("graphrag-eval 6.x's config file: the outputs of its custom evaluations are aggregated too.")
 @quiet_option
 def aggregate(
-    results: str, output: str | None, reports: ReportPaths, missing_usage: str, graphrag_eval: str | None, quiet: bool
+    results: str,
+    output: str | None,
+    reports: ReportPaths,
+    missing_usage: str,
+    graphrag_eval: str | None,
+    config: str | None,
+    quiet: bool,
 ) -> None:
     """Aggregate per-question RESULTS: per template, micro, macro.
 
@@ -203,7 +247,10 @@ def aggregate(
     Exit status: 0 aggregated, 2 trouble (bad input, listed as FILE:LINE:COL: message).
     """
     reports = report_paths(reports, output)
-    start(reports, {"RESULTS": results})
+    start(reports, {"RESULTS": results, "-c": config})
     version = int(graphrag_eval) if graphrag_eval is not None else None
-    run = aggregate_steps(read_results(results), missing_usage=missing_usage, graphrag_eval=version)
+    custom = read_config(config).custom_metrics if config is not None else ()
+    run = aggregate_steps(
+        read_results(results), missing_usage=missing_usage, graphrag_eval=version, custom_metrics=custom
+    )
     finish(run, reports, quiet=quiet)

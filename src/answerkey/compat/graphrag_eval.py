@@ -46,6 +46,9 @@ __all__ = [
     "Config",
     "read_config",
     "judge_from_config",
+    "endpoint_judge",
+    "refuse_llm_metrics",
+    "evaluate_custom",
 ]
 
 
@@ -133,10 +136,12 @@ def judge_from_config(config: Config, environ: Mapping[str, str] | None = None) 
     environment, as for ``--answers``. Raises ``InputError`` for a config it cannot use."""
     if "answer_correctness" not in config.llm_metrics:
         return None
-    return _config_judge(config, environ)
+    return endpoint_judge(config, environ)
 
 
-def _config_judge(config: Config, environ: Mapping[str, str] | None = None) -> AnswerJudge:
+def endpoint_judge(config: Config, environ: Mapping[str, str] | None = None) -> AnswerJudge:
+    """The judge at the config's endpoint, whatever metrics it asks for (custom evaluations
+    use it); ``judge_from_config`` says how it is chosen."""
     environ = os.environ if environ is None else environ
     generation = (config.llm or {}).get("generation")
     if not isinstance(generation, Mapping):
@@ -170,7 +175,9 @@ def _config_judge(config: Config, environ: Mapping[str, str] | None = None) -> A
         raise InputError(f"llm.generation: {error}") from None
 
 
-def _refuse_llm_metrics(config: Config) -> None:
+def refuse_llm_metrics(config: Config) -> None:
+    """Raise ``InputError`` when the config asks for an LLM-based metric answerkey does not
+    compute in 6.x mode yet (answer relevance)."""
     others = [name for name in config.llm_metrics if name not in ("answer_correctness", "custom_evaluations")]
     if others:
         raise InputError(
@@ -191,17 +198,28 @@ async def run_evaluation(
     (its outputs, or ``{name}_error``) by the same endpoint; a config asking for answer
     relevance is refused with ``InputError`` (not computed in this mode yet)."""
     config = read_config(config_file_path)
-    _refuse_llm_metrics(config)
+    refuse_llm_metrics(config)
     judge = judge_from_config(config)
     results = _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
     if config.custom_evaluations:
-        custom_judge = judge or _config_judge(config)
+        custom_judge = judge or endpoint_judge(config)
         questions = [question for template in qa_dataset for question in template["questions"]]
         for result, question in zip(results, questions):
             response = responses_dict.get(str(question["id"]), {})
-            for evaluation in config.custom_evaluations:
-                result.update(run_custom(evaluation, custom_judge, question, response))
+            result.update(evaluate_custom(config, custom_judge, question, response))
     return results
+
+
+def evaluate_custom(
+    config: Config, judge: AnswerJudge, question: Mapping[str, Any], response: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The config's custom evaluations of one question and its response (``question_text``,
+    ``reference_answer``, ``reference_steps``; ``actual_answer``, ``actual_steps``): each
+    output as a key, or ``{name}_error`` with the outputs None. Never raises."""
+    found: dict[str, Any] = {}
+    for evaluation in config.custom_evaluations or ():
+        found.update(run_custom(evaluation, judge, question, response))
+    return found
 
 
 def compute_aggregates(

@@ -518,13 +518,18 @@ def run_steps(
 
 
 def aggregate_steps(
-    results: EvaluationResults, *, missing_usage: str = "omit", graphrag_eval: int | None = None
+    results: EvaluationResults,
+    *,
+    missing_usage: str = "omit",
+    graphrag_eval: int | None = None,
+    custom_metrics: tuple[str, ...] = (),
 ) -> StepsAggregationRun:
     """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
     when they have none) and a warning per question that has two results (both are counted).
 
     ``graphrag_eval`` chooses graphrag-eval 4.0's aggregates (answerkey's) or 6.x's; by default
-    6 when the results' signature says ``graphrag_eval:6``, else 4.
+    6 when the results' signature says ``graphrag_eval:6``, else 4. ``custom_metrics`` (6.x:
+    the outputs of a config's custom evaluations) are aggregated too.
 
     ``missing_usage="zero"`` counts a usage figure a template lacks as 0 (graphrag-eval's
     reading, see ``compute_aggregates``); the signature then ends ``missing_usage:zero``."""
@@ -551,7 +556,9 @@ def aggregate_steps(
             written_by = results.signature.fields if results.signature is not None else {}
             graphrag_eval = 6 if written_by.get("graphrag_eval") == "6" else 4
         check_graphrag_eval(graphrag_eval)
-        aggregates = aggregate_results(results.results, missing_usage=missing_usage, graphrag_eval=graphrag_eval)
+        aggregates = aggregate_results(
+            results.results, missing_usage=missing_usage, graphrag_eval=graphrag_eval, custom_metrics=custom_metrics
+        )
     except InputError as error:  # figures too large to add up
         raise error.located(results.source) from None
     signature = results.signature or UNKNOWN_SIGNATURE
