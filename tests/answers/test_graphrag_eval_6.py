@@ -276,3 +276,44 @@ def test_steps_cli_with_config(stub, tmp_path, monkeypatch):
     assert json.loads(aggregates.read_text(encoding="utf-8"))["micro"]["tone"]["sum"] == 0.25
     outcome = runner.invoke(cli, ["steps", "aggregate", str(results), "--json", str(aggregates), "-q"])
     assert "tone" not in json.loads(aggregates.read_text(encoding="utf-8"))["micro"]
+
+
+def test_retrieval_metrics_in_6x_mode(stub):
+    """With a judge, 6.x mode writes retrieval_answer_* on each retrieval step and
+    retrieval_context_* on the matched one (F1 with both; _error keys when a reply is bad)."""
+    from answerkey.steps import compute_aggregates, run_evaluation as steps_run_evaluation
+
+    # Recall is asked first, then precision: each rule answers once.
+    stub.reply_to("Reference:\nParis is the capital.", '{"statements": 2, "supported": 1}', times=1)
+    stub.reply_to("Reference:\nParis is the capital.", '{"verdicts": [0, 1]}', times=1)
+    stub.reply_to("Reference:\nC1\nC2", '{"statements": 4, "supported": 4}', times=1)
+    stub.reply_to("Reference:\nC1\nC2", "no JSON", times=1)
+    contexts = json.dumps([{"id": "1", "text": "C1"}, {"id": "2", "text": "C2"}])
+    reference = [
+        {
+            "template_id": "t",
+            "questions": [
+                {
+                    "id": "q",
+                    "question_text": "Q-retrieve",
+                    "reference_answer": "Paris is the capital.",
+                    "reference_steps": [[{"name": "retrieval", "output": contexts}]],
+                }
+            ],
+        }
+    ]
+    step = {"name": "retrieval", "id": "r", "status": "success", "args": {"k": 2}, "output": contexts}
+    responses = {"q": {"question_id": "q", "actual_steps": [step]}}
+    judge = AnswerJudge(url=stub.url, model="m", timeout=5, retries=0)
+    [result] = steps_run_evaluation(reference, responses, graphrag_eval=6, answer_judge=judge)
+    [judged] = result["actual_steps"]
+    assert {key: value for key, value in judged.items() if key.startswith("retrieval_")} == {
+        "retrieval_answer_recall": 0.5,
+        "retrieval_answer_precision": 0.5,
+        "retrieval_answer_f1": 0.5,
+        "retrieval_context_recall": 1.0,
+        "retrieval_context_precision_error": "the judge's reply is not a JSON object",
+    }
+    assert result["steps_score"] == 1.0
+    micro = compute_aggregates([result], graphrag_eval=6)["micro"]
+    assert micro["retrieval_answer_f1"]["mean"] == 0.5 and "retrieval_context_f1" not in micro

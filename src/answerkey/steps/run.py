@@ -45,6 +45,7 @@ from answerkey.steps.load import (
 )
 from answerkey.steps.matching import best_matching
 from answerkey.steps.outputs import MEDIA_TYPES, OutputComparer, check_retrieval_k_rule
+from answerkey.steps.retrieval6 import context_texts, retrieval_figures
 from answerkey.steps.schema import (
     ActualStep,
     AggregatesReport,
@@ -397,11 +398,40 @@ def _evaluate_question_6(
 ) -> dict[str, Any]:
     result = question_result(template_id, raw_question, response[1] if response is not None else None)
     answer = response[0].actual_answer if response is not None else None
-    if answer_judge is not None and answer is not None and question.reference_answer is not None:
+    if answer_judge is None:
+        return result
+    judge = dataclasses.replace(answer_judge, graphrag_eval=6)
+    _retrieval_metrics_6(judge, question, result)
+    if answer is not None and question.reference_answer is not None:
         # 6.x judges correctness only (relevance needs its embeddings), with its keys.
-        judge = dataclasses.replace(answer_judge, graphrag_eval=6)
         result.update(judge.correctness(question.question_text, question.reference_answer, answer))
     return result
+
+
+def _judged_contexts(judge: AnswerJudge, prefix: str, question: str, reference: Any, step: dict[str, Any]) -> None:
+    # `reference` is the reference answer (text), or the reference step's output (contexts).
+    try:
+        reference_text = reference if prefix == "retrieval_answer" else "\n".join(context_texts(reference))
+        step.update(retrieval_figures(judge, prefix, question, reference_text, context_texts(step["output"])))
+    except ValueError as error:
+        step.update({f"{prefix}_recall_error": str(error), f"{prefix}_precision_error": str(error)})
+
+
+def _retrieval_metrics_6(judge: AnswerJudge, question: Question, result: dict[str, Any]) -> None:
+    """6.x's LLM-judged retrieval metrics, written on the actual retrieval steps: against the
+    reference answer (every retrieval step) and against the contexts of the reference step
+    it matched."""
+    steps = [step for step in result["actual_steps"] if isinstance(step, dict) and step.get("name") == "retrieval"]
+    for step in steps:
+        if "output" in step and question.reference_answer is not None:
+            _judged_contexts(judge, "retrieval_answer", question.question_text, question.reference_answer, step)
+    for group in result.get("reference_steps") or []:
+        for reference in group:
+            if not isinstance(reference, dict) or reference.get("name") != "retrieval" or "matches" not in reference:
+                continue
+            matched = next((step for step in steps if step.get("id") == reference["matches"]), None)
+            if matched is not None and "output" in matched:
+                _judged_contexts(judge, "retrieval_context", question.question_text, reference.get("output"), matched)
 
 
 def _response_warnings(reference: Reference, responses: Responses) -> list[RunWarning]:
