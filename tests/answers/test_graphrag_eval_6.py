@@ -2,6 +2,7 @@
 its `answer_correctness_error` key, a 6.x config's judge and prompt (`answers -c`), and
 `--graphrag-eval 6` with `--answers`."""
 
+import asyncio
 import importlib.util
 import json
 import sys
@@ -14,6 +15,7 @@ from answerkey.cli import cli
 from answerkey.compat.graphrag_eval import judge_from_config, read_config, run_evaluation
 from answerkey.errors import InputError
 from answerkey.metrics.answers import AnswerJudge, check_prompt, parse_claim_counts_json
+from answerkey.steps import compute_aggregates, run_evaluation as steps_run_evaluation
 
 
 def _load_stub_server():
@@ -120,8 +122,6 @@ def test_config_judge_and_prompt(stub, tmp_path):
         }
     ]
     responses = {"q": {"question_id": "q", "actual_answer": "A", "actual_steps": []}}
-    import asyncio
-
     [result] = asyncio.run(run_evaluation(reference, responses, config_file_path=str(config)))
     assert result["answer_recall"] == 0.5 and result["steps_score"] == 0.0
     assert stub.prompts()[-1] == "Judge Q-good against R: A"
@@ -226,8 +226,6 @@ def test_custom_evaluations(stub, tmp_path):
         "b": {"question_id": "b", "actual_answer": "A", "actual_steps": []},
         "c": {"question_id": "c", "actual_steps": []},
     }
-    import asyncio
-
     results = asyncio.run(run_evaluation(reference, responses, config_file_path=str(config)))
     assert [{k: r.get(k) for k in ("tone", "tone_reason", "tone_error")} for r in results] == [
         {"tone": 0.5, "tone_reason": "calm", "tone_error": None},
@@ -281,7 +279,6 @@ def test_steps_cli_with_config(stub, tmp_path, monkeypatch):
 def test_retrieval_metrics_in_6x_mode(stub):
     """With a judge, 6.x mode writes retrieval_answer_* on each retrieval step and
     retrieval_context_* on the matched one (F1 with both; _error keys when a reply is bad)."""
-    from answerkey.steps import compute_aggregates, run_evaluation as steps_run_evaluation
 
     # Recall is asked first, then precision: each rule answers once.
     stub.reply_to("Reference:\nParis is the capital.", '{"statements": 2, "supported": 1}', times=1)

@@ -6,7 +6,7 @@ exception (a missing key), answerkey scores 0.0: those cases say so.
 """
 
 import json
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -200,8 +200,6 @@ def test_sparql_values_and_duplicates():
 
 def test_relative_times():
     """A relative reference time matches an absolute one within 60 s of the anchor's offset."""
-    from datetime import datetime
-
     anchor = datetime(2025, 3, 10, 12, tzinfo=UTC)
     assert times_equal("2d-ago", "2025-03-08T12:01:00Z", anchor)
     assert not times_equal("2d-ago", "2025-03-08T12:01:01Z", anchor)
