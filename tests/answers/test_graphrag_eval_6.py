@@ -314,3 +314,38 @@ def test_retrieval_metrics_in_6x_mode(stub):
     assert result["steps_score"] == 1.0
     micro = compute_aggregates([result], graphrag_eval=6)["micro"]
     assert micro["retrieval_answer_f1"]["mean"] == 0.5 and "retrieval_context_f1" not in micro
+
+
+def _embedding(*vectors):
+    return json.dumps({"data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]}).encode()
+
+
+def test_answer_relevance(stub, tmp_path):
+    """answer_relevance: the mean cosine of the asked question's embedding with those of the
+    questions the LLM writes for the answer; 0 when noncommittal; an error key otherwise."""
+    stub.reply_to("Answer: Canberra.", '{"questions": ["What is the capital?", "Which city?"], "noncommittal": 0}')
+    stub.reply_to("Answer: I cannot say.", '{"questions": ["?"], "noncommittal": 1}')
+    stub.reply_to("Answer: broken", "not JSON")
+    stub.reply_to("Q-capital\nWhat is the capital?\nWhich city?", _embedding([1, 0], [1, 0], [0, 1]))
+    stub.reply_to("Q-capital\n?", _embedding([1, 0], [1, 1]))
+    config = tmp_path / "relevance.yaml"
+    config.write_text(
+        "llm:\n"
+        f"  generation: {{provider: openai, model: chat, base_url: '{stub.url}'}}\n"
+        "  embedding: {provider: openai, model: embed}\n"
+        "answer_correctness: {enabled: false}\n",
+        encoding="utf-8",
+    )
+    reference = [{"template_id": "t", "questions": [{"id": str(n), "question_text": "Q-capital"} for n in range(4)]}]
+    answers = ["Canberra.", "I cannot say.", "broken", None]
+    responses = {
+        str(n): {"question_id": str(n), **({"actual_answer": a} if a else {}), "actual_steps": []}
+        for n, a in enumerate(answers)
+    }
+    results = asyncio.run(run_evaluation(reference, responses, config_file_path=str(config)))
+    assert results[0]["answer_relevance"] == 0.5
+    assert results[1]["answer_relevance"] == 0.0
+    assert results[2]["answer_relevance_error"] == "the judge's reply is not JSON"
+    assert "answer_relevance" not in results[3] and "answer_relevance_error" not in results[3]
+    embeddings = [body for path, _, body in stub.requests if path.endswith("/embeddings")]
+    assert embeddings[0] == {"model": "embed", "input": ["Q-capital", "What is the capital?", "Which city?"]}

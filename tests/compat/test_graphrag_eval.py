@@ -129,12 +129,12 @@ def test_config_checks(tmp_path):
     config = tmp_path / "conf.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     assert read_config(config).custom_metrics == ("relevance", "relevance_reason")
-    embedding = tmp_path / "embedding.yaml"
-    embedding.write_text(
-        CONFIG.replace("model: m}", "model: m}\n  embedding: {provider: openai, model: e}"), encoding="utf-8"
+    relevance = tmp_path / "relevance.yaml"
+    relevance.write_text(
+        "answer_relevance: {enabled: true}\nllm:\n  generation: {provider: p, model: m}\n", encoding="utf-8"
     )
-    with pytest.raises(InputError, match=r"LLM-based metrics \(answer_relevance\)"):
-        asyncio.run(run_evaluation([], {}, config_file_path=str(embedding)))
+    with pytest.raises(InputError, match=r"relevance.yaml:1:1: llm config including embedding is required"):
+        read_config(relevance)
 
 
 def test_evaluate_steps_signature():

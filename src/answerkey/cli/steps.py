@@ -16,9 +16,9 @@ from answerkey.compat.graphrag_eval import (
     Config,
     endpoint_judge,
     evaluate_custom,
+    evaluate_relevance,
     judge_from_config,
     read_config,
-    refuse_llm_metrics,
 )
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import REPORT_FORMATS, ReportPaths
@@ -169,7 +169,6 @@ def evaluate(
     if config is not None and graphrag_eval != "6":
         raise Trouble("-c is graphrag-eval 6.x's config: give --graphrag-eval 6 with it")
     settings = read_config(config) if config is not None else Config()
-    refuse_llm_metrics(settings)
     judge = judge_from_config(settings)
     if answers and judge is not None:
         raise Trouble("--answers and a config asking for answer correctness both name a judge; give one")
@@ -186,7 +185,7 @@ def evaluate(
     )
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
-    if settings.custom_evaluations:
+    if settings.custom_evaluations or "answer_relevance" in settings.llm_metrics:
         _custom_evaluations(run, settings)
     finish(run, reports, quiet=quiet)
     click.echo(run.summary_line(), err=True)
@@ -197,6 +196,7 @@ def _custom_evaluations(run: Any, settings: Config) -> None:
     response's keys 6.x reads), and the aggregates again with their outputs."""
     judge = endpoint_judge(settings)
     for result in run.results:
+        result.update(evaluate_relevance(settings, result, result))
         result.update(evaluate_custom(settings, judge, result, result))
     run.aggregates = aggregate_results(run.results, graphrag_eval=6, custom_metrics=settings.custom_metrics)
 

@@ -22,6 +22,7 @@ The names and signatures are 6.x's: ``run_evaluation`` and ``evaluate_steps`` ar
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from answerkey.compat._graphrag_custom import CustomEvaluation, run_custom
+from answerkey.compat._graphrag_relevance import answer_relevance
 from answerkey.errors import InputError, InputErrors
 from answerkey.files import load_document, validation_errors
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
@@ -47,7 +49,8 @@ __all__ = [
     "read_config",
     "judge_from_config",
     "endpoint_judge",
-    "refuse_llm_metrics",
+    "embedder_from_config",
+    "evaluate_relevance",
     "evaluate_custom",
 ]
 
@@ -175,16 +178,36 @@ def endpoint_judge(config: Config, environ: Mapping[str, str] | None = None) -> 
         raise InputError(f"llm.generation: {error}") from None
 
 
-def refuse_llm_metrics(config: Config) -> None:
-    """Raise ``InputError`` when the config asks for an LLM-based metric answerkey does not
-    compute in 6.x mode yet (answer relevance)."""
-    others = [name for name in config.llm_metrics if name not in ("answer_correctness", "custom_evaluations")]
-    if others:
-        raise InputError(
-            f"the config asks for LLM-based metrics ({', '.join(others)}), which answerkey's "
-            "graphrag-eval 6.x mode does not compute yet; set their `enabled: false` (custom_evaluations: remove "
-            "them) to score the steps"
+def embedder_from_config(config: Config, environ: Mapping[str, str] | None = None) -> AnswerJudge | None:
+    """The embeddings endpoint of a 6.x config asking for answer relevance, or None: at
+    ``llm.embedding.api_base`` (else the generation endpoint), ``llm.embedding.model``,
+    ``llm.embedding.api_key`` (else the generation key)."""
+    if "answer_relevance" not in config.llm_metrics:
+        return None
+    generation = endpoint_judge(config, environ)
+    embedding = (config.llm or {}).get("embedding")
+    if not isinstance(embedding, Mapping) or not embedding.get("model"):
+        raise InputError("llm.embedding.model: missing; answer relevance needs the embedding model")
+    try:
+        return dataclasses.replace(
+            generation,
+            url=str(embedding.get("api_base") or generation.url),
+            model=str(embedding["model"]),
+            api_key=str(embedding["api_key"]) if embedding.get("api_key") else generation.api_key,
         )
+    except ValueError as error:
+        raise InputError(f"llm.embedding: {error}") from None
+
+
+def evaluate_relevance(config: Config, question: Mapping[str, Any], response: Mapping[str, Any]) -> dict[str, Any]:
+    """6.x's ``answer_relevance`` (or ``answer_relevance_error``) of a response's
+    ``actual_answer`` to the question's ``question_text``, when the config asks for it and the
+    response has an answer; else nothing."""
+    embedder = embedder_from_config(config)
+    if embedder is None or "actual_answer" not in response:
+        return {}
+    judge = endpoint_judge(config)
+    return answer_relevance(judge, embedder, str(question.get("question_text", "")), str(response["actual_answer"]))
 
 
 async def run_evaluation(
@@ -198,14 +221,14 @@ async def run_evaluation(
     (its outputs, or ``{name}_error``) by the same endpoint; a config asking for answer
     relevance is refused with ``InputError`` (not computed in this mode yet)."""
     config = read_config(config_file_path)
-    refuse_llm_metrics(config)
     judge = judge_from_config(config)
     results = _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
-    if config.custom_evaluations:
+    if config.custom_evaluations or "answer_relevance" in config.llm_metrics:
         custom_judge = judge or endpoint_judge(config)
         questions = [question for template in qa_dataset for question in template["questions"]]
         for result, question in zip(results, questions):
             response = responses_dict.get(str(question["id"]), {})
+            result.update(evaluate_relevance(config, question, response))
             result.update(evaluate_custom(config, custom_judge, question, response))
     return results
 

@@ -48,7 +48,7 @@ import string
 import threading
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -397,11 +397,38 @@ class AnswerJudge:
             for problem in self.cache_problems
         ]
 
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """The embedding of each text, from the endpoint's OpenAI-compatible ``/embeddings``
+        (``RuntimeError`` if the call fails, after the same retries as ``complete``; not
+        cached)."""
+        return self._retried(lambda: self._attempt_embedding(texts))
+
+    def _attempt_embedding(self, texts: list[str]) -> list[list[float]]:
+        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
+        raw = self._checked_post(body, "/embeddings")
+        try:
+            items = json.loads(raw)["data"]
+            vectors = [item["embedding"] for item in sorted(items, key=lambda item: item.get("index", 0))]
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            vectors = None
+        numbers = (int, float)
+        if (
+            not isinstance(vectors, list)
+            or len(vectors) != len(texts)
+            or not all(isinstance(v, list) and v and all(isinstance(x, numbers) for x in v) for v in vectors)
+        ):
+            raise RuntimeError("the endpoint's reply is not one embedding per text")
+        return [[float(x) for x in vector] for vector in vectors]
+
     def _asked(self, prompt: str) -> str:
         """``complete`` without the cache."""
+        return self._retried(lambda: self._attempt(prompt))
+
+    def _retried(self, call: Callable[[], Any]) -> Any:
+        """``call()``, made again after a failure that may pass, ``retries`` times at most."""
         for attempt in range(self.retries + 1):
             try:
-                return self._attempt(prompt)
+                return call()
             except _Passing as failure:
                 if attempt == self.retries:
                     tries = f" ({attempt + 1} attempts)" if attempt else ""
@@ -415,10 +442,23 @@ class AnswerJudge:
         body = json.dumps(
             {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
         ).encode("utf-8")
+        raw = self._checked_post(body, "/chat/completions")
+        try:
+            content = json.loads(raw)["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+            content = None
+        if not isinstance(content, str):
+            raise RuntimeError("the judge endpoint's reply is not a chat completion")
+        # JSON may spell a lone surrogate (\ud800), which no file or terminal can encode.
+        return _LONE_SURROGATE.sub("\ufffd", content)
+
+    def _checked_post(self, body: bytes, route: str) -> bytes:
+        """POST ``body`` to ``route`` under the endpoint: the reply's body, ``_Passing`` for a
+        failure that may pass, else ``RuntimeError``."""
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        status, reply_headers, raw = self._post(body, headers)
+        status, reply_headers, raw = self._post(body, headers, route)
         if 300 <= status < 400:
             # urllib would follow it and send the key wherever it points: answerkey sends the
             # key to the configured endpoint only, so it follows no redirect at all.
@@ -433,21 +473,17 @@ class AnswerJudge:
             raise RuntimeError(message)
         if len(raw) > _MAX_RESPONSE_BYTES:
             raise RuntimeError("the judge endpoint's reply is too large")
-        try:
-            content = json.loads(raw)["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-            content = None
-        if not isinstance(content, str):
-            raise RuntimeError("the judge endpoint's reply is not a chat completion")
-        # JSON may spell a lone surrogate (\ud800), which no file or terminal can encode.
-        return _LONE_SURROGATE.sub("\ufffd", content)
+        return raw
 
-    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-        """POST ``body`` to the endpoint's chat completions: the status, the headers and at most
-        ``_MAX_RESPONSE_BYTES + 1`` bytes of the body, all within one ``timeout`` (a socket's own
-        time-out is per read, which an endpoint that trickles its reply never reaches).
+    def _post(
+        self, body: bytes, headers: dict[str, str], route: str = "/chat/completions"
+    ) -> tuple[int, dict[str, str], bytes]:
+        """POST ``body`` to ``route`` under the endpoint (chat completions by default): the
+        status, the headers and at most ``_MAX_RESPONSE_BYTES + 1`` bytes of the body, all within
+        one ``timeout`` (a socket's own time-out is per read, which an endpoint that trickles its
+        reply never reaches).
         ``_Passing`` or ``RuntimeError`` when that fails."""
-        target = urllib.parse.urlsplit(self.url.rstrip("/") + "/chat/completions")
+        target = urllib.parse.urlsplit(self.url.rstrip("/") + route)
         expired = threading.Event()
         try:
             connection_type = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
