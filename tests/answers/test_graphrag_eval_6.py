@@ -349,3 +349,28 @@ def test_answer_relevance(stub, tmp_path):
     assert "answer_relevance" not in results[3] and "answer_relevance_error" not in results[3]
     embeddings = [body for path, _, body in stub.requests if path.endswith("/embeddings")]
     assert embeddings[0] == {"model": "embed", "input": ["Q-capital", "What is the capital?", "Which city?"]}
+
+
+def test_config_llm_scores_retrieval_without_correctness(stub, tmp_path):
+    """A config with llm but answer correctness disabled: retrieval steps are judged, final
+    answers not (as in 6.x, where the retrieval metrics need only its LLM)."""
+    stub.reply_to("Reference:\nR.", '{"statements": 1, "supported": 1}', times=1)
+    stub.reply_to("Reference:\nR.", '{"verdicts": [1]}', times=1)
+    config = tmp_path / "conf.yaml"
+    config.write_text(
+        f"llm:\n  generation: {{provider: openai, model: m, base_url: '{stub.url}'}}\n"
+        "answer_correctness: {enabled: false}\n",
+        encoding="utf-8",
+    )
+    contexts = json.dumps([{"id": "1", "text": "C1"}])
+    question = {
+        "id": "q",
+        "question_text": "Q-r",
+        "reference_answer": "R.",
+        "reference_steps": [[{"name": "x", "output": "1"}]],
+    }
+    step = {"name": "retrieval", "id": "r", "status": "success", "args": {"k": 1}, "output": contexts}
+    responses = {"q": {"question_id": "q", "actual_answer": "A", "actual_steps": [step]}}
+    [result] = asyncio.run(run_evaluation([{"template_id": "t", "questions": [question]}], responses, str(config)))
+    assert result["actual_steps"][0]["retrieval_answer_f1"] == 1.0
+    assert "answer_recall" not in result and "answer_correctness_error" not in result

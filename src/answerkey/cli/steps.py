@@ -17,7 +17,6 @@ from answerkey.compat.graphrag_eval import (
     endpoint_judge,
     evaluate_custom,
     evaluate_relevance,
-    judge_from_config,
     read_config,
 )
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
@@ -169,10 +168,11 @@ def evaluate(
     if config is not None and graphrag_eval != "6":
         raise Trouble("-c is graphrag-eval 6.x's config: give --graphrag-eval 6 with it")
     settings = read_config(config) if config is not None else Config()
-    judge = judge_from_config(settings)
+    judge = endpoint_judge(settings) if settings.llm is not None else None
     if answers and judge is not None:
-        raise Trouble("--answers and a config asking for answer correctness both name a judge; give one")
-    if answers:
+        raise Trouble("--answers and a config's llm both name a judge; give one")
+    answers = answers or "answer_correctness" in settings.llm_metrics
+    if judge is None and answers:
         try:
             judge = AnswerJudge.from_environment()
         except ValueError as error:
@@ -180,9 +180,7 @@ def evaluate(
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
     version = int(graphrag_eval)
-    options = StepsOptions(
-        epsilon=epsilon, answers=answers or judge is not None, retrieval_k=retrieval_k, graphrag_eval=version
-    )
+    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version)
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     if settings.custom_evaluations or "answer_relevance" in settings.llm_metrics:

@@ -221,10 +221,11 @@ async def run_evaluation(
     (its outputs, or ``{name}_error``) by the same endpoint; a config asking for answer
     relevance is refused with ``InputError`` (not computed in this mode yet)."""
     config = read_config(config_file_path)
-    judge = judge_from_config(config)
-    results = _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge)
-    if config.custom_evaluations or "answer_relevance" in config.llm_metrics:
-        custom_judge = judge or endpoint_judge(config)
+    judge = endpoint_judge(config) if config.llm is not None else None
+    correctness = "answer_correctness" in config.llm_metrics
+    results = _run_evaluation_4(qa_dataset, responses_dict, graphrag_eval=6, answer_judge=judge, answers=correctness)
+    if judge is not None and (config.custom_evaluations or "answer_relevance" in config.llm_metrics):
+        custom_judge = judge
         questions = [question for template in qa_dataset for question in template["questions"]]
         for result, question in zip(results, questions):
             response = responses_dict.get(str(question["id"]), {})

@@ -278,6 +278,7 @@ def run_evaluation(
     answer_judge: AnswerJudge | None = None,
     on_question: Callable[[], None] | None = None,
     graphrag_eval: int = 4,
+    answers: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Evaluate ``responses`` against ``reference_qas``: one result dict per question, in
     corpus order, with graphrag-eval's keys (``steps_score``, ``status``, ``reference_steps``
@@ -290,12 +291,16 @@ def run_evaluation(
     4.0's rule) or ``"actual"``. ``answer_judge`` (see ``answerkey.metrics.answers``) adds the
     answer metrics; without it they are absent. Bad input raises ``InputError`` naming its
     place (``reference.0.questions.1.id: ...``). ``graphrag_eval=6`` evaluates by graphrag-eval
-    6.x's rules and writes its keys (``answerkey.steps.evaluate6``).
+    6.x's rules and writes its keys (``answerkey.steps.evaluate6``); there the judge also
+    scores retrieval steps (``answerkey.steps.retrieval6``), and judges final answers unless
+    ``answers=False`` (by default, whenever there is a judge).
     """
     check_retrieval_k_rule(retrieval_k)
     corpus = validate_reference(reference_qas, graphrag_eval=graphrag_eval)
     by_id = validate_responses(responses)
-    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval)
+    if answers is None:
+        answers = answer_judge is not None
+    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval, answers=answers)
     return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, options, answer_judge, on_question))
 
 
@@ -339,7 +344,7 @@ def _evaluate_question(
     on_note: _NoteHandler | None = None,
 ) -> dict[str, Any]:
     if options.graphrag_eval == 6:
-        return _evaluate_question_6(template_id, question, raw_question, response, answer_judge)
+        return _evaluate_question_6(template_id, question, raw_question, response, answer_judge, options.answers)
     result: dict[str, Any] = {
         "template_id": template_id,
         "question_id": question.id,
@@ -395,14 +400,17 @@ def _evaluate_question_6(
     raw_question: Mapping[str, Any],
     response: tuple[Response, Mapping[str, Any]] | None,
     answer_judge: AnswerJudge | None,
+    correctness: bool,
 ) -> dict[str, Any]:
+    # The judge scores the retrieval steps, and with `correctness` the final answer too (6.x
+    # computes the first whenever its LLM is configured, the second unless disabled).
     result = question_result(template_id, raw_question, response[1] if response is not None else None)
     answer = response[0].actual_answer if response is not None else None
     if answer_judge is None:
         return result
     judge = dataclasses.replace(answer_judge, graphrag_eval=6)
     _retrieval_metrics_6(judge, question, result)
-    if answer is not None and question.reference_answer is not None:
+    if correctness and answer is not None and question.reference_answer is not None:
         # 6.x judges correctness only (relevance needs its embeddings), with its keys.
         result.update(judge.correctness(question.question_text, question.reference_answer, answer))
     return result
