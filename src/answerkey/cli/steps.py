@@ -87,16 +87,19 @@ def report_paths(reports: ReportPaths, output: str | None) -> StepsReportPaths:
 
 @click.group()
 def steps() -> None:
-    """Evaluate an agent's steps against reference steps (graphrag-eval 4.0 compatible).
+    """Evaluate an agent's steps against reference steps (graphrag-eval 4.0 compatible; 6.x
+    with --graphrag-eval 6).
 
     The last group of each question's reference steps is matched with the agent's
     successful steps of the same name; SPARQL results are judged by answerkey's comparator
     (typed values, reals within epsilon, extra columns allowed, column mapping searched).
+    With --graphrag-eval 6, graphrag-eval 6.x's rules, inputs and keys instead.
 
     \b
     Examples:
       answerkey steps evaluate examples/steps/reference.yaml examples/steps/responses.jsonl -o results.yaml
       answerkey steps aggregate results.yaml -o aggregates.yaml --xlsx report.xlsx
+      answerkey steps evaluate examples/steps6/reference.yaml examples/steps6/responses.jsonl --graphrag-eval 6
     """
 
 
