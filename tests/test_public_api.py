@@ -33,6 +33,7 @@ PUBLIC = [
     "answerkey.answers",
     "answerkey.compare",
     "answerkey.compat.qatch",
+    "answerkey.compat.graphrag_eval",
     "answerkey.strategies",
     "answerkey.testing.assertions",
     "answerkey.errors",

@@ -55,7 +55,9 @@ class StubServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append((self.path, dict(self.headers), body))
-                reply = stub.reply_for(body["messages"][0]["content"])
+                # A chat completion's prompt, or the texts of an embeddings request.
+                asked = body["messages"][0]["content"] if "messages" in body else "\n".join(body["input"])
+                reply = stub.reply_for(asked)
                 if reply.delay:
                     stub.closing.wait(reply.delay)
                 status = reply.status
@@ -111,7 +113,7 @@ class StubServer:
 
     def prompts(self):
         """The prompt of each request received, in order."""
-        return [body["messages"][0]["content"] for _, _, body in self.requests]
+        return [body["messages"][0]["content"] for _, _, body in self.requests if "messages" in body]
 
     def close(self):
         """Stop serving and release the port."""

@@ -59,6 +59,20 @@ def _steps_results(out: Path) -> str:
     return str(results)
 
 
+def _two_score_runs(out: Path) -> list[str]:
+    # Beside OUT's folder, so that the runs compared (whose paths the report names) are the
+    # same ones with and without -q.
+    runs = [out.parent.parent / "run-a.json", out.parent.parent / "run-b.json"]
+    for run, answers in zip(runs, ("answers.jsonl", "answers.jsonl")):
+        if not run.exists():
+            corpus = EXAMPLES / "personnel/corpus.yaml"
+            cli.main(
+                ["score", "-q", "--json", str(run), str(corpus), str(EXAMPLES / "personnel" / answers)],
+                standalone_mode=False,
+            )
+    return [str(run) for run in runs]
+
+
 # Command path -> the arguments of a run on the bundled examples, given OUT (a path the run
 # writes its outcome to). Every command with -q has a case (test_every_quiet_command_has_a_case).
 CASES = {
@@ -93,6 +107,7 @@ CASES = {
     ],
     "steps aggregate": lambda out: ["--json", out, _steps_results(out)],
     "answers": lambda out: ["-i", EXAMPLES / "answers/questions.tsv", "-o", out],
+    "compare": lambda out: ["--json", out, *_two_score_runs(out)],
     "fuzz generate": lambda out: ["-n", "3", "-o", out.with_suffix(".jsonl")],
     "fuzz roundtrip": lambda out: ["--json", out, "--cmd", f"python {EXAMPLES / 'fuzz/rows_to_cas.py'}", "-n", "5"],
     "fuzz self": lambda out: ["--json", out, "-n", "3"],
@@ -158,7 +173,7 @@ def test_quiet_prints_nothing_but_warnings_and_changes_nothing_else(path, tmp_pa
 
 
 # The commands whose summary shows figures, and the columns of figures in points (ATIS's).
-SUMMARIES = ["score", "qatch", "sql", "sdmx", "steps evaluate", "steps aggregate", "answers"]
+SUMMARIES = ["score", "qatch", "sql", "sdmx", "steps evaluate", "steps aggregate", "answers", "compare"]
 _FIGURE = re.compile(r"(?<![\w.:|])-?[0-9]+\.([0-9]+)(?![\w.])")
 
 

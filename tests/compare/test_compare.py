@@ -128,7 +128,7 @@ def test_two_runs_one_line_and_the_changed_items(run_cli, tmp_path):
     result = run_cli("compare", a, b)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (
-        f"{b} vs {a}: accuracy 0.550 -> 0.750, +0.200 [95% CI +0.000, +0.450], "
+        f"{b} vs {a}: accuracy 0.5500 -> 0.7500, +0.2000 [95% CI +0.0000, +0.4500], "
         "randomization p = 0.2338, McNemar p = 0.2188; fixed 5, broken 1 of 20 items\n"
         "  fixed: '2', '3', '8', '13', '16'\n"
         "  broken: '7'\n"
@@ -161,7 +161,7 @@ def test_a_metric_has_no_mcnemar(run_cli, tmp_path):
     b = sql_report(tmp_path / "b.json", B)
     result = run_cli("compare", a, b, "--measure", "soft_f1", "--show-items", "0")
     assert result.exit_code == 0
-    assert "soft_f1 0.525 -> 0.625, +0.100" in result.stdout
+    assert "soft_f1 0.5250 -> 0.6250, +0.1000" in result.stdout
     assert "McNemar" not in result.stdout
     assert "; better 5, worse 1 of 20 items\nsignature: measure:soft_f1|" in result.stdout
 

@@ -75,7 +75,7 @@ def test_the_page_loads_with_no_console_message(chromium, sql_page):
     assert text(chromium, "title") == "answerkey sql"
     assert text(chromium, "command").startswith("answerkey sql ")
     figure = chromium.find_element("css selector", ".figure")
-    assert figure.text.split("\n") == ["accuracy", "0.500", "[0.254, 0.746]", "Wilson score interval, n = 12"]
+    assert figure.text.split("\n") == ["accuracy", "0.5000", "[0.2538, 0.7462]", "Wilson score interval, n = 12"]
     assert "semantics:answerkey|" in chromium.find_element("id", "overview-view").text
     chart = chromium.find_element("id", "semantics-chart").text.split("\n")
     assert chart == [

@@ -2,6 +2,7 @@
 the `--explain` text, and --answerkey-fail-under fails a run whose recorded accuracy is low."""
 
 import importlib.metadata
+import re
 import subprocess
 import sys
 import tomllib
@@ -122,7 +123,9 @@ def test_a_run_that_does_not_use_it_is_unchanged(pytester):
     pytester.makepyfile("def test_one():\n    assert 1 == 1\n")
     result = run(pytester)
     assert result.ret == 0
-    assert "answerkey" not in result.stdout.str()
+    # No section of its own (the run may still warn that the plugin's module was imported
+    # before pytest could rewrite it, when the suite that runs this test imported it first).
+    assert not re.search(r"=+ answerkey =+", result.stdout.str())
 
 
 def test_assert_at_least_in_a_test(pytester):

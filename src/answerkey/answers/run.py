@@ -44,6 +44,9 @@ def judge_signature(judge: AnswerJudge) -> Signature:
     >>> str(judge_signature(AnswerJudge("http://127.0.0.1:9/v1", model="m"))).startswith("model:m|v:")
     True
     """
+    if judge.graphrag_eval == 6:  # 6.x's JSON reply, and the config's prompt or answerkey's
+        prompt = "config" if judge.correctness_prompt is not None else "answerkey"
+        return Signature.of(model=judge.model, graphrag_eval=6, prompt=prompt)
     return Signature.of(model=judge.model)
 
 

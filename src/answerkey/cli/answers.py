@@ -14,6 +14,8 @@ from answerkey.answers.schema import OUTPUT_LAYOUTS
 from answerkey.cli import Trouble
 from answerkey.cli.options import fail_under_option, quiet_option
 from answerkey.cli.output import finish, report_options, start
+from answerkey.compat.graphrag_eval import judge_from_config, read_config
+from answerkey.errors import InputError
 from answerkey.files import OutputError, write_output
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import ReportPaths
@@ -72,6 +74,14 @@ def reachable(judge: AnswerJudge) -> AnswerJudge:
     help="all: the input's columns, graphrag-eval's five and Recall, Precision, F1. "
     "graphrag-eval: only graphrag-eval 4.0's five columns, as it writes them.",
 )
+@click.option(
+    "-c",
+    "--config",
+    "config",
+    metavar="CONF.yaml",
+    help="graphrag-eval 6.x's config file: the judge from llm.generation (base_url, model, api_key), "
+    "answer_correctness.prompt, and 6.x's JSON reply (see docs/answers.md).",
+)
 @report_options
 @click.option(
     "--jobs",
@@ -87,6 +97,7 @@ def answers(
     in_file: str,
     out_file: str,
     columns: str,
+    config: str | None,
     reports: ReportPaths,
     jobs: int,
     fail_under: float | None,
@@ -125,9 +136,12 @@ def answers(
     endpoint or one that cannot be reached: nothing is sent then; or no row judged).
     """
     paths = AnswersPaths(reports.json, reports.yaml, reports.xlsx, reports.html, out_file=out_file)
-    start(paths, {"-i": in_file, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None})
+    start(
+        paths,
+        {"-i": in_file, "-c": config, ENVIRONMENT["cache"]: os.environ.get(ENVIRONMENT["cache"], "").strip() or None},
+    )
     try:
-        judge = AnswerJudge.from_environment()
+        judge = AnswerJudge.from_environment() if config is None else _config_judge(config)
     except ValueError as error:
         raise Trouble(str(error)) from None
     if judge is None:
@@ -148,3 +162,11 @@ def answers(
         shown = "undefined (no row judged)" if f1 is None else f"{f1:.4f}"
         click.echo(f"mean F1 {shown} is under --fail-under {fail_under:g}", err=True)
         raise click.exceptions.Exit(1)
+
+
+def _config_judge(path: str) -> AnswerJudge:
+    """The judge of a graphrag-eval 6.x config (``InputError`` is reported at its place)."""
+    judge = judge_from_config(read_config(path))
+    if judge is None:
+        raise InputError(f"{path}: the config asks for no answer correctness (no llm, or answer_correctness disabled)")
+    return judge

@@ -13,12 +13,36 @@ from answerkey.cli import Trouble
 from answerkey.cli.answers import reachable
 from answerkey.cli.options import epsilon_option, quiet_option
 from answerkey.cli.output import finish, report_options, start
+from answerkey.compat.graphrag_eval import (
+    Config,
+    endpoint_judge,
+    evaluate_custom,
+    evaluate_relevance,
+    read_config,
+)
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import REPORT_FORMATS, ReportPaths
-from answerkey.steps.aggregates import MISSING_USAGE_RULES
+from answerkey.steps.aggregates import MISSING_USAGE_RULES, aggregate_results
 from answerkey.steps.load import read_evaluation_inputs, read_results
 from answerkey.steps.outputs import RETRIEVAL_K_RULES
-from answerkey.steps.run import StepsOptions, aggregate_steps, run_steps
+from answerkey.steps.run import GRAPHRAG_EVAL_VERSIONS, StepsOptions, aggregate_steps, run_steps
+
+
+def graphrag_eval_option(help: str, default: int | None = 4) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--graphrag-eval 4|6``: whose rules and keys to follow."""
+    return click.option(
+        "--graphrag-eval",
+        "graphrag_eval",
+        type=click.Choice([str(version) for version in GRAPHRAG_EVAL_VERSIONS]),
+        default=None if default is None else str(default),
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def config_option(help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``-c/--config CONF.yaml``: graphrag-eval 6.x's config file."""
+    return click.option("-c", "--config", "config", metavar="CONF.yaml", help=help)
 
 
 def output_option(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,16 +88,19 @@ def report_paths(reports: ReportPaths, output: str | None) -> StepsReportPaths:
 
 @click.group()
 def steps() -> None:
-    """Evaluate an agent's steps against reference steps (graphrag-eval 4.0 compatible).
+    """Evaluate an agent's steps against reference steps (graphrag-eval 4.0 compatible; 6.x
+    with --graphrag-eval 6).
 
     The last group of each question's reference steps is matched with the agent's
     successful steps of the same name; SPARQL results are judged by answerkey's comparator
     (typed values, reals within epsilon, extra columns allowed, column mapping searched).
+    With --graphrag-eval 6, graphrag-eval 6.x's rules, inputs and keys instead.
 
     \b
     Examples:
       answerkey steps evaluate examples/steps/reference.yaml examples/steps/responses.jsonl -o results.yaml
       answerkey steps aggregate results.yaml -o aggregates.yaml --xlsx report.xlsx
+      answerkey steps evaluate examples/steps6/reference.yaml examples/steps6/responses.jsonl --graphrag-eval 6
     """
 
 
@@ -96,6 +123,15 @@ def steps() -> None:
     is_flag=True,
     help=f"Also judge final answers with an LLM at {ENVIRONMENT['url']} (see docs/answers.md).",
 )
+@graphrag_eval_option(
+    "Follow graphrag-eval 4.0 (answerkey's rules: last reference group, comparator, --epsilon, --retrieval-k) "
+    "or graphrag-eval 6.x (its rules, inputs and keys: every group, steps without output, iri_discovery, "
+    "time series; see docs/switching-graphrag-eval.md)."
+)
+@config_option(
+    "graphrag-eval 6.x's config file (with --graphrag-eval 6): answer correctness by its llm.generation "
+    "endpoint and prompt, and its custom evaluations (see docs/switching-graphrag-eval.md)."
+)
 @quiet_option
 def evaluate(
     reference: str,
@@ -105,6 +141,8 @@ def evaluate(
     epsilon: float,
     retrieval_k: str,
     answers: bool,
+    graphrag_eval: str,
+    config: str | None,
     quiet: bool,
 ) -> None:
     """Score RESPONSES against the REFERENCE corpus.
@@ -130,9 +168,15 @@ def evaluate(
         raise Trouble("only one of REFERENCE and RESPONSES can be read from standard input")
     reports = report_paths(reports, output)
     judge_cache = os.environ.get(ENVIRONMENT["cache"], "").strip() or None
-    start(reports, {"REFERENCE": reference, "RESPONSES": responses, ENVIRONMENT["cache"]: judge_cache})
-    judge = None
-    if answers:
+    start(reports, {"REFERENCE": reference, "RESPONSES": responses, "-c": config, ENVIRONMENT["cache"]: judge_cache})
+    if config is not None and graphrag_eval != "6":
+        raise Trouble("-c is graphrag-eval 6.x's config: give --graphrag-eval 6 with it")
+    settings = read_config(config) if config is not None else Config()
+    judge = endpoint_judge(settings) if settings.llm is not None else None
+    if answers and judge is not None:
+        raise Trouble("--answers and a config's llm both name a judge; give one")
+    answers = answers or "answer_correctness" in settings.llm_metrics
+    if judge is None and answers:
         try:
             judge = AnswerJudge.from_environment()
         except ValueError as error:
@@ -140,12 +184,25 @@ def evaluate(
         if judge is None:
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
         judge = reachable(judge)
-    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k)
-    loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses)
+    version = int(graphrag_eval)
+    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version)
+    loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
+    if settings.custom_evaluations or "answer_relevance" in settings.llm_metrics:
+        _custom_evaluations(run, settings)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="REFERENCE has no question")
     if not quiet:
         click.echo(run.summary_line(), err=True)
+
+
+def _custom_evaluations(run: Any, settings: Config) -> None:
+    """The config's custom evaluations on each result (it holds the question's and the
+    response's keys 6.x reads), and the aggregates again with their outputs."""
+    judge = endpoint_judge(settings)
+    for result in run.results:
+        result.update(evaluate_relevance(settings, result, result))
+        result.update(evaluate_custom(settings, judge, result, result))
+    run.aggregates = aggregate_results(run.results, graphrag_eval=6, custom_metrics=settings.custom_metrics)
 
 
 @steps.command(short_help="Aggregate results: per template, micro, macro.")
@@ -161,8 +218,22 @@ def evaluate(
     "as when none of its questions succeeded: omit leaves it out of the template and of the macro mean; "
     "zero counts it as 0 there, as graphrag-eval 4.0 does (recorded in the signature).",
 )
+@graphrag_eval_option(
+    "Aggregate by graphrag-eval 4.0's layout (answerkey's) or 6.x's (error samples' figures counted, "
+    "micro.steps, retrieval step metrics). Default: 6 for results whose signature says graphrag_eval:6, else 4.",
+    default=None,
+)
+@config_option("graphrag-eval 6.x's config file: the outputs of its custom evaluations are aggregated too.")
 @quiet_option
-def aggregate(results: str, output: str | None, reports: ReportPaths, missing_usage: str, quiet: bool) -> None:
+def aggregate(
+    results: str,
+    output: str | None,
+    reports: ReportPaths,
+    missing_usage: str,
+    graphrag_eval: str | None,
+    config: str | None,
+    quiet: bool,
+) -> None:
     """Aggregate per-question RESULTS: per template, micro, macro.
 
     RESULTS is the report of `steps evaluate` (JSON or YAML), or a list of per-question
@@ -180,6 +251,10 @@ def aggregate(results: str, output: str | None, reports: ReportPaths, missing_us
     Exit status: 0 aggregated, 2 trouble (bad input, listed as FILE:LINE:COL: message).
     """
     reports = report_paths(reports, output)
-    start(reports, {"RESULTS": results})
-    run = aggregate_steps(read_results(results), missing_usage=missing_usage)
+    start(reports, {"RESULTS": results, "-c": config})
+    version = int(graphrag_eval) if graphrag_eval is not None else None
+    custom = read_config(config).custom_metrics if config is not None else ()
+    run = aggregate_steps(
+        read_results(results), missing_usage=missing_usage, graphrag_eval=version, custom_metrics=custom
+    )
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="RESULTS has no result")

@@ -23,6 +23,7 @@ from answerkey.compare.stats import (
 )
 from answerkey.errors import InputError, RunWarning, plural
 from answerkey.report import figure
+from answerkey.report.figures import RATIO_DECIMALS
 from answerkey.report.workbook import Column, Sheet, Workbook
 from answerkey.signature import Signature
 
@@ -115,7 +116,7 @@ def compare_pair(baseline: RunReport, system: RunReport, measure: str, *, resamp
 
 
 def _signed(value: float) -> str:
-    return "-" if value != value else f"{value:+.3f}"
+    return "-" if value != value else f"{value:+.{RATIO_DECIMALS}f}"
 
 
 @dataclass

@@ -45,10 +45,11 @@ import math
 import os
 import re
 import socket
+import string
 import threading
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,24 @@ Reference answer: {reference_answer}
 Candidate answer: {actual_answer}
 """
 
+# graphrag-eval 6.x asks for the same counts as a JSON object (its prompts/template.md and
+# AnswerCorrectnessResult in answer_correctness.py, 6.6.1); the wording here is answerkey's.
+CORRECTNESS_PROMPT_JSON = """\
+You compare a candidate answer with a reference answer to a question.
+Split the reference answer into atomic claims and the candidate answer into atomic claims,
+then count the candidate claims that match a reference claim.
+Reply with one JSON object and nothing else, with these fields:
+"reference_claims_count" (at least 1), "actual_claims_count" (at least 1),
+"matching_claims_count" (from 0 to the smaller of the two) and "reason" (one sentence).
+
+Question: {question}
+Reference answer: {reference_answer}
+Candidate answer: {actual_answer}
+"""
+# The placeholders a correctness prompt may hold (a 6.x config's `answer_correctness.prompt`).
+PROMPT_FIELDS = ("question", "reference_answer", "actual_answer")
+_JSON_FIELDS = ("reference_claims_count", "actual_claims_count", "matching_claims_count", "reason")
+
 RELEVANCE_PROMPT = """\
 Rate how relevant the answer is to the question, from 0 (unrelated or evasive) to 1 (answers
 exactly what was asked). Reply with the number only.
@@ -114,6 +133,58 @@ def parse_claim_counts(reply: str) -> tuple[int, int, int, str]:
     if reference < 1 or actual < 1 or not 0 <= matching <= min(reference, actual):
         raise ValueError(f"impossible claim counts: {reference}, {actual}, {matching}")
     return reference, actual, matching, "\t".join(fields[3:]).strip()
+
+
+def parse_claim_counts_json(reply: str) -> tuple[int, int, int, str]:
+    """The claim counts and reason in a graphrag-eval 6.x correctness reply, a JSON object with
+    exactly ``reference_claims_count``, ``actual_claims_count``, ``matching_claims_count`` and
+    a non-empty ``reason``; ``ValueError`` if malformed.
+
+    >>> parse_claim_counts_json('{"reference_claims_count": 2, "actual_claims_count": 3, '
+    ...     '"matching_claims_count": 2, "reason": "One extra claim."}')
+    (2, 3, 2, 'One extra claim.')
+    """
+    try:
+        value = json.loads(reply)
+    except (ValueError, RecursionError):
+        raise ValueError(f"expected a JSON object, got: {reply.strip()[:200]!r}") from None
+    if not isinstance(value, dict) or set(value) != set(_JSON_FIELDS):
+        raise ValueError(f"expected a JSON object with exactly {', '.join(_JSON_FIELDS)}, got: {reply.strip()[:200]!r}")
+    counts = [value[name] for name in _JSON_FIELDS[:3]]
+    if not all(type(count) is int for count in counts):
+        raise ValueError(f"claim counts must be integers, got: {counts!r}")
+    reference, actual, matching = counts
+    if reference < 1 or actual < 1 or not 0 <= matching <= min(reference, actual):
+        raise ValueError(f"impossible claim counts: {reference}, {actual}, {matching}")
+    reason = value["reason"]
+    if not isinstance(reason, str) or not reason:
+        raise ValueError("the reason must be a non-empty string")
+    return reference, actual, matching, reason
+
+
+def check_prompt(prompt: str) -> None:
+    """Raise ``ValueError`` unless ``prompt`` holds only the placeholders ``{question}``,
+    ``{reference_answer}`` and ``{actual_answer}`` (``{{`` and ``}}`` for braces), as plain
+    names: no index, attribute, conversion or format specification.
+
+    >>> check_prompt("Q: {question} {{x}}")
+    >>> check_prompt("{question.upper}")
+    Traceback (most recent call last):
+    ...
+    ValueError: a correctness prompt holds only {question}, {reference_answer}, {actual_answer}: not {question.upper}
+    """
+    try:
+        pieces = list(string.Formatter().parse(prompt))
+    except ValueError as error:
+        raise ValueError(f"a correctness prompt is a format template: {error}") from None
+    for _, name, spec, conversion in pieces:
+        if name is None:
+            continue
+        if name not in PROMPT_FIELDS or spec or conversion:
+            shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            raise ValueError(
+                f"a correctness prompt holds only {{question}}, {{reference_answer}}, {{actual_answer}}: not {shown}"
+            )
 
 
 def _reason(reply: str) -> str | None:
@@ -156,11 +227,12 @@ class Correctness:
             return None
         return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
 
-    def result_keys(self) -> dict[str, Any]:
+    def result_keys(self, error_key: str = "answer_eval_error") -> dict[str, Any]:
         """graphrag-eval's answer-correctness keys: the counts, reason and figures, or only
-        ``answer_eval_error``."""
+        the error, under ``error_key`` (4.0's ``answer_eval_error``; 6.x writes
+        ``answer_correctness_error``)."""
         if self.error is not None:
-            return {"answer_eval_error": self.error}
+            return {error_key: self.error}
         return {
             "answer_reference_claims_count": self.reference_claims,
             "answer_actual_claims_count": self.actual_claims,
@@ -239,6 +311,12 @@ class AnswerJudge:
     cache: str | None = None
     cache_problems: list[str] = field(default_factory=list, compare=False, repr=False)
     """Why replies could not be kept in ``cache`` (each once)."""
+    graphrag_eval: int = 4
+    """4: the reply is four tab-separated fields, errors are ``answer_eval_error``; 6:
+    graphrag-eval 6.x's JSON object reply and ``answer_correctness_error``."""
+    correctness_prompt: str | None = None
+    """The correctness prompt (a 6.x config's ``answer_correctness.prompt``), else answerkey's
+    own for the reply format."""
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
@@ -248,6 +326,10 @@ class AnswerJudge:
             raise ValueError(f"{ENVIRONMENT['api_key']} must be printable ASCII, without spaces around it")
         if not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError(f"{ENVIRONMENT['timeout']} must be a number of seconds above 0, not {self.timeout:g}")
+        if self.graphrag_eval not in (4, 6):
+            raise ValueError(f"graphrag_eval must be 4 or 6, not {self.graphrag_eval!r}")
+        if self.correctness_prompt is not None:
+            check_prompt(self.correctness_prompt)
         if type(self.retries) is not int or not 0 <= self.retries <= _MAX_RETRIES:
             raise ValueError(
                 f"{ENVIRONMENT['retries']} must be a whole number from 0 to {_MAX_RETRIES}, not {self.retries!r}"
@@ -328,11 +410,38 @@ class AnswerJudge:
             for problem in self.cache_problems
         ]
 
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """The embedding of each text, from the endpoint's OpenAI-compatible ``/embeddings``
+        (``RuntimeError`` if the call fails, after the same retries as ``complete``; not
+        cached)."""
+        return self._retried(lambda: self._attempt_embedding(texts))
+
+    def _attempt_embedding(self, texts: list[str]) -> list[list[float]]:
+        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
+        raw = self._checked_post(body, "/embeddings")
+        try:
+            items = json.loads(raw)["data"]
+            vectors = [item["embedding"] for item in sorted(items, key=lambda item: item.get("index", 0))]
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            vectors = None
+        numbers = (int, float)
+        if (
+            not isinstance(vectors, list)
+            or len(vectors) != len(texts)
+            or not all(isinstance(v, list) and v and all(isinstance(x, numbers) for x in v) for v in vectors)
+        ):
+            raise RuntimeError("the endpoint's reply is not one embedding per text")
+        return [[float(x) for x in vector] for vector in vectors]
+
     def _asked(self, prompt: str) -> str:
         """``complete`` without the cache."""
+        return self._retried(lambda: self._attempt(prompt))
+
+    def _retried(self, call: Callable[[], Any]) -> Any:
+        """``call()``, made again after a failure that may pass, ``retries`` times at most."""
         for attempt in range(self.retries + 1):
             try:
-                return self._attempt(prompt)
+                return call()
             except _Passing as failure:
                 if attempt == self.retries:
                     tries = f" ({attempt + 1} attempts)" if attempt else ""
@@ -346,10 +455,23 @@ class AnswerJudge:
         body = json.dumps(
             {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
         ).encode("utf-8")
+        raw = self._checked_post(body, "/chat/completions")
+        try:
+            content = json.loads(raw)["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+            content = None
+        if not isinstance(content, str):
+            raise RuntimeError("the judge endpoint's reply is not a chat completion")
+        # JSON may spell a lone surrogate (\ud800), which no file or terminal can encode.
+        return _LONE_SURROGATE.sub("\ufffd", content)
+
+    def _checked_post(self, body: bytes, route: str) -> bytes:
+        """POST ``body`` to ``route`` under the endpoint: the reply's body, ``_Passing`` for a
+        failure that may pass, else ``RuntimeError``."""
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        status, reply_headers, raw = self._post(body, headers)
+        status, reply_headers, raw = self._post(body, headers, route)
         if 300 <= status < 400:
             # urllib would follow it and send the key wherever it points: answerkey sends the
             # key to the configured endpoint only, so it follows no redirect at all.
@@ -364,21 +486,17 @@ class AnswerJudge:
             raise RuntimeError(message)
         if len(raw) > _MAX_RESPONSE_BYTES:
             raise RuntimeError("the judge endpoint's reply is too large")
-        try:
-            content = json.loads(raw)["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-            content = None
-        if not isinstance(content, str):
-            raise RuntimeError("the judge endpoint's reply is not a chat completion")
-        # JSON may spell a lone surrogate (\ud800), which no file or terminal can encode.
-        return _LONE_SURROGATE.sub("\ufffd", content)
+        return raw
 
-    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-        """POST ``body`` to the endpoint's chat completions: the status, the headers and at most
-        ``_MAX_RESPONSE_BYTES + 1`` bytes of the body, all within one ``timeout`` (a socket's own
-        time-out is per read, which an endpoint that trickles its reply never reaches).
+    def _post(
+        self, body: bytes, headers: dict[str, str], route: str = "/chat/completions"
+    ) -> tuple[int, dict[str, str], bytes]:
+        """POST ``body`` to ``route`` under the endpoint (chat completions by default): the
+        status, the headers and at most ``_MAX_RESPONSE_BYTES + 1`` bytes of the body, all within
+        one ``timeout`` (a socket's own time-out is per read, which an endpoint that trickles its
+        reply never reaches).
         ``_Passing`` or ``RuntimeError`` when that fails."""
-        target = urllib.parse.urlsplit(self.url.rstrip("/") + "/chat/completions")
+        target = urllib.parse.urlsplit(self.url.rstrip("/") + route)
         expired = threading.Event()
         try:
             connection_type = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
@@ -425,14 +543,19 @@ class AnswerJudge:
         a ``Correctness`` with ``error`` (never an exception)."""
         if not all(text.strip() for text in (question, reference_answer, actual_answer)):
             return Correctness(error="the question, the reference answer or the actual answer is blank")
+        default = CORRECTNESS_PROMPT_JSON if self.graphrag_eval == 6 else CORRECTNESS_PROMPT
+        prompt = self.correctness_prompt if self.correctness_prompt is not None else default
         try:
             reply = self.complete(
-                CORRECTNESS_PROMPT.format(
-                    question=question, reference_answer=reference_answer, actual_answer=actual_answer
-                )
+                prompt.format(question=question, reference_answer=reference_answer, actual_answer=actual_answer)
             )
         except RuntimeError as error:
             return Correctness(error=str(error))
+        if self.graphrag_eval == 6:
+            try:
+                return Correctness(*parse_claim_counts_json(reply))
+            except ValueError as error:
+                return Correctness(error=str(error))
         try:
             reference, actual, matching, reason = parse_claim_counts(reply)
         except ValueError as error:
@@ -442,7 +565,8 @@ class AnswerJudge:
 
     def correctness(self, question: str, reference_answer: str, actual_answer: str) -> dict[str, Any]:
         """graphrag-eval's answer-correctness keys for one answer (see ``Correctness.result_keys``)."""
-        return self.judge_correctness(question, reference_answer, actual_answer).result_keys()
+        error_key = "answer_correctness_error" if self.graphrag_eval == 6 else "answer_eval_error"
+        return self.judge_correctness(question, reference_answer, actual_answer).result_keys(error_key)
 
     def relevance(self, question: str, actual_answer: str) -> dict[str, Any]:
         """``answer_relevance`` in [0, 1] for one answer (or ``answer_relevance_error``)."""

@@ -8,9 +8,13 @@ list. With no relevant ids every metric is 0.0 (trec_eval leaves such queries ou
 number has to say something, and "nothing found" is the honest reading).
 
 Each function also takes graphrag-eval 4.0's keyword names, ``relevant_docs=`` and
-``retrieved_docs=``, so snippets pasted from its README run:
+``retrieved_docs=``, and 6.x's, ``relevant_ids=`` and ``retrieved_ids=``, so snippets pasted
+from its README run (with trec_eval's definitions; 6.x's own are in
+``answerkey.compat.graphrag_eval``):
 
 >>> recall_at_k(relevant_docs={1, 3, 5, 6}, retrieved_docs=[1, 4, 3, 5, 7], k=5)
+0.75
+>>> recall_at_k(relevant_ids={1, 3, 5, 6}, retrieved_ids=[1, 4, 3, 5, 7], k=5)
 0.75
 
 >>> recall_at_k({1, 3, 5, 6}, [1, 4, 3, 5, 7], k=5)
@@ -28,8 +32,13 @@ from typing import Any
 
 from answerkey.metrics.registry import register
 
-# graphrag-eval 4.0's keyword name -> ours.
-_GRAPHRAG_NAMES = {"relevant_docs": "relevant", "retrieved_docs": "retrieved"}
+# graphrag-eval's keyword names (4.0's, then 6.x's) -> ours.
+_GRAPHRAG_NAMES = {
+    "relevant_docs": "relevant",
+    "retrieved_docs": "retrieved",
+    "relevant_ids": "relevant",
+    "retrieved_ids": "retrieved",
+}
 
 
 def _graphrag_names(metric: Callable[..., float]) -> Callable[..., float]:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from answerkey.files import output_stream
+from answerkey.report.figures import POINTS_DECIMALS, RATIO_DECIMALS
 from answerkey.report.workbook import Sheet, Workbook
 
 HTML_CELL_LINES = 200
@@ -232,6 +233,7 @@ def page_data(result: Any, run: RunContext) -> dict[str, Any]:
         "title": f"answerkey {run.command.split(' ')[1] if run.command.count(' ') else 'report'}",
         "command": run.command,
         "signature": str(result.signature),
+        "decimals": {"ratio": RATIO_DECIMALS, "points": POINTS_DECIMALS},
         "written": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         "inputs": input_facts(run.inputs),
         "headline": headline_figures(document, workbook.overview),

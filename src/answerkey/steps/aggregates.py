@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from answerkey.errors import InputError
+from answerkey.steps.aggregates6 import aggregate_results_6
 from answerkey.steps.load import validate_results
 from answerkey.steps.schema import METRICS
 
@@ -139,7 +140,9 @@ def _metric_block(results: list[Mapping[str, Any]], *, with_steps: bool, zero_us
     return block
 
 
-def compute_aggregates(results: Iterable[Mapping[str, Any]], *, missing_usage: str = "omit") -> dict[str, Any]:
+def compute_aggregates(
+    results: Iterable[Mapping[str, Any]], *, missing_usage: str = "omit", graphrag_eval: int = 4
+) -> dict[str, Any]:
     """``per_template``, ``micro`` and ``macro`` aggregates of ``run_evaluation`` results.
 
     Error samples are counted and otherwise left out. Each metric present in some successful
@@ -154,14 +157,24 @@ def compute_aggregates(results: Iterable[Mapping[str, Any]], *, missing_usage: s
     every statistic, in ``per_template``, in ``micro`` and in the macro mean, as graphrag-eval
     4.0 does. Raises ``InputError`` for a result that is not one (a ``steps_score`` outside
     [0, 1], ``actual_steps`` that are not a list, ...), naming it (``results.3.steps_score:
-    ...``), and ``ValueError`` for another ``missing_usage``.
+    ...``), and ``ValueError`` for another ``missing_usage``. ``graphrag_eval=6`` aggregates
+    by graphrag-eval 6.x's rules (``answerkey.steps.aggregates6``; ``missing_usage`` plays
+    no part).
     """
-    return aggregate_results(validate_results(results), missing_usage=missing_usage)
+    return aggregate_results(validate_results(results), missing_usage=missing_usage, graphrag_eval=graphrag_eval)
 
 
-def aggregate_results(results: Iterable[Mapping[str, Any]], *, missing_usage: str = "omit") -> dict[str, Any]:
+def aggregate_results(
+    results: Iterable[Mapping[str, Any]],
+    *,
+    missing_usage: str = "omit",
+    graphrag_eval: int = 4,
+    custom_metrics: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """``compute_aggregates`` of results already checked against ``QuestionResult`` (as
     ``answerkey.steps.load`` reads them)."""
+    if graphrag_eval == 6:
+        return aggregate_results_6(results, custom_metrics)
     if missing_usage not in MISSING_USAGE_RULES:
         raise ValueError(
             f"missing_usage must be one of {', '.join(map(repr, MISSING_USAGE_RULES))}, not {missing_usage!r}"

@@ -32,7 +32,15 @@ from answerkey.errors import InputError, InputErrors, kind_of
 from answerkey.files import Document, load_document, read_text, source_name, validation_errors
 from answerkey.limits import MAX_JSON_DEPTH
 from answerkey.signature import Signature
-from answerkey.steps.schema import QuestionResult, ReferenceCorpus, Response, ResultsReport, Template, shown_number
+from answerkey.steps.schema import (
+    GRAPHRAG_EVAL_6,
+    QuestionResult,
+    ReferenceCorpus,
+    Response,
+    ResultsReport,
+    Template,
+    shown_number,
+)
 
 # A response's values are written this many levels deeper in a results report (the report,
 # its list of results), which may nest only MAX_JSON_DEPTH levels like any input.
@@ -260,8 +268,9 @@ def _wrong_kind(document: Document, wanted: str, advice: str = "") -> None:
 # ---------------------------------------------------------------------------------- files
 
 
-def read_reference(path: str | os.PathLike[str]) -> Reference:
-    """The reference corpus in ``path`` (YAML, JSON or JSON Lines of templates).
+def read_reference(path: str | os.PathLike[str], *, graphrag_eval: int = 4) -> Reference:
+    """The reference corpus in ``path`` (YAML, JSON or JSON Lines of templates);
+    ``graphrag_eval=6`` reads it as graphrag-eval 6.x does (steps without ``output``).
 
     Raises ``InputError`` (``InputErrors`` for several) listing every problem at its place:
     a bad template, question or step, a question id given twice, an empty corpus.
@@ -288,7 +297,7 @@ def read_reference(path: str | os.PathLike[str]) -> Reference:
             )
             continue
         try:
-            templates.append(Template.model_validate(value))
+            templates.append(Template.model_validate(value, context=_context(graphrag_eval)))
         except ValidationError as error:
             problems.extend(
                 validation_errors(error, source=source, locate=document.locate, model=Template, prefix=(index,))
@@ -397,13 +406,13 @@ def read_responses(path: str | os.PathLike[str]) -> Responses:
 
 
 def read_evaluation_inputs(
-    reference: str | os.PathLike[str], responses: str | os.PathLike[str]
+    reference: str | os.PathLike[str], responses: str | os.PathLike[str], *, graphrag_eval: int = 4
 ) -> tuple[Reference, Responses]:
     """Both inputs of an evaluation; the problems of both files are raised together."""
     problems: list[InputError] = []
     loaded_reference = loaded_responses = None
     try:
-        loaded_reference = read_reference(reference)
+        loaded_reference = read_reference(reference, graphrag_eval=graphrag_eval)
     except InputError as error:
         problems.append(error)
     try:
@@ -529,14 +538,22 @@ def _api_error(error: ValidationError, where: str, model: type[BaseModel]) -> In
     return found[0] if len(found) == 1 else InputErrors(found)
 
 
-def validate_reference(reference_qas: Any) -> ReferenceCorpus:
+def _context(graphrag_eval: int) -> dict[str, int] | None:
+    if graphrag_eval not in (4, 6):
+        raise ValueError(f"graphrag_eval must be 4 or 6, not {graphrag_eval!r}")
+    return GRAPHRAG_EVAL_6 if graphrag_eval == 6 else None
+
+
+def validate_reference(reference_qas: Any, *, graphrag_eval: int = 4) -> ReferenceCorpus:
     """The reference corpus as models (a ``ReferenceCorpus`` is returned as is). Raises
-    ``InputError`` naming each bad place, e.g. ``reference.0.questions.1.id: ...``."""
+    ``InputError`` naming each bad place, e.g. ``reference.0.questions.1.id: ...``;
+    ``graphrag_eval=6`` reads it as graphrag-eval 6.x does (steps without ``output``)."""
+    context = _context(graphrag_eval)
     if isinstance(reference_qas, ReferenceCorpus):
         return reference_qas
     _check_nesting(reference_qas, "reference")
     try:
-        return ReferenceCorpus.model_validate(reference_qas)
+        return ReferenceCorpus.model_validate(reference_qas, context=context)
     except ValidationError as error:
         raise _api_error(error, "reference", ReferenceCorpus) from None
 

@@ -19,6 +19,7 @@ signature, warnings located at ``FILE:LINE``, a document, a summary table and a 
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from answerkey.report.figures import ratio
 from answerkey.report.schema import build
 from answerkey.signature import Signature
 from answerkey.steps.aggregates import aggregate_results
+from answerkey.steps.evaluate6 import question_result
 from answerkey.steps.load import (
     EvaluationResults,
     Reference,
@@ -44,6 +46,7 @@ from answerkey.steps.load import (
 )
 from answerkey.steps.matching import best_matching
 from answerkey.steps.outputs import MEDIA_TYPES, OutputComparer, check_retrieval_k_rule
+from answerkey.steps.retrieval6 import context_texts, retrieval_figures
 from answerkey.steps.schema import (
     ActualStep,
     AggregatesReport,
@@ -66,7 +69,9 @@ class StepsOptions:
     """The options of an evaluation, all in its signature: ``epsilon`` (the relative
     tolerance for reals in SPARQL results), ``answers`` (final answers judged by an LLM) and
     ``retrieval_k`` (which step's ``args.k`` a retrieval step is cut at first: ``reference``,
-    graphrag-eval 4.0's rule, or ``actual``).
+    graphrag-eval 4.0's rule, or ``actual``) and ``graphrag_eval`` (4: answerkey's rules, a
+    drop-in for graphrag-eval 4.0; 6: graphrag-eval 6.x's rules, ``answerkey.steps.rules6``,
+    where ``epsilon`` and ``retrieval_k`` play no part).
 
     >>> str(StepsOptions(epsilon=0.001).signature)  # doctest: +ELLIPSIS
     'eps:0.001|answers:off|retrieval_k:reference|v:...'
@@ -75,17 +80,33 @@ class StepsOptions:
     epsilon: float = DEFAULT_EPSILON
     answers: bool = False
     retrieval_k: str = "reference"
+    graphrag_eval: int = 4
 
     def __post_init__(self) -> None:
         MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
         check_retrieval_k_rule(self.retrieval_k)
+        check_graphrag_eval(self.graphrag_eval)
 
     @property
     def signature(self) -> Signature:
         """``eps:0.0001|answers:off|retrieval_k:reference|v:...``: the steps workflow has no
         scalar or string options."""
         epsilon = MatchRule(epsilon=self.epsilon).describe()["epsilon"]
-        return Signature.of(epsilon=epsilon, answers="llm" if self.answers else "off", retrieval_k=self.retrieval_k)
+        answers = "llm" if self.answers else "off"
+        if self.graphrag_eval == 6:  # 4.0's signatures stay as they were
+            return Signature.of(answers=answers, graphrag_eval=6)
+        return Signature.of(epsilon=epsilon, answers=answers, retrieval_k=self.retrieval_k)
+
+
+# The graphrag-eval versions whose rules answerkey follows: 4 (its own rules, a drop-in for 4.0)
+# and 6 (6.x's rules). 4 is the default: the results of earlier answerkey releases stay the same.
+GRAPHRAG_EVAL_VERSIONS = (4, 6)
+
+
+def check_graphrag_eval(version: int) -> None:
+    """Raise ``ValueError`` for a version that is not one of ``GRAPHRAG_EVAL_VERSIONS``."""
+    if isinstance(version, bool) or version not in GRAPHRAG_EVAL_VERSIONS:
+        raise ValueError(f"graphrag_eval must be 4 or 6, not {version!r}")
 
 
 @dataclass(frozen=True)
@@ -257,6 +278,8 @@ def run_evaluation(
     retrieval_k: str = "reference",
     answer_judge: AnswerJudge | None = None,
     on_question: Callable[[], None] | None = None,
+    graphrag_eval: int = 4,
+    answers: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Evaluate ``responses`` against ``reference_qas``: one result dict per question, in
     corpus order, with graphrag-eval's keys (``steps_score``, ``status``, ``reference_steps``
@@ -268,12 +291,17 @@ def run_evaluation(
     chooses whose ``args.k`` cuts a retrieval step's list first: ``"reference"`` (graphrag-eval
     4.0's rule) or ``"actual"``. ``answer_judge`` (see ``answerkey.metrics.answers``) adds the
     answer metrics; without it they are absent. Bad input raises ``InputError`` naming its
-    place (``reference.0.questions.1.id: ...``).
+    place (``reference.0.questions.1.id: ...``). ``graphrag_eval=6`` evaluates by graphrag-eval
+    6.x's rules and writes its keys (``answerkey.steps.evaluate6``); there the judge also
+    scores retrieval steps (``answerkey.steps.retrieval6``), and judges final answers unless
+    ``answers=False`` (by default, whenever there is a judge).
     """
     check_retrieval_k_rule(retrieval_k)
-    corpus = validate_reference(reference_qas)
+    corpus = validate_reference(reference_qas, graphrag_eval=graphrag_eval)
     by_id = validate_responses(responses)
-    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k)
+    if answers is None:
+        answers = answer_judge is not None
+    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval, answers=answers)
     return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, options, answer_judge, on_question))
 
 
@@ -316,6 +344,8 @@ def _evaluate_question(
     answer_judge: AnswerJudge | None,
     on_note: _NoteHandler | None = None,
 ) -> dict[str, Any]:
+    if options.graphrag_eval == 6:
+        return _evaluate_question_6(template_id, question, raw_question, response, answer_judge, options.answers)
     result: dict[str, Any] = {
         "template_id": template_id,
         "question_id": question.id,
@@ -363,6 +393,54 @@ def _evaluate_question(
         if key in raw:
             result[key] = raw[key]
     return result
+
+
+def _evaluate_question_6(
+    template_id: str,
+    question: Question,
+    raw_question: Mapping[str, Any],
+    response: tuple[Response, Mapping[str, Any]] | None,
+    answer_judge: AnswerJudge | None,
+    correctness: bool,
+) -> dict[str, Any]:
+    # The judge scores the retrieval steps, and with `correctness` the final answer too (6.x
+    # computes the first whenever its LLM is configured, the second unless disabled).
+    result = question_result(template_id, raw_question, response[1] if response is not None else None)
+    answer = response[0].actual_answer if response is not None else None
+    if answer_judge is None:
+        return result
+    judge = dataclasses.replace(answer_judge, graphrag_eval=6)
+    _retrieval_metrics_6(judge, question, result)
+    if correctness and answer is not None and question.reference_answer is not None:
+        # 6.x judges correctness only (relevance needs its embeddings), with its keys.
+        result.update(judge.correctness(question.question_text, question.reference_answer, answer))
+    return result
+
+
+def _judged_contexts(judge: AnswerJudge, prefix: str, question: str, reference: Any, step: dict[str, Any]) -> None:
+    # `reference` is the reference answer (text), or the reference step's output (contexts).
+    try:
+        reference_text = reference if prefix == "retrieval_answer" else "\n".join(context_texts(reference))
+        step.update(retrieval_figures(judge, prefix, question, reference_text, context_texts(step["output"])))
+    except ValueError as error:
+        step.update({f"{prefix}_recall_error": str(error), f"{prefix}_precision_error": str(error)})
+
+
+def _retrieval_metrics_6(judge: AnswerJudge, question: Question, result: dict[str, Any]) -> None:
+    """6.x's LLM-judged retrieval metrics, written on the actual retrieval steps: against the
+    reference answer (every retrieval step) and against the contexts of the reference step
+    it matched."""
+    steps = [step for step in result["actual_steps"] if isinstance(step, dict) and step.get("name") == "retrieval"]
+    for step in steps:
+        if "output" in step and question.reference_answer is not None:
+            _judged_contexts(judge, "retrieval_answer", question.question_text, question.reference_answer, step)
+    for group in result.get("reference_steps") or []:
+        for reference in group:
+            if not isinstance(reference, dict) or reference.get("name") != "retrieval" or "matches" not in reference:
+                continue
+            matched = next((step for step in steps if step.get("id") == reference["matches"]), None)
+            if matched is not None and "output" in matched:
+                _judged_contexts(judge, "retrieval_context", question.question_text, reference.get("output"), matched)
 
 
 def _response_warnings(reference: Reference, responses: Responses) -> list[RunWarning]:
@@ -468,7 +546,7 @@ def run_steps(
     results = _evaluate(reference.corpus, reference.templates, responses.by_id, options, answer_judge, on_note=note)
     shown = list(progress(results, total=total, label="steps", quiet=quiet))
     try:
-        aggregates = aggregate_results(shown)
+        aggregates = aggregate_results(shown, graphrag_eval=options.graphrag_eval)
     except InputError as error:  # figures too large to add up: they come from the responses
         raise error.located(responses.source) from None
     if answer_judge is not None:
@@ -478,9 +556,19 @@ def run_steps(
     )
 
 
-def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") -> StepsAggregationRun:
+def aggregate_steps(
+    results: EvaluationResults,
+    *,
+    missing_usage: str = "omit",
+    graphrag_eval: int | None = None,
+    custom_metrics: tuple[str, ...] = (),
+) -> StepsAggregationRun:
     """The aggregates of results read from a file, with their signature (``UNKNOWN_SIGNATURE``
     when they have none) and a warning per question that has two results (both are counted).
+
+    ``graphrag_eval`` chooses graphrag-eval 4.0's aggregates (answerkey's) or 6.x's; by default
+    6 when the results' signature says ``graphrag_eval:6``, else 4. ``custom_metrics`` (6.x:
+    the outputs of a config's custom evaluations) are aggregated too.
 
     ``missing_usage="zero"`` counts a usage figure a template lacks as 0 (graphrag-eval's
     reading, see ``compute_aggregates``); the signature then ends ``missing_usage:zero``."""
@@ -503,7 +591,13 @@ def aggregate_steps(results: EvaluationResults, *, missing_usage: str = "omit") 
         else:
             first_seen[key] = index
     try:
-        aggregates = aggregate_results(results.results, missing_usage=missing_usage)
+        if graphrag_eval is None:
+            written_by = results.signature.fields if results.signature is not None else {}
+            graphrag_eval = 6 if written_by.get("graphrag_eval") == "6" else 4
+        check_graphrag_eval(graphrag_eval)
+        aggregates = aggregate_results(
+            results.results, missing_usage=missing_usage, graphrag_eval=graphrag_eval, custom_metrics=custom_metrics
+        )
     except InputError as error:  # figures too large to add up
         raise error.located(results.source) from None
     signature = results.signature or UNKNOWN_SIGNATURE

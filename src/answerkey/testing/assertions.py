@@ -27,7 +27,7 @@ from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, Ve
 from answerkey.model import Answer
 from answerkey.report.figures import ratio
 
-__all__ = ["JudgedAnswer", "VerdictLog", "assert_at_least", "assert_correct"]
+__all__ = ["VerdictLog", "assert_at_least", "assert_correct"]
 
 
 def assert_correct(

@@ -19,7 +19,7 @@
   function shown(value, format) {
     if (value === null || value === undefined) return "";
     if (typeof value === "number" && (format === "ratio" || format === "points")) {
-      return value.toFixed(format === "ratio" ? 3 : 1);
+      return value.toFixed(format === "ratio" ? data.decimals.ratio : data.decimals.points);
     }
     return String(value);
   }
@@ -61,8 +61,8 @@
     for (const figure of data.headline) {
       const box = el("div", "figure");
       box.appendChild(el("div", "name", figure.name));
-      box.appendChild(el("div", "value", figure.value.toFixed(3)));
-      const interval = figure.low === null ? "no interval (one value)" : "[" + figure.low.toFixed(3) + ", " + figure.high.toFixed(3) + "]";
+      box.appendChild(el("div", "value", figure.value.toFixed(data.decimals.ratio)));
+      const interval = figure.low === null ? "no interval (one value)" : "[" + figure.low.toFixed(data.decimals.ratio) + ", " + figure.high.toFixed(data.decimals.ratio) + "]";
       box.appendChild(el("div", "ci", interval));
       const how = figure.method === "Wilson" ? "Wilson score interval" : "mean ± 1.96 standard errors";
       box.appendChild(el("div", "how", how + ", n = " + figure.n));
