@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import pytest
 from distributed import Client, LocalCluster
 
+import answerkey.progress
 from answerkey.execution import distributed as dask_executor
 from answerkey.execution.distributed import ClusterError, DaskExecutor, as_typed, for_workers, in_order
 from answerkey.execution.load import SqlInputs, SqlItem, load_inputs
@@ -174,6 +175,7 @@ def test_batches_come_back_in_batch_order_when_a_later_one_finishes_first(schedu
 def test_the_progress_bar_counts_batches_as_they_come_back(scheduler, databases, monkeypatch, fake_terminal):
     """On a terminal, a long run on the cluster draws its bar from the first batch back to the last."""
     monkeypatch.setattr(sys, "stderr", fake_terminal)
+    monkeypatch.setattr(answerkey.progress, "_REDRAW", 0.0)  # every batch back is drawn, however soon
     chosen = [SqlItem(str(n), "abc"[n % 3], "SELECT n FROM t", "SELECT n FROM t") for n in range(PROGRESS_THRESHOLD)]
     inputs = SqlInputs("answerkey", "g", "p", chosen)
     run_sql(inputs, SqlOptions(str(databases), metrics=()), executor=DaskExecutor(scheduler.address), quiet=False)
