@@ -12,6 +12,7 @@ from functools import partial
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.errors import RunWarning
 from answerkey.execution._options import VES, SqlOptions
+from answerkey.execution._plugged import plugged_decision
 from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.load import SqlItem
 from answerkey.execution.semantics import (
@@ -193,6 +194,10 @@ class _Evaluator:
             if item.predicted is not None
             and (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
         ]
+        # Under --plug_value, the predictions still correct on every database so far (by rank).
+        alive: dict[str, Sequence[int]] = {
+            pair.semantics.name: range(1 + len(pair.alternatives)) for pair in rewrites if pair.alternatives
+        }
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
@@ -229,6 +234,13 @@ class _Evaluator:
                 name = rewritten.semantics.name
                 if correct[name]:
                     suited = self._rewritten(item, rewritten, database, notes, known)
+                    if (
+                        rewritten.alternatives
+                        and isinstance(suited, Decision)
+                        and known[rewritten.gold.sql].error is None
+                    ):
+                        plugged = partial(self._rewritten, item, rewritten, database, notes, known)
+                        suited = plugged_decision(suited, rewritten, alive, number == len(self.databases) - 1, plugged)
                     if isinstance(suited, ItemOutcome):
                         return suited
                     decisions = explained({**decisions, name: suited})
@@ -297,13 +309,15 @@ class _Evaluator:
         database: Database,
         notes: list[RunWarning],
         known: dict[str, QueryResult],
+        plugged: str | None = None,
     ) -> Decision | ItemOutcome:
         """The decision of ``rewritten.semantics`` on ``database`` from the queries as it runs
         them: ``known`` holds the item's results there by SQL text (the gold and the
         prediction as written), and a query it rewrites into another text runs (through the
         cache, as any query). When the rewritten gold fails (the official script stops there),
         the item is an error of the test under that headline; under another, it is incorrect
-        under that semantics, with a warning."""
+        under that semantics, with a warning. ``plugged`` is a prediction to decide instead
+        (``RewrittenPair.alternatives``), whose result is not kept."""
         semantics = rewritten.semantics
         name = semantics.name
         # A query the script leaves as written is the one already run: its text finds its result.
@@ -317,7 +331,10 @@ class _Evaluator:
                 return self._error(item, why, database, notes)
             notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
             return Decision(name, False, why)
-        predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        if plugged is None:
+            predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        else:
+            predicted = known.get(plugged) or self._cached(database, plugged, notes)
         decision = decide(
             name,
             gold,
