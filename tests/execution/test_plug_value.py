@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from answerkey.execution.rewards import ExecutionJudge
 from answerkey.execution.run import SqlOptions
 from answerkey.execution.semantics import semantics_named
 from answerkey.execution.semantics._plug_value import plugged_predictions
@@ -100,3 +101,9 @@ def test_the_verdicts_are_the_official_ones(run_cli, fixture, tmp_path):
     )
     signature = json.loads((tmp_path / "plug_value.json").read_text(encoding="utf-8"))["signature"]
     assert "test_suite:plug_value" in str(signature)
+
+
+def test_the_judge_refuses_plug_value(tmp_path):
+    """ExecutionJudge decides one prediction per call: plug_value is answerkey sql's only."""
+    with pytest.raises(ValueError, match="test-suite's plug_value is an option of answerkey sql, not of the judge"):
+        ExecutionJudge(tmp_path, semantics="test-suite", semantics_options=("test-suite:plug_value",))
