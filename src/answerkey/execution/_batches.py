@@ -45,6 +45,7 @@ class BatchItem:
     order_by: tuple[int, ...] | None = None
     condition_cols: tuple[int, ...] | None = None
     ignore_order: bool | None = None
+    other_golds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,15 @@ def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch
     groups: dict[str, list[BatchItem]] = {}
     for index, item in enumerate(items):
         groups.setdefault(item.db_id, []).append(
-            BatchItem(index, item.gold, item.predicted, item.order_by, item.condition_cols, item.ignore_order)
+            BatchItem(
+                index,
+                item.gold,
+                item.predicted,
+                item.order_by,
+                item.condition_cols,
+                item.ignore_order,
+                item.other_golds,
+            )
         )
     return [
         Batch(db_id, tuple(group[start : start + size]))
@@ -102,6 +111,7 @@ class ItemOutcome:
     warnings: tuple[RunWarning, ...] = ()
     cache_hits: int = 0
     cache_misses: int = 0
+    gold_matched: int | None = None
 
 
 def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
@@ -172,7 +182,7 @@ class _Evaluator:
     def item(self, item: BatchItem) -> ItemOutcome:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
-        outcome = self._item(item)
+        outcome = self._item(item) if not item.other_golds else self._golds(item)
         if self.cache is None:
             return outcome
         return replace(outcome, cache_hits=self.cache.hits - hits, cache_misses=self.cache.misses - misses)
@@ -288,6 +298,35 @@ class _Evaluator:
             disagreement=self._disagreement(correct, failures, visited),
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
+        )
+
+    def _golds(self, item: BatchItem) -> ItemOutcome:
+        """An item with several golds: each decided in turn until the prediction matches one
+        under every semantics; correct under a semantics when it matches any. The outcome is
+        that of the first gold matched under the headline semantics (``gold_matched``, from
+        1), else the first gold's; a gold that fails makes the item an error of the test."""
+        outcomes: list[ItemOutcome] = []
+        for gold in (item.gold, *item.other_golds):
+            outcome = self._item(replace(item, gold=gold, other_golds=()))
+            if outcome.verdict == "error":
+                return outcome
+            outcomes.append(outcome)
+            if all(outcome.verdicts.values()):
+                break
+        verdicts = {name: any(each.verdicts[name] for each in outcomes) for name in outcomes[0].verdicts}
+        headline = self.options.semantics
+        matched = next((number for number, each in enumerate(outcomes, 1) if each.verdicts[headline]), None)
+        chosen = outcomes[0] if matched is None else outcomes[matched - 1]
+        reason = chosen.reason if matched is None else f"gold {matched} of {1 + len(item.other_golds)}: {chosen.reason}"
+        warnings = tuple(warning for each in outcomes for warning in each.warnings)
+        disagreement = chosen.disagreement if len(set(verdicts.values())) > 1 else None
+        return replace(
+            chosen,
+            reason=reason,
+            verdicts=verdicts,
+            gold_matched=matched,
+            warnings=warnings,
+            disagreement=disagreement,
         )
 
     def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
