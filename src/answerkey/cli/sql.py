@@ -147,6 +147,13 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "recorded in the signature.",
 )
 @click.option(
+    "--defog-alternatives",
+    is_flag=True,
+    help="Read {a,b} in a gold query as defog sql-eval does: golds with a, b, and a, b in its place (and "
+    "GROUP BY {} the same columns), the query cut at ';' into further golds; correct when the prediction "
+    "matches any. Recorded in the signature.",
+)
+@click.option(
     "--probe-gold",
     is_flag=True,
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
@@ -221,6 +228,7 @@ def sql(
     semantics: str,
     test_suite_keep_distinct: bool,
     plug_value: bool,
+    defog_alternatives: bool,
     probe_gold: bool,
     tables: str | None,
     reports: ReportPaths,
@@ -295,6 +303,7 @@ def sql(
         semantics=semantics,
         test_suite_keep_distinct=test_suite_keep_distinct,
         semantics_options=("test-suite:plug_value",) if plug_value else (),
+        defog_alternatives=defog_alternatives,
         epsilon=epsilon,
         strings=strings,
         metrics=metrics,

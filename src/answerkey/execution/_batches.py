@@ -11,6 +11,7 @@ from functools import partial
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.errors import RunWarning
+from answerkey.execution._alternatives import expanded_golds
 from answerkey.execution._options import VES, SqlOptions
 from answerkey.execution._plugged import plugged_decision
 from answerkey.execution.cache import CacheKey, ResultCache
@@ -182,6 +183,12 @@ class _Evaluator:
     def item(self, item: BatchItem) -> ItemOutcome:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
+        if self.options.defog_alternatives:
+            try:
+                golds = expanded_golds((item.gold, *item.other_golds))
+            except ValueError as error:
+                return ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(self.options.metrics))
+            item = replace(item, gold=golds[0], other_golds=golds[1:])
         outcome = self._item(item) if not item.other_golds else self._golds(item)
         if self.cache is None:
             return outcome
