@@ -99,6 +99,12 @@ def test_the_verdicts_are_the_official_ones(run_cli, fixture, tmp_path):
         "on 'concert': the gold has 4 rows, the prediction 0 (queries run as test-suite-sql-eval with "
         "--plug_value); and none of the 1 prediction with the gold's values plugged in is correct"
     )
+    # Correct as written on concert.sqlite only: the reason is the last database's, naming the
+    # prediction that held on both.
+    assert items[16]["reason"] == (
+        "both results are empty (queries run as test-suite-sql-eval with --plug_value); prediction 1 of 1 with "
+        "the gold's values plugged in: select name from singer where age > 50 (correct on each of the 2 databases)"
+    )
     signature = json.loads((tmp_path / "plug_value.json").read_text(encoding="utf-8"))["signature"]
     assert "test_suite:plug_value" in str(signature)
 

@@ -276,7 +276,8 @@ class _Evaluator:
         if item.predicted is None:
             reason = "no prediction"
         elif correct[headline]:
-            reason = visited[0][headline].reason
+            # Under --plug_value the prediction that held is known on the last database only.
+            reason = visited[-1 if headline in alive else 0][headline].reason
             if several:
                 reason += f" (correct on each of the {len(self.databases)} databases)"
         else:
