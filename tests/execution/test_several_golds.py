@@ -59,7 +59,7 @@ def test_a_bad_list_of_golds_is_one_located_error(tmp_path):
     with pytest.raises(InputErrors) as raised:
         load_inputs(tmp_path / "gold.jsonl", tmp_path / "pred.jsonl")
     assert [str(error).split("gold.jsonl:")[1] for error in raised.value.errors] == [
-        "1:30: sql: should be SQL text or a list of SQL texts, not an integer",
+        "1:30: sql: should be a string, not an integer",
         "2:30: sql: a list of golds holds 1 to 100 queries, not 0",
         "3:30: sql: gold 2 should be SQL text, not empty",
         "4:30: sql: should not be empty",

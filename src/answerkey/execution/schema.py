@@ -128,9 +128,7 @@ def _golds(value: Any) -> Any:
     if isinstance(value, str):
         return value
     if not isinstance(value, list):
-        raise PydanticCustomError(
-            "golds", "should be SQL text or a list of SQL texts, not {kind}", {"kind": kind_of(value)}
-        )
+        raise PydanticCustomError("golds", "should be a string, not {kind}", {"kind": kind_of(value)})
     if not 1 <= len(value) <= MAX_GOLDS:
         raise PydanticCustomError(
             "golds", "a list of golds holds 1 to {most} queries, not {count}", {"most": MAX_GOLDS, "count": len(value)}
