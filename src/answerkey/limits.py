@@ -52,6 +52,9 @@ SQL_MAX_RESULT_BYTES = 64 * 1024 * 1024
 SQL_HEAP_FACTOR = 4
 SQL_HEAP_FLOOR = 256 * 1024 * 1024
 MAX_QUERY_CHARS = 1_000_000
+# Predictions tried with the gold's values plugged in (test-suite --plug-value): the official
+# script makes len(values) ** places of them; 4 values in 6 places are 4,096.
+MAX_PLUGGED_PREDICTIONS = 4096
 MAX_DB_ID_CHARS = 128
 # DuckDB's memory (its buffer manager; nothing spills to disk) and threads while one query
 # runs: one thread, as --jobs runs queries side by side.
@@ -131,6 +134,12 @@ LIMITS: dict[str, Limit] = {
         "stopped, scored 0, beyond",
     ),
     "query_chars": Limit("SQL query text", MAX_QUERY_CHARS, "characters", behaviour="scored 0 beyond"),
+    "plugged_predictions": Limit(
+        "predictions tried with the gold's values plugged in (--plug-value)",
+        MAX_PLUGGED_PREDICTIONS,
+        "per item",
+        behaviour="the first ones tried beyond",
+    ),
     "duckdb_memory": Limit(
         "DuckDB memory while one query runs",
         DUCKDB_MEMORY_LIMIT,

@@ -148,7 +148,8 @@ def test_the_built_in_semantics_are_registered_in_report_order():
     assert "\n" not in "".join(DESCRIPTIONS.values())
     assert decided_semantics("bird") == BUILT_IN
     assert semantics_named("test-suite").options == {
-        "keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)"
+        "keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)",
+        "plug_value": "the gold's values also tried in the prediction's value places (its --plug_value)",
     }
 
 

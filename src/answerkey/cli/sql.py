@@ -138,6 +138,22 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "by default, as its script does, DISTINCT is removed from both before they run.",
 )
 @click.option(
+    "--plug-value",
+    "--test-suite-plug-value",
+    "plug_value",
+    is_flag=True,
+    help="Under the test-suite semantics, also try the prediction with the gold's values put in its value places "
+    "(test-suite-sql-eval's --plug_value, for models that do not predict values): correct when one is; "
+    "recorded in the signature.",
+)
+@click.option(
+    "--defog-alternatives",
+    is_flag=True,
+    help="Read {a,b} in a gold query as defog sql-eval does: golds with a, b, and a, b in its place (and "
+    "GROUP BY {} the same columns), the query cut at ';' into further golds; correct when the prediction "
+    "matches any. Recorded in the signature.",
+)
+@click.option(
     "--probe-gold",
     is_flag=True,
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
@@ -211,6 +227,8 @@ def sql(
     layout: str | None,
     semantics: str,
     test_suite_keep_distinct: bool,
+    plug_value: bool,
+    defog_alternatives: bool,
     probe_gold: bool,
     tables: str | None,
     reports: ReportPaths,
@@ -284,6 +302,8 @@ def sql(
         engine=engine,
         semantics=semantics,
         test_suite_keep_distinct=test_suite_keep_distinct,
+        semantics_options=("test-suite:plug_value",) if plug_value else (),
+        defog_alternatives=defog_alternatives,
         epsilon=epsilon,
         strings=strings,
         metrics=metrics,

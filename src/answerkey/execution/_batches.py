@@ -12,7 +12,9 @@ from functools import partial
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.errors import RunWarning
+from answerkey.execution._alternatives import expanded_golds
 from answerkey.execution._options import VES, SqlOptions
+from answerkey.execution._plugged import plugged_decision
 from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.load import SqlItem
 from answerkey.execution.semantics import (
@@ -45,6 +47,7 @@ class BatchItem:
     order_by: tuple[int, ...] | None = None
     condition_cols: tuple[int, ...] | None = None
     ignore_order: bool | None = None
+    other_golds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,15 @@ def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch
     groups: dict[str, list[BatchItem]] = {}
     for index, item in enumerate(items):
         groups.setdefault(item.db_id, []).append(
-            BatchItem(index, item.gold, item.predicted, item.order_by, item.condition_cols, item.ignore_order)
+            BatchItem(
+                index,
+                item.gold,
+                item.predicted,
+                item.order_by,
+                item.condition_cols,
+                item.ignore_order,
+                item.other_golds,
+            )
         )
     return [
         Batch(db_id, tuple(group[start : start + size]))
@@ -102,6 +113,7 @@ class ItemOutcome:
     warnings: tuple[RunWarning, ...] = ()
     cache_hits: int = 0
     cache_misses: int = 0
+    gold_matched: int | None = None
 
 
 def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
@@ -131,7 +143,7 @@ class _Evaluator:
         self.fingerprints: dict[Database, str] = {}
         self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
         self.current = -1  # the index of the item being evaluated
-        self.rewritten: dict[int, list[RewrittenPair]] = {}  # by item index
+        self.rewritten: dict[tuple[int, str], list[RewrittenPair]] = {}  # by item index and gold
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -180,7 +192,13 @@ class _Evaluator:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
         self.current = item.index
-        outcome = self._item(item)
+        if self.options.defog_alternatives:
+            try:
+                golds = expanded_golds((item.gold, *item.other_golds))
+            except ValueError as error:
+                return ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(self.options.metrics))
+            item = replace(item, gold=golds[0], other_golds=golds[1:])
+        outcome = self._item(item) if not item.other_golds else self._golds(item)
         if self.cache is None:
             return outcome
         return replace(outcome, cache_hits=self.cache.hits - hits, cache_misses=self.cache.misses - misses)
@@ -202,6 +220,10 @@ class _Evaluator:
         visited: list[dict[str, Decision]] = []
         metrics: dict[str, float | None] | None = None
         rewrites = self.rewrites(item)
+        # Under --plug_value, the predictions still correct on every database so far (by rank).
+        alive: dict[str, Sequence[int]] = {
+            pair.semantics.name: range(1 + len(pair.alternatives)) for pair in rewrites if pair.alternatives
+        }
         for number, database in enumerate(self.databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
@@ -241,6 +263,13 @@ class _Evaluator:
                 name = rewritten.semantics.name
                 if correct[name]:
                     suited = self._rewritten(item, rewritten, database, notes, known)
+                    if (
+                        rewritten.alternatives
+                        and isinstance(suited, Decision)
+                        and known[rewritten.gold.sql].error is None
+                    ):
+                        plugged = partial(self._rewritten, item, rewritten, database, notes, known)
+                        suited = plugged_decision(suited, rewritten, alive, number == len(self.databases) - 1, plugged)
                     if isinstance(suited, ItemOutcome):
                         return suited
                     decisions = explained({**decisions, name: suited})
@@ -259,7 +288,8 @@ class _Evaluator:
         if item.predicted is None:
             reason = "no prediction"
         elif correct[headline]:
-            reason = visited[0][headline].reason
+            # Under --plug_value the prediction that held is known on the last database only.
+            reason = visited[-1 if headline in alive else 0][headline].reason
             if several:
                 reason += f" (correct on each of the {len(self.databases)} databases)"
         else:
@@ -293,9 +323,10 @@ class _Evaluator:
     def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
         """The item's queries as the decided semantics that rewrite them run them (worked out
         once an item: ``run_ahead`` needs them too)."""
-        found = self.rewritten.get(item.index)
+        # By gold too: an item with several golds rewrites each of them.
+        found = self.rewritten.get((item.index, item.gold))
         if found is None:
-            found = self.rewritten[item.index] = self._rewrites(item)
+            found = self.rewritten[item.index, item.gold] = self._rewrites(item)
         return found
 
     def _rewrites(self, item: BatchItem) -> list[RewrittenPair]:
@@ -314,11 +345,12 @@ class _Evaluator:
         helper process, one message a query rather than a round trip); each item then takes
         its results in order. Queries an item does not take (a prediction after a failing
         gold) have run all the same: reading them is all they could do. Not with the cache
-        (it decides what runs) nor with a metric that runs queries itself (VES times them: no
-        other query may run meanwhile)."""
+        (it decides what runs), a metric that runs queries itself (VES times them: no other
+        query may run meanwhile) or defog's alternatives."""
         run_each = getattr(self.engine, "run_each", None)
         timed = any(METRIC_KINDS[name] == "sql" for name in self.options.metrics)
-        if run_each is None or self.cache is not None or timed:
+        # Nor with defog's alternatives: the golds that run are known only once expanded.
+        if run_each is None or self.cache is not None or timed or self.options.defog_alternatives:
             return
         keys: list[tuple[int, str]] = []
         for item in items:
@@ -334,6 +366,35 @@ class _Evaluator:
         """Stop the queries run ahead and not taken."""
         if self.ahead is not None:
             self.ahead.close()
+
+    def _golds(self, item: BatchItem) -> ItemOutcome:
+        """An item with several golds: each decided in turn until the prediction matches one
+        under every semantics; correct under a semantics when it matches any. The outcome is
+        that of the first gold matched under the headline semantics (``gold_matched``, from
+        1), else the first gold's; a gold that fails makes the item an error of the test."""
+        outcomes: list[ItemOutcome] = []
+        for gold in (item.gold, *item.other_golds):
+            outcome = self._item(replace(item, gold=gold, other_golds=()))
+            if outcome.verdict == "error":
+                return outcome
+            outcomes.append(outcome)
+            if all(outcome.verdicts.values()):
+                break
+        verdicts = {name: any(each.verdicts[name] for each in outcomes) for name in outcomes[0].verdicts}
+        headline = self.options.semantics
+        matched = next((number for number, each in enumerate(outcomes, 1) if each.verdicts[headline]), None)
+        chosen = outcomes[0] if matched is None else outcomes[matched - 1]
+        reason = chosen.reason if matched is None else f"gold {matched} of {1 + len(item.other_golds)}: {chosen.reason}"
+        warnings = tuple(warning for each in outcomes for warning in each.warnings)
+        disagreement = chosen.disagreement if len(set(verdicts.values())) > 1 else None
+        return replace(
+            chosen,
+            reason=reason,
+            verdicts=verdicts,
+            gold_matched=matched,
+            warnings=warnings,
+            disagreement=disagreement,
+        )
 
     def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
         """The outcome of an item that cannot be evaluated on ``database`` (an error of the test)."""
@@ -354,13 +415,15 @@ class _Evaluator:
         database: Database,
         notes: list[RunWarning],
         known: dict[str, QueryResult],
+        plugged: str | None = None,
     ) -> Decision | ItemOutcome:
         """The decision of ``rewritten.semantics`` on ``database`` from the queries as it runs
         them: ``known`` holds the item's results there by SQL text (the gold and the
         prediction as written), and a query it rewrites into another text runs (through the
         cache, as any query). When the rewritten gold fails (the official script stops there),
         the item is an error of the test under that headline; under another, it is incorrect
-        under that semantics, with a warning."""
+        under that semantics, with a warning. ``plugged`` is a prediction to decide instead
+        (``RewrittenPair.alternatives``), whose result is not kept."""
         semantics = rewritten.semantics
         name = semantics.name
         # A query the script leaves as written is the one already run: its text finds its result.
@@ -374,7 +437,10 @@ class _Evaluator:
                 return self._error(item, why, database, notes)
             notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
             return Decision(name, False, why)
-        predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        if plugged is None:
+            predicted = self.query(database, rewritten.predicted.sql, notes, known)
+        else:
+            predicted = known.get(plugged) or self._cached(database, plugged, notes)
         decision = decide(
             name,
             gold,

@@ -40,6 +40,8 @@ class SqlOptions:
     ``name:option`` (in the signature when set, as ``name:option``, the name with ``_``);
     ``test_suite_keep_distinct`` is ``test-suite:keep_distinct``: DISTINCT kept in the
     queries the test-suite semantics runs (test-suite-sql-eval's ``--keep_distinct``).
+    ``defog_alternatives`` reads each gold's ``{a,b}`` as defog sql-eval does: several golds
+    (in the signature as ``golds:defog``).
 
     >>> str(SqlOptions("dbs", engine="sqlite").signature)  # doctest: +ELLIPSIS
     'semantics:answerkey|eps:0.0001|strings:exact|engine:sqlite|timeout:30|max_rows:1000000|max_result_bytes:...'
@@ -60,6 +62,7 @@ class SqlOptions:
     memory_limit: int = DUCKDB_MEMORY_LIMIT
     threads: int = DUCKDB_THREADS
     semantics_options: tuple[str, ...] = ()
+    defog_alternatives: bool = False
 
     def __post_init__(self) -> None:
         if self.semantics not in names():
@@ -101,6 +104,7 @@ class SqlOptions:
         return Signature.of(
             semantics=self.semantics,
             **options_signature(self.semantics_options, self.decided_semantics),
+            **({"golds": "defog"} if self.defog_alternatives else {}),
             epsilon=described["epsilon"],
             strings=described["strings"],
             engine=self.engine or "auto",

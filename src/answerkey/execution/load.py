@@ -79,6 +79,9 @@ class SqlItem:
     ignore_order: bool | None = None
     source: str = ""
     line: int | None = None
+    # The item's other golds (an answerkey corpus's ``sql`` list after its first): the
+    # prediction is correct when it matches ``gold`` or one of them.
+    other_golds: tuple[str, ...] = ()
     # A Spider-layout file's session (from 0) and the item's turn in it (from 0); where an
     # item sits, not what it is, so equality leaves them out.
     session: int | None = field(default=None, compare=False)
@@ -450,11 +453,13 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
             continue
         line = document.locate((index,))[0]
         first_seen[model.id] = document.locate((index, "id"))[0]
+        golds = [model.sql] if isinstance(model.sql, str) else model.sql
         items.append(
             SqlItem(
                 model.id,
                 model.db_id,
-                model.sql,
+                golds[0],
+                other_golds=tuple(golds[1:]),
                 question=model.question,
                 difficulty=model.difficulty,
                 tags=tuple(model.tags),

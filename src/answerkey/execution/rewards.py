@@ -159,6 +159,9 @@ class ExecutionJudge:
             threads=threads,
             semantics_options=tuple(semantics_options),
         )
+        if "test-suite:plug_value" in self.options.semantics_options:
+            # Its several predictions per item are tried by answerkey sql's runs only.
+            raise ValueError("test-suite's plug_value is an option of answerkey sql, not of the judge")
         self.engine: Engine = self.options.open_engine()
         self.semantics = semantics
         self._semantics = semantics_named(semantics)

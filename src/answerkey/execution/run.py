@@ -261,6 +261,7 @@ def _item_report(result: ItemResult) -> SqlItemReport:
         databases=outcome.databases,
         verdicts={name: _verdict(correct) for name, correct in outcome.verdicts.items()},
         disagreement=outcome.disagreement,
+        gold_matched=outcome.gold_matched,
         difficulty=item.difficulty,
         tags=list(item.tags),
         metrics=dict(outcome.metrics),

@@ -32,6 +32,7 @@ from pydantic import (
     model_serializer,
 )
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
@@ -116,6 +117,43 @@ ConditionColumns = Annotated[
     WithJsonSchema({"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}}),
 ]
 Sql = Annotated[str, Field(min_length=1)]
+# An item's golds: the prediction is correct when it matches any of them.
+MAX_GOLDS = 100
+
+
+def _golds(value: Any) -> Any:
+    # Checked here, one error per problem (a union would report each of its members').
+    if value == "":
+        raise PydanticCustomError("string_too_short", "String should have at least 1 character", {"min_length": 1})
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise PydanticCustomError("golds", "should be a string, not {kind}", {"kind": kind_of(value)})
+    if not 1 <= len(value) <= MAX_GOLDS:
+        raise PydanticCustomError(
+            "golds", "a list of golds holds 1 to {most} queries, not {count}", {"most": MAX_GOLDS, "count": len(value)}
+        )
+    for number, gold in enumerate(value, 1):
+        if not isinstance(gold, str) or not gold:
+            what = "empty" if gold == "" else kind_of(gold)
+            raise PydanticCustomError(
+                "golds", "gold {number} should be SQL text, not {what}", {"number": number, "what": what}
+            )
+    return value
+
+
+Golds = Annotated[
+    str | list[str],
+    BeforeValidator(_golds),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_GOLDS},
+            ]
+        }
+    ),
+]
 
 
 class SqlItemSchema(BaseModel):
@@ -127,7 +165,10 @@ class SqlItemSchema(BaseModel):
 
     id: ItemId = Field(description="Unique item id.")
     db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite (or .duckdb), or a PostgreSQL database.")
-    sql: Sql = Field(description="The gold SQL query.")
+    sql: Golds = Field(
+        description="The gold SQL query, or a list of them (at most 100): the prediction is correct when it "
+        "matches any, and the report says which (gold_matched)."
+    )
     question: str = Field("", description="The question, as asked.")
     difficulty: str | None = Field(None, description="A difficulty level, for per-difficulty figures.")
     tags: list[str] = Field(default_factory=list, description="Tags for per-tag figures.")
@@ -236,6 +277,12 @@ class SqlItemReport(BaseModel):
         description="The verdict under every semantics (empty for an error)."
     )
     disagreement: str | None = Field(description="Which rule decided what, when the semantics disagree.")
+    gold_matched: int | None = Field(
+        None,
+        ge=1,
+        description="For an item with several golds: which one (from 1) the prediction matched under the headline "
+        "semantics; null when it matched none, or the item has one gold.",
+    )
     difficulty: str | None
     tags: list[str]
     metrics: dict[str, Figure] = Field(description="Metric values; null where a metric does not apply.")

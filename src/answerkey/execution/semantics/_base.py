@@ -189,15 +189,25 @@ class Semantics:
 @dataclass(frozen=True)
 class RewrittenPair:
     """An item's gold and predicted SQL as a semantics runs them (``Semantics.rewritten_pair``)
-    under its chosen ``options``."""
+    under its chosen ``options``.
+
+    ``alternatives`` are other predictions the official script tries, in order, after
+    ``predicted`` (test-suite-sql-eval's ``--plug_value``: the prediction with the gold's
+    values put in); the item is correct when one of them is correct on every database.
+    ``plugged`` is how many the official script makes, which may be more than the
+    ``alternatives`` kept (``MAX_PLUGGED_PREDICTIONS``)."""
 
     semantics: Semantics
     gold: Rewritten
     predicted: Rewritten
     options: frozenset[str] = frozenset()
+    alternatives: tuple[str, ...] = ()
+    plugged: int = 0
 
     @property
     def how(self) -> str:
         """``queries run with DISTINCT removed, as test-suite-sql-eval's default``."""
-        changes = listed(list(dict.fromkeys((*self.predicted.changes, *self.gold.changes))))
-        return f"queries run with {changes}, {self.semantics.rewritten_as(self.options)}"
+        changes = list(dict.fromkeys((*self.predicted.changes, *self.gold.changes)))
+        if not changes:  # only the alternatives are new
+            return f"queries run {self.semantics.rewritten_as(self.options)}"
+        return f"queries run with {listed(changes)}, {self.semantics.rewritten_as(self.options)}"

@@ -35,8 +35,8 @@ _SQLPARSE_RULES = (
     r"[A-ZÀ-Ü]\w*(?=\s*\.(?!\d))|(?<=\.)[A-ZÀ-Ü]\w*|[A-ZÀ-Ü]\w*(?=\()",  # a name by a dot or before (
     r"-?0x[\dA-F]+|-?\d+(?:\.\d+)?E-?\d+",
     r"(?![_A-ZÀ-Ü])-?(?:\d+\.\d*|\.\d+)(?![_A-ZÀ-Ü])|(?![_A-ZÀ-Ü])-?\d+(?![_A-ZÀ-Ü])",
-    r"'(?:''|\\'|[^'])*'",
-    r'"(?:""|\\"|[^"])*"|""|".*?[^\\]"',
+    r"(?P<string>'(?:''|\\'|[^'])*')",  # sqlparse's String.Single
+    r'(?P<symbol>"(?:""|\\"|[^"])*"|""|".*?[^\\]")',  # its String.Symbol
     r"(?<![\w\])])\[[^\]\[]+\]",  # a [name] (after a word or a bracket: an index)
     # Keywords of more than one word that name a block or hide a word that does.
     r"(?P<compound>END(?:\s+IF|\s+LOOP|\s+WHILE|\s+FOR|\s+CASE)?\b|IF\s+(?:NOT\s+)?EXISTS\b|HANDLER\s+FOR\b|GO\s\d+\b)",
@@ -98,7 +98,8 @@ def _sqlparse_tokens(text: str) -> Iterator[tuple[int, int, str | None]]:
     that splitting statements depends on (None for the others): ``space``, ``newline``,
     ``comment`` (a ``--`` one), ``block`` (a ``/* */`` one), ``hint`` (``--+`` or ``/*+``),
     ``punctuation``, ``keyword`` (those that open or close a block, which need the token's
-    text) and ``create``."""
+    text), ``create``, and ``string`` and ``symbol`` (a ``'...'`` and a ``"..."`` string: the
+    tokens test-suite-sql-eval's plug_value takes for values)."""
     delimited = _Delimited(text)
     position = 0
     while position < len(text):
@@ -224,6 +225,14 @@ def _first_statement(text: str) -> list[tuple[int, int, str | None]] | None:
     if all(kind in ("space", "newline") for _, _, kind in tokens):
         return None
     return tokens
+
+
+def statement_tokens(text: str) -> list[tuple[str, str | None]] | None:
+    """The tokens of ``text``'s first statement as sqlparse cuts them (``sqlparse.parse(text)[0]
+    .flatten()``), each its text and its kind (``_sqlparse_tokens``); None for a text that is
+    only white space, on which the official code fails."""
+    tokens = _first_statement(text)
+    return None if tokens is None else [(text[start:end], kind) for start, end, kind in tokens]
 
 
 def statement_and_distinct(text: str) -> tuple[str, str]:

@@ -10,15 +10,19 @@ test-suite-sql-eval at commit e97acc5 (``exec_eval.py``, ``parse.py``, ``evaluat
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from answerkey.errors import plural
-from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
+from answerkey.execution.semantics._base import Decision, Item, Rewritten, RewrittenPair, Semantics
 from answerkey.execution.semantics._permutation import column_permutation
+from answerkey.execution.semantics._plug_value import plugged_predictions
 from answerkey.execution.semantics._sqlparse import statement_and_distinct
+from answerkey.limits import MAX_PLUGGED_PREDICTIONS
 
 
 def _sorted_row(row: tuple[object, ...]) -> tuple[object, ...]:
@@ -103,10 +107,12 @@ _CURRENT_YEAR = re.compile(r"YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*", re.IGNORECA
 
 
 def test_suite_rewrites(
-    sql: str, *, keep_distinct: bool = False, predicted: bool = False
+    sql: str, *, keep_distinct: bool = False, predicted: bool = False, current_year: bool = True
 ) -> tuple[str, tuple[str, ...]]:
     """``test_suite_sql`` of ``sql``, and the names of the rewrites that changed it, in the
-    order they are applied (none: the query runs as written).
+    order they are applied (none: the query runs as written). Without ``current_year`` the
+    last step is left out: the text the official code plugs the gold's values into (it
+    replaces ``YEAR(CURDATE())`` only as it runs a query).
 
     >>> test_suite_rewrites("SELECT DISTINCT name FROM singer WHERE age > = 30")
     ('SELECT  name FROM singer WHERE age >= 30', ("'> =' written '>='", 'DISTINCT removed'))
@@ -130,8 +136,13 @@ def test_suite_rewrites(
         first, without = statement_and_distinct(text)
         text = step(text, first, "only the first statement kept")
         text = step(text, without, "DISTINCT removed")
-    text = step(text, _CURRENT_YEAR.sub(TEST_SUITE_YEAR, text), f"YEAR(CURDATE()) replaced by {TEST_SUITE_YEAR}")
+    if current_year:
+        text = step(text, _current_year(text), f"YEAR(CURDATE()) replaced by {TEST_SUITE_YEAR}")
     return text, tuple(changes)
+
+
+def _current_year(sql: str) -> str:
+    return _CURRENT_YEAR.sub(TEST_SUITE_YEAR, sql)
 
 
 def test_suite_sql(sql: str, *, keep_distinct: bool = False, predicted: bool = False) -> str:
@@ -177,7 +188,10 @@ class TestSuite(Semantics):
         "run as its script rewrites them (DISTINCT removed unless kept)"
     )
     official = "test-suite-sql-eval"
-    options: ClassVar[Mapping[str, str]] = {"keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)"}
+    options: ClassVar[Mapping[str, str]] = {
+        "keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)",
+        "plug_value": "the gold's values also tried in the prediction's value places (its --plug_value)",
+    }
 
     def decide(self, item: Item) -> Decision:
         """``result_eq(gold, predicted, order_matters='order by' in gold_sql.lower())``
@@ -188,11 +202,24 @@ class TestSuite(Semantics):
         """``test_suite_rewrites``: ``keep_distinct`` among ``options`` keeps DISTINCT."""
         return Rewritten(*test_suite_rewrites(sql, keep_distinct="keep_distinct" in options, predicted=predicted))
 
-    def rewritten_as(self, options: frozenset[str] = frozenset()) -> str:
-        """``as test-suite-sql-eval's default`` (or ``with --keep_distinct``)."""
-        kept = (
-            "test-suite-sql-eval with --keep_distinct"
-            if "keep_distinct" in options
-            else "test-suite-sql-eval's default"
+    def rewritten_pair(self, gold: str, predicted: str, options: frozenset[str] = frozenset()) -> RewrittenPair | None:
+        """The queries as the official script runs them; with ``plug_value`` among ``options``,
+        the pair also holds the predictions made with the gold's values (``alternatives``,
+        ``plugged_predictions``), which the script tries after the prediction as written."""
+        pair = super().rewritten_pair(gold, predicted, options)
+        if "plug_value" not in options:
+            return pair
+        keep = "keep_distinct" in options
+        count, plugged = plugged_predictions(
+            test_suite_rewrites(gold, keep_distinct=keep, current_year=False)[0],
+            test_suite_rewrites(predicted, keep_distinct=keep, predicted=True, current_year=False)[0],
         )
+        alternatives = tuple(_current_year(sql) for sql in itertools.islice(plugged, MAX_PLUGGED_PREDICTIONS))
+        base = pair or RewrittenPair(self, Rewritten(gold), Rewritten(predicted), options)
+        return replace(base, alternatives=alternatives, plugged=count)
+
+    def rewritten_as(self, options: frozenset[str] = frozenset()) -> str:
+        """``as test-suite-sql-eval's default`` (or ``with --keep_distinct``, ``--plug_value``)."""
+        flags = [f"--{option}" for option in ("keep_distinct", "plug_value") if option in options]
+        kept = f"test-suite-sql-eval with {' and '.join(flags)}" if flags else "test-suite-sql-eval's default"
         return f"as {kept}"
