@@ -10,8 +10,10 @@ import statistics
 from fractions import Fraction
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from answerkey.cli.schema import json_schema
 from answerkey.compare import (
     approximate_randomization,
     compare_runs,
@@ -128,7 +130,7 @@ def test_two_runs_one_line_and_the_changed_items(run_cli, tmp_path):
     result = run_cli("compare", a, b)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (
-        f"{b} vs {a}: accuracy 0.550 -> 0.750, +0.200 [95% CI +0.000, +0.450], "
+        f"{b} vs {a}: accuracy 0.5500 -> 0.7500, +0.2000 [95% CI +0.0000, +0.4500], "
         "randomization p = 0.2338, McNemar p = 0.2188; fixed 5, broken 1 of 20 items\n"
         "  fixed: '2', '3', '8', '13', '16'\n"
         "  broken: '7'\n"
@@ -137,7 +139,8 @@ def test_two_runs_one_line_and_the_changed_items(run_cli, tmp_path):
 
 
 def test_json_report_lists_every_changed_item_and_excludes_errors(run_cli, tmp_path):
-    """An item whose gold failed in either run does not count; the JSON has all values."""
+    """An item whose gold failed in either run does not count; the JSON has all values and
+    fits `answerkey schema compare-report`."""
     a = sql_report(tmp_path / "a.json", ["error", *A[1:]])
     b = sql_report(tmp_path / "b.json", B)
     c = sql_report(tmp_path / "c.json", A)
@@ -145,6 +148,7 @@ def test_json_report_lists_every_changed_item_and_excludes_errors(run_cli, tmp_p
     result = run_cli("compare", a, b, c, "--json", out, "-q", "--resamples", "200", "--seed", "1")
     assert (result.exit_code, result.stdout) == (0, "")
     document = json.loads(out.read_text())
+    jsonschema.validate(document, json_schema("compare-report"))
     assert document["signature"] == "measure:accuracy|resamples:200|seed:1|v:0.1.0"
     first, second = document["comparisons"]
     assert (first["items"], first["better"], first["worse"]) == (19, ["2", "3", "8", "13", "16"], ["7"])
@@ -161,7 +165,7 @@ def test_a_metric_has_no_mcnemar(run_cli, tmp_path):
     b = sql_report(tmp_path / "b.json", B)
     result = run_cli("compare", a, b, "--measure", "soft_f1", "--show-items", "0")
     assert result.exit_code == 0
-    assert "soft_f1 0.525 -> 0.625, +0.100" in result.stdout
+    assert "soft_f1 0.5250 -> 0.6250, +0.1000" in result.stdout
     assert "McNemar" not in result.stdout
     assert "; better 5, worse 1 of 20 items\nsignature: measure:soft_f1|" in result.stdout
 
