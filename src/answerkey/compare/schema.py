@@ -31,8 +31,6 @@ from answerkey.report.figures import RATIO_DECIMALS
 from answerkey.report.schema import ReportModel, build as build
 from answerkey.report.workbook import Column, Sheet, Workbook
 
-__all__ = ["CompareReport", "ComparedRun", "ComparisonReport", "ItemValues"]
-
 _STRICT = ConfigDict(extra="forbid")
 Count = Annotated[int, Field(ge=0)]
 Probability = Annotated[float, Field(ge=0, le=1)]
