@@ -58,7 +58,9 @@ Sink = Callable[[list[tuple[object, ...]] | None], object]
 Chunk = tuple[list[tuple[object, ...]], int]
 
 
-def execute_request(request: Request, *, isolated: bool, send: Sink | None = None) -> Reply:
+def execute_request(
+    request: Request, *, isolated: bool, send: Sink | None = None, reverse_unordered: bool = False
+) -> Reply:
     """Run a request in this process: the rows (as SQLite gives them) or the error.
 
     ``isolated`` when this process is a helper: SQLite's heap is then capped (a cap is
@@ -66,11 +68,13 @@ def execute_request(request: Request, *, isolated: bool, send: Sink | None = Non
     deadline. ``send``, when given, takes the rows as they are read, in chunks of
     ``CHUNK_ROWS`` (the reply then holds the last ones); the time it takes (waiting for
     the process that asked to take a chunk) is not the query's: it moves the deadline and
-    is not counted in the seconds.
+    is not counted in the seconds. ``reverse_unordered``: the tables are read in reverse
+    wherever the query leaves the order free (SQLite's ``PRAGMA reverse_unordered_selects``),
+    to see whether its result depends on the rows' storage order.
     """
     path, query, timeout, max_rows, max_result_bytes = request
     try:
-        connection = _open_read_only(path, max_result_bytes, isolated)
+        connection = _open_read_only(path, max_result_bytes, isolated, reverse_unordered)
     except (sqlite3.Error, MemoryError) as error:
         return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
     expired = threading.Event()
@@ -144,7 +148,9 @@ def _end_past_deadline() -> None:
     os._exit(EXIT_TIMEOUT)
 
 
-def _open_read_only(path: str, max_result_bytes: int, isolated: bool) -> sqlite3.Connection:
+def _open_read_only(
+    path: str, max_result_bytes: int, isolated: bool, reverse_unordered: bool = False
+) -> sqlite3.Connection:
     uri = Path(path).as_uri() + "?mode=ro&immutable=1"
     connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:
@@ -152,6 +158,9 @@ def _open_read_only(path: str, max_result_bytes: int, isolated: bool) -> sqlite3
             heap = max(SQL_HEAP_FACTOR * max_result_bytes, SQL_HEAP_FLOOR)
             connection.execute(f"PRAGMA hard_heap_limit = {heap:d}")
         connection.execute("PRAGMA query_only = ON")
+        if reverse_unordered:
+            # Set here, before the authorizer that denies every pragma to the query.
+            connection.execute("PRAGMA reverse_unordered_selects = ON")
         # The schema is read now, before the length limit: a long CREATE statement is not a result.
         connection.execute("SELECT 1 FROM sqlite_schema LIMIT 0").fetchall()
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)

@@ -141,7 +141,8 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "--probe-gold",
     is_flag=True,
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
-    "an empty result, duplicate rows) as warnings; verdicts do not change (docs: Suspect golds).",
+    "an empty result, duplicate rows, rows that depend on SQLite's storage order) as warnings; "
+    "verdicts do not change (docs: Suspect golds).",
 )
 @click.option(
     "--tables",
