@@ -219,7 +219,11 @@ def test_a_gold_warning_shows_in_its_item(chromium, tmp_path, run_cli):
     chromium.find_element("id", "tab-items").click()
     chromium.find_elements("css selector", "#items tbody tr")[0].click()
     warnings = chromium.find_element("id", "item-warnings").text
-    assert warnings == f"{gold}:1: item 0: gold limit-without-order: LIMIT 1 without ORDER BY"
+    assert warnings.splitlines() == [
+        f"{gold}:1: item 0: gold limit-without-order: LIMIT 1 without ORDER BY",
+        f"{gold}:1: item 0: gold storage-order: with the tables read in reverse: "
+        '1 row only as stored (first: "Joe Sharp"), 1 row only in reverse (first: "Ann Lee")',
+    ]
     chromium.find_element("id", "back").click()
     chromium.find_elements("css selector", "#items tbody tr")[1].click()
     assert chromium.find_elements("id", "item-warnings") == []

@@ -13,7 +13,7 @@ from answerkey.answers.run import run_answers
 from answerkey.answers.schema import OUTPUT_LAYOUTS
 from answerkey.cli import Trouble
 from answerkey.cli.options import fail_under_option, quiet_option
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.files import OutputError, write_output
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import ReportPaths
@@ -73,6 +73,7 @@ def reachable(judge: AnswerJudge) -> AnswerJudge:
     "graphrag-eval: only graphrag-eval 4.0's five columns, as it writes them.",
 )
 @report_options
+@failures_option
 @click.option(
     "--jobs",
     "-j",

@@ -19,7 +19,7 @@ from answerkey.cli.options import (
     selection_options,
     strings_option,
 )
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
@@ -151,6 +151,7 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "per turn and interaction for sessions) as evaluation.py --etype all prints it; needs --db DIR.",
 )
 @report_options
+@failures_option
 @epsilon_option
 @strings_option
 @click.option(

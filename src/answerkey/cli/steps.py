@@ -12,7 +12,7 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.answers import reachable
 from answerkey.cli.options import epsilon_option, quiet_option
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.metrics.answers import ENVIRONMENT, AnswerJudge
 from answerkey.report import REPORT_FORMATS, ReportPaths
 from answerkey.steps.aggregates import MISSING_USAGE_RULES
@@ -82,6 +82,7 @@ def steps() -> None:
 @click.argument("responses", metavar="RESPONSES")
 @output_option
 @report_options
+@failures_option
 @epsilon_option
 @click.option(
     "--retrieval-k",
