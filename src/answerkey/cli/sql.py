@@ -26,6 +26,7 @@ from answerkey.execution.distributed import ClusterError, DaskExecutor, require_
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
 from answerkey.execution.official import spider_official
 from answerkey.execution.probe import gold_counts, probe_golds
+from answerkey.execution.result_rows import SHOW_ROWS_MAX, result_rows
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -145,6 +146,15 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "verdicts do not change (docs: Suspect golds).",
 )
 @click.option(
+    "--show-rows",
+    type=click.IntRange(0, SHOW_ROWS_MAX),
+    default=0,
+    metavar="N",
+    help="Keep the first N rows of the gold's and the prediction's results (at most "
+    f"{SHOW_ROWS_MAX}) for the --html detail view and the --xlsx Overview, side by side; each query runs "
+    "once more on the item's first database (docs: Reading a report).",
+)
+@click.option(
     "--tables",
     metavar="FILE",
     help="Spider's tables.json: add the official table (exact-set-match and execution accuracy per hardness, "
@@ -214,6 +224,7 @@ def sql(
     semantics: str,
     test_suite_keep_distinct: bool,
     probe_gold: bool,
+    show_rows: int,
     tables: str | None,
     reports: ReportPaths,
     epsilon: float,
@@ -326,6 +337,12 @@ def sql(
             run.warnings.extend(probe_golds(gold_engine, [result.item for result in run.results]))
         finally:
             gold_engine.close()
+    if show_rows:
+        rows_engine = options.open_engine()
+        try:
+            run.result_rows = result_rows(rows_engine, [result.item for result in run.results], show_rows)
+        finally:
+            rows_engine.close()
     if tables is not None:
         run.official = spider_official([(result.item, result.verdict) for result in run.results], tables, location)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
