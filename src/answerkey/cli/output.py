@@ -28,7 +28,7 @@ from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
 from answerkey.progress import Activity, stop_activity
-from answerkey.report import ReportPaths, Result, write_reports
+from answerkey.report import Reported, ReportPaths, Result, write_reports
 from answerkey.report.html import RunContext, masked_url
 from answerkey.report.terminal import FAILURES_SHOWN, failures_text, intervals_text
 
@@ -138,8 +138,11 @@ def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
 def summary_notes(result: Result, shown: int | None) -> str:
     """What goes under a summary table: a blank line, the headline figures with their 95%
     intervals, then how many items fail and the first ``shown`` of them (None: all)."""
-    document = result.document()
-    parts = [intervals_text(document, result.workbook().overview), failures_text(document, shown)]
+    # A workflow's report model is built once here, for both (a run of 50,000 items builds
+    # one model per item).
+    report = result.report() if isinstance(result, Reported) else result
+    document = report.document()
+    parts = [intervals_text(document, report.workbook().overview), failures_text(document, shown)]
     text = "\n".join(part for part in parts if part)
     return f"\n{text}" if text else ""
 
