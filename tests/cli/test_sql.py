@@ -70,12 +70,13 @@ def test_spider_example(run_cli, examples, tmp_path):
         "",
         "accuracy 0.5000, 95% CI [0.2538, 0.7462] (Wilson, 12 items)",
         "failing: 6 of 12 items",
+        # A line is cut at 120 characters.
         "  4   incorrect: on 'concert_singer': no mapping of canonical columns onto system columns gives the canonical "
-        "tuples in key order (BY 2)",
+        "tuples in…",
         "  6   incorrect: on 'concert_singer' (concert_singer2.sqlite): no mapping of canonical columns onto system "
-        "columns gives the canonical t…",
+        "columns give…",
         "  7   incorrect: on 'concert_singer': no mapping of canonical columns onto system columns gives the canonical "
-        "tuples as a set",
+        "tuples as…",
         "  8   incorrect: on 'concert_singer': the predicted query failed: no such column: nam",
         "  9   incorrect: on 'concert_singer': the predicted query failed: not authorized",
         "  11  incorrect: no mapping of canonical columns onto system columns gives the canonical tuples as a set",
