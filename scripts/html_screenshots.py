@@ -8,7 +8,7 @@ dev extras), and runs the bundled Spider example:
     .venv/bin/python scripts/html_screenshots.py
 
 Each picture is one element of the page (the overview, the items table, an item's detail),
-in a window 1000 pixels wide and tall, so none is larger than the docs column shows at its size.
+in a window 1000 pixels wide, so none is wider than the docs' column shows whole (1,000 px).
 """
 
 from __future__ import annotations

@@ -67,7 +67,14 @@ def test_the_bundled_example(run_cli, stub, tmp_path):
     result = run_cli("answers", "-i", EXAMPLE, "-o", output)
     assert (result.exit_code, result.stderr) == (0, "")
     assert output.read_bytes().decode() == EXAMPLE_OUTPUT
-    table, signature = result.stdout.split("\n\n")
+    table, signature, notes = result.stdout.split("\n\n")
+    # Under the summary: the means with their intervals, then the rows under F1 1 and why.
+    assert notes.splitlines()[-4:] == [
+        "failing: 3 of 4 rows",
+        "  line 3  F1 0.0000: Sydney is not Canberra.",
+        "  line 4  F1 0.6667: The moons are not named.",
+        "  line 5  F1 0.5000: The same three primes,\tlisted.",
+    ]
     assert table.splitlines() == [
         "rows  judged  errors  recall  precision      F1",
         "   4       4       0  0.6250     0.5833  0.5417",

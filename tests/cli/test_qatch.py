@@ -58,7 +58,24 @@ def test_sp_example_run(databases, tmp_path):
         "",
         "7 tests: 7 evaluated, 2 prediction errors (scored 0), 0 test errors",
     ]
-    assert lines[9].startswith(f"signature: {SIGNATURE}") and len(lines) == 10
+    assert lines[9].startswith(f"signature: {SIGNATURE}")
+    # Under the summary: each mean with its interval, then the tests below 1 and why.
+    assert lines[10:13] == [
+        "",
+        "mean cell_precision 0.6429, 95% CI [0.2905, 0.9952] (standard error, 7 items)",
+        "mean cell_recall 0.6429, 95% CI [0.2905, 0.9952] (standard error, 7 items)",
+    ]
+    assert lines[16:] == [
+        "mean execution_accuracy 0.4286, 95% CI [0.0326, 0.8245] (standard error, 7 items)",
+        "failing: 5 of 7 tests",
+        "  largest-first    below 1: tuple_order 0.0000",
+        "  scottish-cities  below 1: cell_precision 0.5000, tuple_constraint 0.0000, execution_accuracy 0.0000",
+        # A line is cut at 120 characters.
+        "  big-cities       below 1: cell_recall 0.5000, tuple_cardinality 0.5000, tuple_constraint 0.5000, "
+        "execution_accuracy 0…",
+        "  vandal           prediction: the prediction query failed: not authorized",
+        "  typo             prediction: the prediction query failed: no such column: nme",
+    ]
     assert result.stderr == ""
     document = json.loads(report.read_text())
     assert document["signature"].startswith(SIGNATURE)

@@ -59,18 +59,15 @@ def _steps_results(out: Path) -> str:
     return str(results)
 
 
-def _two_score_runs(out: Path) -> list[str]:
-    # Beside OUT's folder, so that the runs compared (whose paths the report names) are the
-    # same ones with and without -q.
-    runs = [out.parent.parent / "run-a.json", out.parent.parent / "run-b.json"]
-    for run, answers in zip(runs, ("answers.jsonl", "answers.jsonl")):
-        if not run.exists():
-            corpus = EXAMPLES / "personnel/corpus.yaml"
-            cli.main(
-                ["score", "-q", "--json", str(run), str(corpus), str(EXAMPLES / "personnel" / answers)],
-                standalone_mode=False,
-            )
-    return [str(run) for run in runs]
+def _sql_run(out: Path) -> str:
+    """The JSON report of `sql` on the Spider example, for `compare`: one file beside the
+    directories of OUT's runs, as the comparison's report names it."""
+    run = out.parent.parent / "sql-run.json"
+    if not run.exists():
+        spider = EXAMPLES / "sql" / "spider"
+        arguments = ["sql", str(spider / "gold.sql"), str(spider / "pred.sql"), "--db", str(spider / "database")]
+        cli.main([*arguments, "-q", "--json", str(run)], standalone_mode=False)
+    return str(run)
 
 
 # Command path -> the arguments of a run on the bundled examples, given OUT (a path the run
@@ -107,7 +104,7 @@ CASES = {
     ],
     "steps aggregate": lambda out: ["--json", out, _steps_results(out)],
     "answers": lambda out: ["-i", EXAMPLES / "answers/questions.tsv", "-o", out],
-    "compare": lambda out: ["--json", out, *_two_score_runs(out)],
+    "compare": lambda out: ["--json", out, _sql_run(out), _sql_run(out)],
     "fuzz generate": lambda out: ["-n", "3", "-o", out.with_suffix(".jsonl")],
     "fuzz roundtrip": lambda out: ["--json", out, "--cmd", f"python {EXAMPLES / 'fuzz/rows_to_cas.py'}", "-n", "5"],
     "fuzz self": lambda out: ["--json", out, "-n", "3"],
@@ -207,3 +204,66 @@ def test_workbook_ratios_have_the_decimals_of_the_one_rule(path, tmp_path, run_c
             formats.update(cell.number_format for cell in row if isinstance(cell.value, float))
     shown = {number_format for number_format in formats if number_format.startswith("0.")}
     assert shown and shown <= {excel_format(RATIO_DECIMALS), excel_format(POINTS_DECIMALS)}, formats
+
+
+# The commands that list failing items under their summary: the first line of the notes (the
+# headline figure with its 95% interval) and the count of failing entries.
+NOTES = {
+    "score": ("accuracy 0.6522, 95% CI [0.4489, 0.8119] (Wilson, 23 items)", "failing: 8 of 25 items"),
+    "qatch": ("mean cell_precision 0.6429, 95% CI [0.2905, 0.9952] (standard error, 7 items)", "failing: 5 of 7 tests"),
+    "sql": ("accuracy 0.5000, 95% CI [0.2538, 0.7462] (Wilson, 12 items)", "failing: 6 of 12 items"),
+    "sdmx": ("mean macro recall 0.6788, 95% CI [0.4584, 0.8992] (standard error, 11 items)", "failing: 8 of 12 cases"),
+    "steps evaluate": (
+        "mean steps_score 0.5625, 95% CI [0.2191, 0.9059] (standard error, 8 items)",
+        "failing: 5 of 9 questions",
+    ),
+    "answers": ("mean recall 0.7500, 95% CI [0.2600, 1.0000] (standard error, 4 items)", "failing: 1 of 4 rows"),
+}
+
+
+def _notes(stdout: str) -> list[str]:
+    """The lines under the summary: from the headline interval to the end."""
+    lines = stdout.splitlines()
+    start = next(index for index, line in enumerate(lines) if ", 95% CI [" in line)
+    return lines[start:]
+
+
+@pytest.mark.parametrize("path", sorted(NOTES))
+def test_the_summary_ends_with_the_interval_and_the_failing_items(path, tmp_path, run_cli, judge_endpoint):
+    """Under every summary: the headline figure with its 95% interval, how many entries fail,
+    and the first 10 of them (--show-failures N: the first N, `all`: every one, 0: none), each
+    `id  reason` on one line; with -q, none of it."""
+    interval, count = NOTES[path]
+    listed = {}
+    for shown in ("10", "1", "all", "0"):
+        result = run_cli(*path.split(), *CASES[path](tmp_path / f"out-{shown}.json"), "--show-failures", shown)
+        notes = _notes(result.stdout)
+        assert notes[0] == interval
+        head = next(line for line in notes if line.startswith("failing: "))
+        entries = notes[notes.index(head) + 1 :]
+        assert all(line.startswith("  ") and len(line.split()) >= 2 for line in entries)
+        assert all(len(line) <= 120 for line in entries)
+        # The ids (padded to the longest listed, so a line's cut moves with them).
+        listed[shown] = [line[2:].split("  ", 1)[0] for line in entries]
+        failing = int(count.split()[1])
+        expected_head = count
+        if shown == "0" and failing:
+            expected_head += " (--show-failures N lists them)"
+        elif shown != "all" and failing > int(shown):
+            expected_head += f" (the first {shown}; --show-failures all lists them all)"
+        assert head == expected_head
+    failing = int(count.split()[1])
+    assert len(listed["all"]) == failing
+    assert listed["10"] == listed["all"][:10]
+    assert listed["1"] == listed["all"][:1]
+    assert listed["0"] == []
+    quiet = run_cli(*path.split(), *CASES[path](tmp_path / "quiet.json"), "-q")
+    assert quiet.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["-1", "some", "1.5"])
+def test_show_failures_takes_a_count_or_all(value, run_cli):
+    """Anything but a count from 0 or `all` is a usage error (exit 2) naming the value."""
+    result = run_cli("score", "--show-failures", value, "corpus.yaml", "answers.jsonl")
+    assert result.exit_code == 2
+    assert f"'{value}' is neither a count from 0 nor 'all'" in result.stderr

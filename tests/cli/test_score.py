@@ -45,7 +45,15 @@ def test_example_summary_on_stdout():
     # 23 scored: 15 correct, 6 incorrect, 2 no answer; 2 x 26.087 + 8.696 = 60.87
     assert lines[1].split() == ["all", "25", "23", "15", "6", "2", "0.6522", "60.87", "39.13"]
     assert lines[6].split() == ["category", "X", "2", "0", "0", "0", "0", "-", "-", "-"]
-    assert SIGNATURE.fullmatch(lines[-1].removeprefix("signature: "))
+    assert SIGNATURE.fullmatch(lines[17].removeprefix("signature: "))
+    # Under the summary: the accuracy's Wilson interval, then the first failing items and why.
+    assert lines[18:22] == [
+        "",
+        "accuracy 0.6522, 95% CI [0.4489, 0.8119] (Wilson, 23 items)",
+        "failing: 8 of 25 items",
+        "  q06  incorrect: no mapping of canonical columns onto system columns gives the canonical tuples as a set",
+    ]
+    assert len(lines) == 29
     assert result.stderr == f"warning: {ANSWERS}:24: answer for id 'q99', which is not in the corpus\n"
 
 

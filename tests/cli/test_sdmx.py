@@ -105,7 +105,16 @@ def test_example_suite_stdout_and_warnings():
         "smalltalk       1             -                -",
         "weo             9        0.6722           0.9048",
     ]
-    assert len(lines) == 8 and SIGNATURE.fullmatch(lines[7].removeprefix("signature: "))
+    assert SIGNATURE.fullmatch(lines[7].removeprefix("signature: "))
+    # Under the summary: the means with their intervals, then the cases below 1.
+    assert lines[8:12] == [
+        "",
+        "mean macro recall 0.6788, 95% CI [0.4584, 0.8992] (standard error, 11 items)",
+        "mean macro precision 0.8488, 95% CI [0.7157, 0.9818] (standard error, 9 items)",
+        "failing: 8 of 12 cases",
+    ]
+    assert lines[12] == "  conv-01-india-growth-then-prices   macro recall 0.8000, macro precision 1.0000"
+    assert len(lines) == 20
     assert result.stderr == UNKNOWN_CASE
 
 
@@ -155,12 +164,26 @@ def test_example_suite_scored_stdout():
         "smalltalk       1             -           0.0000",
         "weo             9        0.6722           0.7500",
         f"signature: match:id+name|not_in_target:scored|v:{__version__}",
+        "",
+        "mean macro recall 0.6788, 95% CI [0.4584, 0.8992] (standard error, 11 items)",
+        "mean macro precision 0.6641, 95% CI [0.4424, 0.8859] (standard error, 11 items)",
+        "failing: 10 of 12 cases",
+        "  chat-01-greeting                   macro recall -, macro precision 0.0000",
+        "  conv-01-india-growth-then-prices   macro recall 0.8000, macro precision 1.0000",
+        "  cpi-01-mexico-food-prices          macro recall 0.7500, macro precision 0.7500",
+        "  cpi-02-us-canada-headline-monthly  macro recall 0.6667, macro precision 0.5556",
+        "  weo-02-real-growth-germany-france  macro recall 0.7500, macro precision 1.0000",
+        "  weo-03-india-gdp-and-per-capita    macro recall 1.0000, macro precision 0.8333",
+        "  weo-04-brazil-inflation            macro recall 0.5000, macro precision 0.5000",
+        "  weo-05-spain-unemployment          macro recall 0.0000, macro precision 0.0000",
+        "  weo-07-germany-current-account     macro recall 1.0000, macro precision 0.6667",
+        "  weo-08-nigeria-population          macro recall 0.0000, macro precision -",
     ]
     assert result.stderr == UNKNOWN_CASE
     default, listed = run(CASES, SELECTIONS), run(CASES, SELECTIONS, "--not-in-target", "listed")
     assert default.stdout == listed.stdout
     assert default.stdout.splitlines()[1] == "(all)          12        0.6788           0.8488"
-    assert default.stdout.splitlines()[-1] == f"signature: match:id+name|not_in_target:listed|v:{__version__}"
+    assert default.stdout.splitlines()[7] == f"signature: match:id+name|not_in_target:listed|v:{__version__}"
 
 
 def test_example_workbook_scored(tmp_path):

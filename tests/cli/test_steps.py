@@ -76,7 +76,9 @@ def test_evaluate_example(evaluated):
     assert document["warnings"] == []
     assert outcome.stderr == f"9 questions: 8 success, 1 error; mean steps_score 0.5625 ({document['signature']})\n"
     assert outcome.stdout.startswith("template ")
-    assert outcome.stdout.endswith(f"signature: {document['signature']}\n")
+    _, notes = outcome.stdout.split(f"signature: {document['signature']}\n")
+    assert notes.startswith("\nmean steps_score 0.5625, 95% CI [")
+    assert "failing: 5 of 9 questions\n" in notes
 
 
 def test_evaluate_records_matches_and_reasons(evaluated):

@@ -10,8 +10,10 @@ import statistics
 from fractions import Fraction
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from answerkey.cli.schema import json_schema
 from answerkey.compare import (
     approximate_randomization,
     compare_runs,
@@ -137,7 +139,8 @@ def test_two_runs_one_line_and_the_changed_items(run_cli, tmp_path):
 
 
 def test_json_report_lists_every_changed_item_and_excludes_errors(run_cli, tmp_path):
-    """An item whose gold failed in either run does not count; the JSON has all values."""
+    """An item whose gold failed in either run does not count; the JSON has all values and
+    fits `answerkey schema compare-report`."""
     a = sql_report(tmp_path / "a.json", ["error", *A[1:]])
     b = sql_report(tmp_path / "b.json", B)
     c = sql_report(tmp_path / "c.json", A)
@@ -145,6 +148,7 @@ def test_json_report_lists_every_changed_item_and_excludes_errors(run_cli, tmp_p
     result = run_cli("compare", a, b, c, "--json", out, "-q", "--resamples", "200", "--seed", "1")
     assert (result.exit_code, result.stdout) == (0, "")
     document = json.loads(out.read_text())
+    jsonschema.validate(document, json_schema("compare-report"))
     assert document["signature"] == "measure:accuracy|resamples:200|seed:1|v:0.1.0"
     first, second = document["comparisons"]
     assert (first["items"], first["better"], first["worse"]) == (19, ["2", "3", "8", "13", "16"], ["7"])

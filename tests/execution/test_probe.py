@@ -24,7 +24,33 @@ SUSPECT = {
     "SELECT name FROM scores WHERE date('now') > '2000-01-01'": [
         ("nondeterministic", "changes between runs: DATE('now')")
     ],
-    "SELECT name FROM scores LIMIT 1": [("limit-without-order", "LIMIT 1 without ORDER BY")],
+    "SELECT name FROM scores LIMIT 1": [
+        ("limit-without-order", "LIMIT 1 without ORDER BY"),
+        (
+            "storage-order",
+            'with the tables read in reverse: 1 row only as stored (first: "a"), 1 row only in reverse (first: "d")',
+        ),
+    ],
+    # A bare column beside an aggregate takes the value of whichever row SQLite reads first.
+    "SELECT name, count(*) FROM scores": [
+        (
+            "storage-order",
+            'with the tables read in reverse: 1 row only as stored (first: "a" 4), 1 row only in reverse (first: "d" 4)',
+        )
+    ],
+    "SELECT group_concat(name) FROM scores": [
+        (
+            "storage-order",
+            'with the tables read in reverse: 1 row only as stored (first: "a,b,c,d"), '
+            '1 row only in reverse (first: "d,c,b,a")',
+        )
+    ],
+    "SELECT (SELECT name FROM scores WHERE points = 8)": [
+        (
+            "storage-order",
+            'with the tables read in reverse: 1 row only as stored (first: "b"), 1 row only in reverse (first: "c")',
+        )
+    ],
     "SELECT name FROM scores WHERE points > 100": [
         ("empty", "the gold returns no rows: any query that returns none matches it")
     ],
@@ -37,6 +63,10 @@ WELL_POSED = [
     "SELECT count(*) FROM scores",
     "SELECT name FROM scores WHERE points = 8 ORDER BY name",
     "SELECT name FROM scores ORDER BY points DESC LIMIT 4",
+    # Read in reverse, these return the same rows (in another order, which does not count).
+    "SELECT name FROM scores WHERE points > 6",
+    "SELECT points, count(*) FROM scores GROUP BY points",
+    "SELECT max(points), name FROM scores",
 ]
 
 
@@ -56,7 +86,9 @@ def root(tmp_path):
 @pytest.mark.parametrize("gold", list(SUSPECT))
 def test_each_suspect_gold_is_flagged_with_its_evidence(root, gold):
     """LIMIT through ties (ORDER BY a column or an alias), random(), date('now'), LIMIT
-    without ORDER BY, an empty result, duplicate rows: each flagged, with the evidence."""
+    without ORDER BY, an empty result, duplicate rows, a result that changes with the tables
+    read in reverse: each flagged, with the evidence. The tie is not a storage-order finding
+    (the pragma keeps the tied row ORDER BY ... LIMIT returns), nor is random()'s order."""
     engine = open_engine(str(root))
     try:
         assert probe_gold(engine, SqlItem("q", "league", gold)) == SUSPECT[gold]
@@ -67,7 +99,8 @@ def test_each_suspect_gold_is_flagged_with_its_evidence(root, gold):
 @pytest.mark.parametrize("gold", WELL_POSED)
 def test_well_posed_golds_are_not_flagged(root, gold):
     """A LIMIT past a tie, a tie broken by a second key, no LIMIT, a LIMIT as large as the
-    result: nothing."""
+    result, unordered rows that are the same rows read in reverse, a bare column beside max():
+    nothing."""
     engine = open_engine(str(root))
     try:
         assert probe_gold(engine, SqlItem("q", "league", gold)) == []

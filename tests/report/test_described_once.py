@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from answerkey.answers.load import AnswerRow
 from answerkey.answers.run import AnswersRun, RowJudgement
 from answerkey.cli.schema import SCHEMAS, json_schema
+from answerkey.compare import RunReport, compare_runs
 from answerkey.execution.load import load_inputs
 from answerkey.execution.run import SqlOptions, run_sql
 from answerkey.metrics.answers import Correctness
@@ -72,7 +73,16 @@ def _answers():
     )
 
 
+def _compare():
+    def run(path, verdicts):
+        values = {str(index): verdict for index, verdict in enumerate(verdicts)}
+        return RunReport(path, "sql", "s", tuple(values), {"accuracy": values}, "accuracy", frozenset({"accuracy"}))
+
+    return compare_runs([run("a.json", [1.0, 0.0, None]), run("b.json", [1.0, 1.0, 0.0])], resamples=20)
+
+
 RUNS = {
+    "compare-report": _compare,
     "score-report": _score,
     "qatch-report": _qatch,
     "sdmx-report": _sdmx,
@@ -111,8 +121,9 @@ HIDDEN = {
     "sdmx-report": {"scores_not_in_target", "not_in_target_rule"},
     "steps-results": {"aggregates"},
     "steps-aggregates": {"results"},
-    "sql-report": {"question", "gold", "predicted", "decided_semantics"},
+    "sql-report": {"question", "gold", "predicted", "gold_rows", "predicted_rows", "decided_semantics", "rows_shown"},
     "answers-report": set(),
+    "compare-report": {"binary", "shown"},
 }
 
 

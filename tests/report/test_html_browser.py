@@ -219,7 +219,11 @@ def test_a_gold_warning_shows_in_its_item(chromium, tmp_path, run_cli):
     chromium.find_element("id", "tab-items").click()
     chromium.find_elements("css selector", "#items tbody tr")[0].click()
     warnings = chromium.find_element("id", "item-warnings").text
-    assert warnings == f"{gold}:1: item 0: gold limit-without-order: LIMIT 1 without ORDER BY"
+    assert warnings.splitlines() == [
+        f"{gold}:1: item 0: gold limit-without-order: LIMIT 1 without ORDER BY",
+        f"{gold}:1: item 0: gold storage-order: with the tables read in reverse: "
+        '1 row only as stored (first: "Joe Sharp"), 1 row only in reverse (first: "Ann Lee")',
+    ]
     chromium.find_element("id", "back").click()
     chromium.find_elements("css selector", "#items tbody tr")[1].click()
     assert chromium.find_elements("id", "item-warnings") == []
@@ -228,4 +232,28 @@ def test_a_gold_warning_shows_in_its_item(chromium, tmp_path, run_cli):
     assert [row[0] for row in rows(chromium)] == ["0"]
     choose(chromium, "filter-warnings", "without")
     assert [row[0] for row in rows(chromium)] == ["1"]
+    assert console(chromium) == []
+
+
+def test_result_rows_side_by_side(chromium, tmp_path, run_cli):
+    """`sql --show-rows 2 --html`: an item's detail shows the gold's and the prediction's first
+    rows side by side, under the two queries, saying how many rows were left out."""
+    gold = tmp_path / "gold.sql"
+    gold.write_text("SELECT name FROM singer ORDER BY name\tconcert_singer\n")
+    predictions = tmp_path / "pred.sql"
+    predictions.write_text("SELECT name, age FROM singer WHERE age > 40 ORDER BY name\n")
+    page = tmp_path / "report.html"
+    args = ["sql", gold, predictions, "--db", SPIDER / "database", "--show-rows", "2", "--html", page, "-q"]
+    assert run_cli(*args).exit_code == 0
+    open_page(chromium, page)
+    chromium.find_element("id", "tab-items").click()
+    chromium.find_elements("css selector", "#items tbody tr")[0].click()
+    pairs = chromium.find_elements("css selector", "#detail-view .pair")
+    headings = [[h3.text for h3 in pair.find_elements("tag name", "h3")] for pair in pairs]
+    assert headings[:2] == [["gold SQL", "predicted SQL"], ["gold rows", "predicted rows"]]
+    shown = [pre.text for pre in pairs[1].find_elements("tag name", "pre")]
+    assert shown == [
+        'name\n"Ann Lee"\n"Joe Sharp"\n... and 6 more rows (--show-rows shows 2)',
+        'name | age\n"Joe Sharp" | 52\n"John Nizinik" | 43\n... and 1 more row (--show-rows shows 2)',
+    ]
     assert console(chromium) == []

@@ -59,7 +59,12 @@ Chunk = tuple[list[tuple[object, ...]], int]
 
 
 def execute_request(
-    request: Request, *, isolated: bool, send: Sink | None = None, connections: ReadOnlyConnections | None = None
+    request: Request,
+    *,
+    isolated: bool,
+    send: Sink | None = None,
+    connections: ReadOnlyConnections | None = None,
+    reverse_unordered: bool = False,
 ) -> Reply:
     """Run a request in this process: the rows (as SQLite gives them) or the error.
 
@@ -69,14 +74,17 @@ def execute_request(
     ``CHUNK_ROWS`` (the reply then holds the last ones); the time it takes (waiting for
     the process that asked to take a chunk) is not the query's: it moves the deadline and
     is not counted in the seconds. ``connections``, when given, keeps the connection open
-    for the next query on the same database while queries succeed.
+    for the next query on the same database while queries succeed. ``reverse_unordered``: the
+    tables are read in reverse wherever the query leaves the order free (SQLite's ``PRAGMA
+    reverse_unordered_selects``), to see whether its result depends on the rows' storage order
+    (on a connection of its own, never kept).
     """
     path, query, timeout, max_rows, max_result_bytes = request
     try:
-        if connections is not None:
+        if connections is not None and not reverse_unordered:
             connection = connections.take(path, max_result_bytes)
         else:
-            connection = _open_read_only(path, max_result_bytes, isolated)
+            connection = _open_read_only(path, max_result_bytes, isolated, reverse_unordered)
     except (sqlite3.Error, MemoryError) as error:
         return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
     expired = threading.Event()
@@ -101,9 +109,9 @@ def execute_request(
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
         clock.stop()
-        if connections is not None and problem is None:
+        if connections is not None and problem is None and not reverse_unordered:
             connections.give_back(path, max_result_bytes, connection)
-        else:  # a connection a query failed on is not trusted with the next one
+        else:  # a connection a query failed on (or reads in reverse) is not kept for the next one
             connection.close()
 
 
@@ -183,7 +191,9 @@ def _end_past_deadline() -> None:
     os._exit(EXIT_TIMEOUT)
 
 
-def _open_read_only(path: str, max_result_bytes: int, isolated: bool) -> sqlite3.Connection:
+def _open_read_only(
+    path: str, max_result_bytes: int, isolated: bool, reverse_unordered: bool = False
+) -> sqlite3.Connection:
     uri = Path(path).as_uri() + "?mode=ro&immutable=1"
     connection = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     try:
@@ -191,6 +201,9 @@ def _open_read_only(path: str, max_result_bytes: int, isolated: bool) -> sqlite3
             heap = max(SQL_HEAP_FACTOR * max_result_bytes, SQL_HEAP_FLOOR)
             connection.execute(f"PRAGMA hard_heap_limit = {heap:d}")
         connection.execute("PRAGMA query_only = ON")
+        if reverse_unordered:
+            # Set here, before the authorizer that denies every pragma to the query.
+            connection.execute("PRAGMA reverse_unordered_selects = ON")
         # The schema is read now, before the length limit: a long CREATE statement is not a result.
         connection.execute("SELECT 1 FROM sqlite_schema LIMIT 0").fetchall()
         connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)

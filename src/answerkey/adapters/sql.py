@@ -190,10 +190,17 @@ def run_file(
     timeout: float = DEFAULT_TIMEOUT,
     max_rows: int = DEFAULT_MAX_ROWS,
     max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+    reverse_unordered: bool = False,
 ) -> QueryResult:
     """Run ``query`` on the SQLite file at the real path ``real`` (links resolved by the
     caller, who has checked where it lies), as ``run_query`` does; messages call the
     database ``label``. Never raises for a bad query or database: see ``.error``.
+
+    ``reverse_unordered`` reads the tables in reverse wherever the query leaves the order
+    free (SQLite's ``PRAGMA reverse_unordered_selects``, set on a connection opened for this
+    query alone, read-only and immutable as every other), in this process, within the same
+    limits: ``answerkey sql --probe-gold`` runs a gold so to see whether its result depends
+    on the rows' storage order.
 
     >>> run_file("/nowhere/at/all.sqlite", "'all'", "SELECT 1").error
     "no database 'all' ('/nowhere/at/all.sqlite')"
@@ -209,7 +216,7 @@ def run_file(
         return QueryResult(error=f"cannot read the database {label}: {os_reason(error)} ({real!r})")
     if not regular:
         return QueryResult(error=f"no database {label} ({real!r})")
-    return _run_file(real, label, query, timeout, max_rows, max_result_bytes)
+    return _run_file(real, label, query, timeout, max_rows, max_result_bytes, reverse_unordered)
 
 
 class Databases:
@@ -336,7 +343,15 @@ def run_file_each(
             replies.close()
 
 
-def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, max_result_bytes: int) -> QueryResult:
+def _run_file(
+    real: str,
+    label: str,
+    query: str,
+    timeout: float,
+    max_rows: int,
+    max_result_bytes: int,
+    reverse_unordered: bool = False,
+) -> QueryResult:
     """Run a checked query on the regular file ``real``, in a helper process if one can run."""
     problem = being_written(real, label)
     if problem is not None:
@@ -347,9 +362,10 @@ def _run_file(real: str, label: str, query: str, timeout: float, max_rows: int, 
         # The rows arrive as millions of tuples, none of them garbage: the cyclic collector
         # would walk those received so far, and the growing columns, again and again.
         with gc_paused():
-            reply = STATE.processes.run(request, columns.receive)
+            # A reversed run is rare (a probe of a gold): it runs here, not in a helper.
+            reply = None if reverse_unordered else STATE.processes.run(request, columns.receive)
             if reply is None:
-                reply = execute_request(request, isolated=False)
+                reply = execute_request(request, isolated=False, reverse_unordered=reverse_unordered)
             return columns.result(reply)
     except MemoryError:
         return QueryResult(error="the query's result does not fit in memory")

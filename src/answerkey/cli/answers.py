@@ -13,7 +13,7 @@ from answerkey.answers.run import run_answers
 from answerkey.answers.schema import OUTPUT_LAYOUTS
 from answerkey.cli import Trouble
 from answerkey.cli.options import fail_under_option, quiet_option
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.compat.graphrag_eval import judge_from_config, read_config
 from answerkey.errors import InputError
 from answerkey.files import OutputError, write_output
@@ -83,6 +83,7 @@ def reachable(judge: AnswerJudge) -> AnswerJudge:
     "answer_correctness.prompt, and 6.x's JSON reply (see docs/answers.md).",
 )
 @report_options
+@failures_option
 @click.option(
     "--jobs",
     "-j",

@@ -9,6 +9,9 @@ the warnings, the reports and the summary table.
 - ``finish``: the warnings, the reports, then the summary table (unless ``--quiet``); a run
   that evaluated nothing is trouble (exit 2, saying why), as pytest's exit 5 is: an empty
   input, a filter that matches nothing, a judge that could not be reached.
+- ``--show-failures N|all`` (``failures_option``, on the commands that judge items): under
+  the summary table, the headline figures with their 95% intervals and the first N failing
+  items with a one-line reason (``answerkey.report.terminal``; default ``FAILURES_SHOWN``).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from answerkey.errors import RunWarning, plural
 from answerkey.files import OutputError
 from answerkey.limits import WARNINGS_SHOWN
 from answerkey.progress import Activity, stop_activity
-from answerkey.report import ReportPaths, Result, write_reports
+from answerkey.report import Reported, ReportPaths, Result, write_reports
 from answerkey.report.html import RunContext, masked_url
+from answerkey.report.terminal import FAILURES_SHOWN, failures_text, intervals_text
 
 
 def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -51,6 +55,40 @@ def report_options(function: Callable[..., Any]) -> Callable[..., Any]:
     ):
         wrapper = click.option(f"--{name}", f"{name}_path", metavar="OUT", help=f"Write {what}.")(wrapper)
     return wrapper
+
+
+_FAILURES = "answerkey.show_failures"  # the key of --show-failures in click's context
+
+
+def _failures_count(context: click.Context, parameter: click.Parameter, value: str) -> int | None:
+    """``--show-failures``: a count from 0, or ``all`` (None), noted in click's context."""
+    if value.strip().lower() == "all":
+        shown = None
+    else:
+        try:
+            shown = int(value)
+        except ValueError:
+            raise click.BadParameter(f"{value!r} is neither a count from 0 nor 'all'") from None
+        if shown < 0:
+            raise click.BadParameter(f"{value!r} is neither a count from 0 nor 'all'")
+    context.meta[_FAILURES] = shown
+    return shown
+
+
+def failures_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--show-failures N|all``: how many failing items ``finish`` lists under the summary
+    (the command itself does not receive it)."""
+    return click.option(
+        "--show-failures",
+        metavar="N|all",
+        default=str(FAILURES_SHOWN),
+        show_default=True,
+        expose_value=False,
+        is_eager=False,
+        callback=_failures_count,
+        help="Under the summary: the headline figures with 95% intervals, and the first N failing items "
+        "with why ('all': every one; 0: none listed). -q prints neither.",
+    )(function)
 
 
 def show_warnings(warnings: Iterable[RunWarning | str], *, shown: int = WARNINGS_SHOWN) -> None:
@@ -97,6 +135,18 @@ def start(reports: ReportPaths, inputs: Mapping[str, str | None]) -> None:
         activity.start()
 
 
+def summary_notes(result: Result, shown: int | None) -> str:
+    """What goes under a summary table: a blank line, the headline figures with their 95%
+    intervals, then how many items fail and the first ``shown`` of them (None: all)."""
+    # A workflow's report model is built once here, for both (a run of 50,000 items builds
+    # one model per item).
+    report = result.report() if isinstance(result, Reported) else result
+    document = report.document()
+    parts = [intervals_text(document, report.workbook().overview), failures_text(document, shown)]
+    text = "\n".join(part for part in parts if part)
+    return f"\n{text}" if text else ""
+
+
 def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int, nothing: str) -> None:
     """Print the warnings, write the reports, print the summary table (unless ``quiet`` or a
     report went to standard output); then, when ``evaluated`` (the items, cases, rows... the
@@ -111,5 +161,9 @@ def finish(result: Result, reports: ReportPaths, *, quiet: bool, evaluated: int,
         raise Trouble(error.message) from None
     if not quiet and not reports.to_stdout:
         click.echo(result.summary_table())
+        if context is not None and _FAILURES in context.meta:
+            notes = summary_notes(result, context.meta[_FAILURES])
+            if notes:
+                click.echo(notes)
     if evaluated == 0:
         raise Trouble(f"nothing evaluated: {nothing}")

@@ -15,7 +15,7 @@ from answerkey.cli.options import (
     selection_options,
     strings_option,
 )
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.files import source_name
@@ -75,6 +75,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
     help="Read TESTS as this format (default: by its suffix: .csv, .tsv, .jsonl, .json, .yaml; else sniffed).",
 )
 @report_options
+@failures_option
 @epsilon_option
 @strings_option
 @click.option(

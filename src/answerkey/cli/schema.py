@@ -18,6 +18,7 @@ import click
 from pydantic import BaseModel, Field
 
 from answerkey.answers.schema import AnswersReport
+from answerkey.compare.schema import CompareReport
 from answerkey.execution.schema import BirdPredictions, BirdQuestion, SqlItemSchema, SqlPredictionRecord, SqlReport
 from answerkey.qatch.schema import QatchReport, QatchTestRow
 from answerkey.score.schema import AnswerRecord, CorpusItemSchema, ScoreReport
@@ -234,6 +235,7 @@ SCHEMAS: dict[str, SchemaEntry] = {
     ),
     "sql-report": SchemaEntry(SqlReport, "document", "The report of answerkey sql (--json, --yaml)."),
     "answers-report": SchemaEntry(AnswersReport, "document", "The report of answerkey answers (--json, --yaml)."),
+    "compare-report": SchemaEntry(CompareReport, "document", "The report of answerkey compare (--json, --yaml)."),
 }
 
 

@@ -18,7 +18,7 @@ from answerkey.cli.options import (
     selection_options,
     strings_option,
 )
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.errors import InputError, InputErrors
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
@@ -53,6 +53,7 @@ _NAMED_ONLY = [name for name in metrics_for("score") if name not in defaults_for
 @click.argument("corpus", metavar="CORPUS")
 @click.argument("answers", metavar="ANSWERS")
 @report_options
+@failures_option
 @epsilon_option
 @scalars_option
 @strings_option

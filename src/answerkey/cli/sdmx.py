@@ -7,7 +7,7 @@ import click
 
 from answerkey.cli import Trouble
 from answerkey.cli.options import quiet_option, tag_option
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.report import ReportPaths
 from answerkey.sdmx.load import case_files, load_suite
 from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx
@@ -17,6 +17,7 @@ from answerkey.sdmx.run import LISTED, NOT_IN_TARGET, run_sdmx
 @click.argument("cases", metavar="CASES")
 @click.argument("selections", metavar="SELECTIONS")
 @report_options
+@failures_option
 @tag_option
 @click.option(
     "--not-in-target",

@@ -19,13 +19,14 @@ from answerkey.cli.options import (
     selection_options,
     strings_option,
 )
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
 from answerkey.execution.official import spider_official
 from answerkey.execution.probe import gold_counts, probe_golds
+from answerkey.execution.result_rows import SHOW_ROWS_MAX, result_rows
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -157,7 +158,17 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "--probe-gold",
     is_flag=True,
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
-    "an empty result, duplicate rows) as warnings; verdicts do not change (docs: Suspect golds).",
+    "an empty result, duplicate rows, rows that depend on SQLite's storage order) as warnings; "
+    "verdicts do not change (docs: Suspect golds).",
+)
+@click.option(
+    "--show-rows",
+    type=click.IntRange(0, SHOW_ROWS_MAX),
+    default=0,
+    metavar="N",
+    help="Keep the first N rows of the gold's and the prediction's results (at most "
+    f"{SHOW_ROWS_MAX}) for the --html detail view and the --xlsx Overview, side by side; each query runs "
+    "once more on the item's first database (docs: Reading a report).",
 )
 @click.option(
     "--tables",
@@ -166,6 +177,7 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     "per turn and interaction for sessions) as evaluation.py --etype all prints it; needs --db DIR.",
 )
 @report_options
+@failures_option
 @epsilon_option
 @strings_option
 @click.option(
@@ -230,6 +242,7 @@ def sql(
     plug_value: bool,
     defog_alternatives: bool,
     probe_gold: bool,
+    show_rows: int,
     tables: str | None,
     reports: ReportPaths,
     epsilon: float,
@@ -344,6 +357,12 @@ def sql(
             run.warnings.extend(probe_golds(gold_engine, [result.item for result in run.results]))
         finally:
             gold_engine.close()
+    if show_rows:
+        rows_engine = options.open_engine()
+        try:
+            run.result_rows = result_rows(rows_engine, [result.item for result in run.results], show_rows)
+        finally:
+            rows_engine.close()
     if tables is not None:
         run.official = spider_official([(result.item, result.verdict) for result in run.results], tables, location)
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")

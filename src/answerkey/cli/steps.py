@@ -12,7 +12,7 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.answers import reachable
 from answerkey.cli.options import epsilon_option, quiet_option
-from answerkey.cli.output import finish, report_options, start
+from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.compat.graphrag_eval import (
     Config,
     endpoint_judge,
@@ -109,6 +109,7 @@ def steps() -> None:
 @click.argument("responses", metavar="RESPONSES")
 @output_option
 @report_options
+@failures_option
 @epsilon_option
 @click.option(
     "--retrieval-k",

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from answerkey.compare.load import RunReport
+from answerkey.compare.schema import ComparedRun, CompareReport, ComparisonReport, ItemValues, build, sample
 from answerkey.compare.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -22,9 +22,7 @@ from answerkey.compare.stats import (
     paired_bootstrap,
 )
 from answerkey.errors import InputError, RunWarning, plural
-from answerkey.report import figure
-from answerkey.report.figures import RATIO_DECIMALS
-from answerkey.report.workbook import Column, Sheet, Workbook
+from answerkey.report import Reported
 from answerkey.signature import Signature
 
 
@@ -50,11 +48,6 @@ class Comparison:
     worse: tuple[str, ...]
 
 
-def _sample(ids: Sequence[str], count: int) -> str:
-    shown = ", ".join(repr(id) for id in ids[:count])
-    return shown + (f" and {len(ids) - count} more" if len(ids) > count else "")
-
-
 def check_comparable(runs: Sequence[RunReport], *, allow_different_signature: bool = False) -> None:
     """Raise ``CompareError`` naming exactly what differs between the first run and another:
     the workflow, the item ids, or (unless allowed) the signature's fields."""
@@ -68,9 +61,9 @@ def check_comparable(runs: Sequence[RunReport], *, allow_different_signature: bo
             missing = [id for id in first.ids if id not in set(run.ids)]
             parts = []
             if missing:
-                parts.append(f"{plural(len(missing), 'item')} of {first.path} missing ({_sample(missing, 5)})")
+                parts.append(f"{plural(len(missing), 'item')} of {first.path} missing ({sample(missing, 5)})")
             if extra:
-                parts.append(f"{plural(len(extra), 'item')} not in {first.path} ({_sample(extra, 5)})")
+                parts.append(f"{plural(len(extra), 'item')} not in {first.path} ({sample(extra, 5)})")
             raise CompareError(f"{run.path} is over other items: {'; '.join(parts)}")
         if run.signature != first.signature and not allow_different_signature:
             raise CompareError(
@@ -115,13 +108,10 @@ def compare_pair(baseline: RunReport, system: RunReport, measure: str, *, resamp
     )
 
 
-def _signed(value: float) -> str:
-    return "-" if value != value else f"{value:+.{RATIO_DECIMALS}f}"
-
-
 @dataclass
-class CompareRun:
-    """The comparisons of several runs with the first; a ``Result`` like every run's."""
+class CompareRun(Reported):
+    """The comparisons of several runs with the first; a ``Result`` like every run's, whose
+    reports all come from its ``CompareReport``."""
 
     runs: list[RunReport]
     measure: str
@@ -135,97 +125,41 @@ class CompareRun:
         """Whether the measure is a verdict (1 correct, 0 not)."""
         return self.measure in self.runs[0].binary
 
-    def document(self) -> dict[str, Any]:
-        """The JSON/YAML report: the runs, one entry per comparison (every changed item), and
-        each item's value in each run."""
-        return {
-            "signature": str(self.signature),
-            "workflow": self.runs[0].workflow,
-            "measure": self.measure,
-            "runs": [{"path": run.path, "signature": run.signature, "items": len(run.ids)} for run in self.runs],
-            "comparisons": [
-                {
-                    "baseline": comparison.baseline,
-                    "system": comparison.system,
-                    "items": comparison.items,
-                    "baseline_mean": _plain(comparison.baseline_mean),
-                    "system_mean": _plain(comparison.system_mean),
-                    "difference": _plain(comparison.difference),
-                    "low": _plain(comparison.low),
-                    "high": _plain(comparison.high),
-                    "p_randomization": comparison.p_randomization,
-                    "p_mcnemar": comparison.p_mcnemar,
-                    "better": list(comparison.better),
-                    "worse": list(comparison.worse),
-                }
-                for comparison in self.comparisons
-            ],
-            "items": [
-                {"id": id, "values": [run.measures[self.measure].get(id) for run in self.runs]}
-                for id in self.runs[0].ids
-            ],
-            "warnings": [str(warning) for warning in self.warnings],
-        }
-
-    def summary_table(self) -> str:
-        """One line per comparison, then the first changed items each way, then the signature."""
-        up, down = ("fixed", "broken") if self.binary else ("better", "worse")
-        lines = []
-        for comparison in self.comparisons:
-            mcnemar = "" if comparison.p_mcnemar is None else f", McNemar p = {comparison.p_mcnemar:.4f}"
-            lines.append(
-                f"{comparison.system} vs {comparison.baseline}: {self.measure} "
-                f"{figure(comparison.baseline_mean)} -> {figure(comparison.system_mean)}, "
-                f"{_signed(comparison.difference)} [95% CI {_signed(comparison.low)}, {_signed(comparison.high)}], "
-                f"randomization p = {comparison.p_randomization:.4f}{mcnemar}; "
-                f"{up} {len(comparison.better)}, {down} {len(comparison.worse)} of {plural(comparison.items, 'item')}"
-            )
-            for word, ids in ((up, comparison.better), (down, comparison.worse)):
-                if ids and self.shown:
-                    lines.append(f"  {word}: {_sample(list(ids), self.shown)}")
-        lines.append(f"signature: {self.signature}")
-        return "\n".join(lines)
-
-    def workbook(self) -> Workbook:
-        """``Overview``: each item's value in each run; ``Statistics``: one row per comparison."""
-        number = "integer" if self.binary else "ratio"
-        overview = Sheet(
-            "Overview",
-            [Column("id", 14, "text"), *(Column(run.path, 14, number) for run in self.runs)],
-            [[id, *(run.measures[self.measure].get(id) for run in self.runs)] for id in self.runs[0].ids],
-        )
-        statistics = Sheet(
-            "Statistics",
-            [
-                Column("system", 30, "text"),
-                Column("baseline", 30, "text"),
-                Column("items", 8, "integer"),
-                *(Column(name, 12, "ratio") for name in ("baseline mean", "system mean", "difference")),
-                *(Column(name, 10, "ratio") for name in ("95% low", "95% high")),
-                Column("randomization p", 14, "number"),
-                Column("McNemar p", 12, "number"),
-                Column("better", 8, "integer"),
-                Column("worse", 8, "integer"),
-            ],
-            [
-                [
-                    c.system,
-                    c.baseline,
-                    c.items,
-                    _plain(c.baseline_mean),
-                    _plain(c.system_mean),
-                    _plain(c.difference),
-                    _plain(c.low),
-                    _plain(c.high),
-                    c.p_randomization,
-                    c.p_mcnemar,
-                    len(c.better),
-                    len(c.worse),
-                ]
+    def report(self) -> CompareReport:
+        """The report model: the runs, one entry per comparison (every changed item), and each
+        item's value in each run."""
+        return build(
+            CompareReport,
+            signature=str(self.signature),
+            workflow=self.runs[0].workflow,
+            measure=self.measure,
+            runs=[build(ComparedRun, path=run.path, signature=run.signature, items=len(run.ids)) for run in self.runs],
+            comparisons=[
+                build(
+                    ComparisonReport,
+                    baseline=c.baseline,
+                    system=c.system,
+                    items=c.items,
+                    baseline_mean=_plain(c.baseline_mean),
+                    system_mean=_plain(c.system_mean),
+                    difference=_plain(c.difference),
+                    low=_plain(c.low),
+                    high=_plain(c.high),
+                    p_randomization=c.p_randomization,
+                    p_mcnemar=c.p_mcnemar,
+                    better=list(c.better),
+                    worse=list(c.worse),
+                )
                 for c in self.comparisons
             ],
+            items=[
+                build(ItemValues, id=id, values=[run.measures[self.measure].get(id) for run in self.runs])
+                for id in self.runs[0].ids
+            ],
+            warnings=[str(warning) for warning in self.warnings],
+            binary=self.binary,
+            shown=self.shown,
         )
-        return Workbook(overview, statistics)
 
 
 def _plain(value: float) -> float | None:

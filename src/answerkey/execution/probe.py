@@ -2,8 +2,9 @@
 
 Each check reports a ``RunWarning`` of kind ``gold-CHECK`` naming the item and the evidence;
 none changes a verdict. The gold runs read-only on its db_id's first database with the run's
-limits, through the run's engine (SQLite, DuckDB, PostgreSQL), at most twice per distinct
-(db_id, gold): once as written, once more only for the LIMIT check.
+limits, through the run's engine (SQLite, DuckDB, PostgreSQL), at most three times per
+distinct (db_id, gold): once as written, once more for the LIMIT check, and on SQLite once
+more for the storage-order check.
 
 - ``limit-ties``: the top-level query has ``ORDER BY`` and ``LIMIT k`` and returns k rows; run
   again with the ORDER BY keys as extra columns and ``LIMIT k + 1``, rows k and k + 1 have the
@@ -18,8 +19,14 @@ limits, through the run's engine (SQLite, DuckDB, PostgreSQL), at most twice per
 - ``duplicates``: the gold's result holds the same row more than once (set and bag semantics
   may disagree on it).
 
-Not checked (yet): results that depend on the rows' storage order (SQLite's ``PRAGMA
-reverse_unordered_selects``): the read-only runner refuses pragmas.
+- ``storage-order`` (SQLite): run again on a connection of its own with ``PRAGMA
+  reverse_unordered_selects`` (tables read in reverse wherever the query leaves the order
+  free), the gold returns other rows (compared as a bag: the order alone does not count):
+  a LIMIT without ORDER BY, a bare column beside an aggregate, ``group_concat`` in reading
+  order, a scalar subquery of several rows. Not run for a ``nondeterministic`` gold, whose
+  result changes anyway. The pragma does not change which tied row ``ORDER BY ... LIMIT``
+  keeps (hence ``limit-ties``), nor the row a bare column takes in a ``GROUP BY`` group
+  (SQLite sorts the groups keeping the reading order of the index or the sorter).
 
 >>> [check for check, _ in static_checks("SELECT name FROM t LIMIT 3", "sqlite")]
 ['limit-without-order']
@@ -33,7 +40,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from answerkey.adapters.engines import Engine, NoDatabase
+from answerkey.adapters.engines import Engine, NoDatabase, SQLiteEngine
+from answerkey.adapters.sql import run_file
 from answerkey.errors import RunWarning, plural
 from answerkey.execution.load import SqlItem
 from answerkey.grammar.render import render_value
@@ -177,6 +185,20 @@ def probe_gold(engine: Engine, item: SqlItem) -> list[tuple[str, str]]:
     if repeated:
         verb = "repeats" if repeated == 1 else "repeat"
         found.append(("duplicates", f"{plural(repeated, 'row')} of {len(rows)} {verb} an earlier one"))
+    if isinstance(engine, SQLiteEngine) and not any(check == "nondeterministic" for check, _ in found):
+        reversed_run = run_file(
+            database.location,
+            database.label,
+            item.gold,
+            timeout=engine.timeout,
+            max_rows=engine.max_rows,
+            max_result_bytes=engine.max_result_bytes,
+            reverse_unordered=True,
+        )
+        if reversed_run.error is None:
+            evidence = storage_order_evidence(rows, reversed_run.rows)
+            if evidence:
+                found.append(("storage-order", evidence))
     ties = ties_query(item.gold, dialect)
     if ties is not None and len(rows) == ties[1]:
         query, limit, keys = ties
@@ -188,6 +210,30 @@ def probe_gold(engine: Engine, item: SqlItem) -> list[tuple[str, str]]:
                 evidence = f"rows {limit} and {limit + 1} have the same ORDER BY key ({shown})"
                 found.append(("limit-ties", f"LIMIT {limit} cuts through ties: {evidence}"))
     return found
+
+
+def storage_order_evidence(rows: Sequence[tuple[Any, ...]], reversed_rows: Sequence[tuple[Any, ...]]) -> str:
+    """What differs between the gold's rows and its rows with the tables read in reverse, as
+    bags (empty when they hold the same rows, whatever their order).
+
+    >>> from answerkey.model import String
+    >>> ann, bob, eve = String("Ann"), String("Bob"), String("Eve")
+    >>> storage_order_evidence([(ann,), (bob,)], [(bob,), (ann,)])
+    ''
+    >>> print(storage_order_evidence([(ann,), (bob,)], [(eve,), (bob,)]))
+    with the tables read in reverse: 1 row only as stored (first: "Ann"), 1 row only in reverse (first: "Eve")
+    """
+    stored, reverse = Counter(rows), Counter(reversed_rows)
+    if stored == reverse:
+        return ""
+    parts = []
+    for side, first, second in (("as stored", stored, reverse), ("in reverse", reverse, stored)):
+        only = first - second
+        if only:
+            example = next(row for row in (rows if first is stored else reversed_rows) if only[row])
+            shown = " ".join(render_value(value) for value in example)
+            parts.append(f"{plural(only.total(), 'row')} only {side} (first: {shown})")
+    return "with the tables read in reverse: " + ", ".join(parts)
 
 
 def probe_golds(engine: Engine, items: Iterable[SqlItem]) -> list[RunWarning]:

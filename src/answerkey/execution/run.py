@@ -192,6 +192,8 @@ class SqlRun(Reported):
     cache_misses: int = 0
     # Spider's official table, when asked for (answerkey.execution.official).
     official: SpiderOfficial | None = None
+    # Each item's gold and predicted rows as text, when asked for (answerkey.execution.result_rows).
+    result_rows: list[tuple[str | None, str | None]] | None = None
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -222,10 +224,14 @@ class SqlRun(Reported):
                 by_difficulty={name: _figures(group) for name, group in self.by_difficulty.items()},
                 by_tag={name: _figures(group) for name, group in self.by_tag.items()},
             ),
-            items=[_item_report(result) for result in self.results],
+            items=[
+                _item_report(result, self.result_rows[index] if self.result_rows else (None, None))
+                for index, result in enumerate(self.results)
+            ],
             warnings=[str(warning) for warning in self.warnings],
             official=self.official,
             decided_semantics=list(self.options.decided_semantics),
+            rows_shown=self.result_rows is not None,
         )
 
 
@@ -249,7 +255,7 @@ def _verdict(correct: bool) -> str:
     return "correct" if correct else "incorrect"
 
 
-def _item_report(result: ItemResult) -> SqlItemReport:
+def _item_report(result: ItemResult, rows: tuple[str | None, str | None] = (None, None)) -> SqlItemReport:
     item, outcome = result.item, result.outcome
     return build(
         SqlItemReport,
@@ -268,6 +274,8 @@ def _item_report(result: ItemResult) -> SqlItemReport:
         question=item.question or None,
         gold=item.gold,
         predicted=item.predicted,
+        gold_rows=rows[0],
+        predicted_rows=rows[1],
     )
 
 

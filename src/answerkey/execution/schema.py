@@ -290,6 +290,9 @@ class SqlItemReport(BaseModel):
     question: SkipJsonSchema[str | None] = Field(None, exclude=True)
     gold: SkipJsonSchema[str | None] = Field(None, exclude=True)
     predicted: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    # With --show-rows: the first rows of each side's result, as text (HTML and workbook only).
+    gold_rows: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    predicted_rows: SkipJsonSchema[str | None] = Field(None, exclude=True)
 
 
 class SqlReport(ReportModel):
@@ -307,6 +310,7 @@ class SqlReport(ReportModel):
     # Shown in the table and the workbook only: not in the document, nor in its schema. The
     # semantics the run decided (the registry's ``decided_semantics``), in their order.
     decided_semantics: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
+    rows_shown: SkipJsonSchema[bool] = Field(False, exclude=True)
 
     def _groups(self) -> list[tuple[str, GroupFigures]]:
         summary = self.summary
@@ -364,6 +368,11 @@ class SqlReport(ReportModel):
                 Column("question", 40, "text", wrap=True),
                 Column("gold SQL", 50, "text", wrap=True),
                 Column("predicted SQL", 50, "text", wrap=True),
+                *(
+                    (Column("gold rows", 50, "text", wrap=True), Column("predicted rows", 50, "text", wrap=True))
+                    if self.rows_shown
+                    else ()
+                ),
                 Column("difficulty", 11, "text"),
                 Column("tags", 20, "text"),
                 *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
@@ -383,6 +392,7 @@ class SqlReport(ReportModel):
                     item.question,
                     item.gold,
                     item.predicted,
+                    *((item.gold_rows, item.predicted_rows) if self.rows_shown else ()),
                     item.difficulty,
                     ", ".join(item.tags) or None,
                     *(item.verdicts.get(name) for name in self.decided_semantics),

@@ -52,6 +52,7 @@ _ASSETS = Path(__file__).with_name("page")
 # Columns shown side by side in an item's detail view: (reference, judged).
 SIDE_BY_SIDE = (
     ("gold SQL", "predicted SQL"),
+    ("gold rows", "predicted rows"),
     ("canonical", "system answer"),
     ("canonical", "system"),
     ("target", "prediction"),
