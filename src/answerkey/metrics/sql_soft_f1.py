@@ -51,6 +51,11 @@ def soft_f1(gold: QueryResult, predicted: QueryResult) -> float:
         return 1.0
     predicted_rows = list(dict.fromkeys(predicted_rows))
     gold_rows = list(dict.fromkeys(gold_rows))
+    if predicted_rows == gold_rows and all(gold_rows):
+        # Speed (a correct prediction): every pair of rows is equal, each scoring (1.0, 0.0,
+        # 0.0) below, so precision and recall are 1.0 and so is their F1. (Rows without a
+        # value divide by zero below: they go there.)
+        return 1.0
     # The same lists, summed with sum() in the same order, as the official script: the same float.
     matched: list[float] = []
     only_predicted: list[float] = []
