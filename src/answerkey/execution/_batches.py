@@ -220,7 +220,10 @@ class _Evaluator:
                 # The metrics of whole results first: they read the driver values, which the
                 # typed rows the comparator makes replace (reading them back would convert each value).
                 by_result = self._result_metrics(names, gold, predicted) if number == 0 else {}
-                same = number == 0 and same_driver_values(gold, predicted)
+                # Read before the decisions, which may make the typed rows and drop the driver values.
+                same = (
+                    number == 0 and any(name in TABLE_METRICS for name in names) and same_driver_values(gold, predicted)
+                )
                 try:
                     decisions = decide_all(
                         gold,
