@@ -8,11 +8,15 @@ values from the typed ones)."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from hypothesis import given, strategies as st
 
 from answerkey.adapters.sql import QueryResult
-from answerkey.execution.semantics import decide_all, soft_f1
+from answerkey.execution.load import SqlInputs, SqlItem
+from answerkey.execution.run import SqlOptions, run_sql
+from answerkey.execution.semantics import decide_all, has_outer_order_by, soft_f1
 from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.table import TABLE_METRICS, table_scores
 
@@ -173,3 +177,47 @@ def test_fast_and_slow_paths_agree(pair: tuple[list[list[object]], list[list[obj
     if same_driver_values(fast(gold), fast(predicted)):
         # What sql's metrics take for 1.0 without computing them (execution/_batches.py).
         assert table_scores(slow(gold).rows, slow(predicted).rows) == dict.fromkeys(TABLE_METRICS, 1.0)
+
+
+# Items whose results are identical (the fast paths) or nearly (the slow steps), on one database.
+RUN_ITEMS = [
+    ("same", "SELECT name, price, qty FROM item", "SELECT name, price, qty FROM item"),
+    ("ordered", "SELECT qty, name FROM item ORDER BY qty", "SELECT qty, name FROM item ORDER BY qty"),
+    ("duplicates", "SELECT price FROM item", "SELECT price FROM item"),
+    ("zeros", "SELECT 0.0, '.' UNION ALL SELECT 2.5, 'x'", "SELECT -0.0, '.' UNION ALL SELECT 2.5, 'x'"),
+    ("types", "SELECT 1, '1.5'", "SELECT 1.0, '1.5'"),
+    ("order", "SELECT name FROM item ORDER BY name", "SELECT name FROM item ORDER BY name DESC"),
+]
+
+
+def test_a_run_scores_identical_results_as_the_slow_steps(tmp_path) -> None:
+    """``answerkey sql``'s verdicts and metrics of each item are those of the slow steps on the
+    same results, read with sqlite3 and typed before anything reads them."""
+    database = tmp_path / "shop" / "shop.sqlite"
+    database.parent.mkdir()
+    with sqlite3.connect(database) as connection:
+        connection.executescript(
+            "CREATE TABLE item (name TEXT, price REAL, qty INTEGER);"
+            "INSERT INTO item VALUES ('pen', 1.5, 10), ('ink', 7.25, 3), ('pad', 0.5, 10), ('pen', 1.5, 4);"
+        )
+    connection.close()
+    chosen = [SqlItem(name, "shop", gold, predicted) for name, gold, predicted in RUN_ITEMS]
+    options = SqlOptions(str(tmp_path))
+    found = {
+        result.item.id: result.outcome for result in run_sql(SqlInputs("answerkey", "g", "p", chosen), options).results
+    }
+    reader = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    for name, gold_sql, predicted_sql in RUN_ITEMS:
+        gold, predicted = (
+            slow([list(column) for column in zip(*reader.execute(sql))]) for sql in (gold_sql, predicted_sql)
+        )
+        verdicts = {
+            semantics: decision.correct
+            for semantics, decision in decide_all(gold, predicted, gold_sql=gold_sql).items()
+        }
+        ordered = has_outer_order_by(gold_sql)
+        wanted = [metric for metric in TABLE_METRICS if ordered or metric != "tuple_order"]
+        metrics = {**table_scores(gold.rows, predicted.rows, metrics=wanted), "soft_f1": soft_f1(gold, predicted)}
+        expected = {metric: metrics.get(metric) for metric in options.metrics}
+        assert (found[name].verdicts, found[name].metrics) == (verdicts, expected), name
+    reader.close()
