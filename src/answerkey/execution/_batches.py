@@ -27,9 +27,10 @@ from answerkey.execution.semantics import (
 )
 from answerkey.execution.semantics._base import RewrittenPair
 from answerkey.execution.semantics._registry import explained
+from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.efficiency import time_runs, ves
 from answerkey.metrics.registry import METRIC_KINDS, METRICS, needs_order
-from answerkey.metrics.table import table_scores
+from answerkey.metrics.table import TABLE_METRICS, table_scores
 
 # Items of one db_id per batch: large enough that a batch's connections serve many items,
 # small enough to spread a large db_id over the processes.
@@ -241,6 +242,10 @@ class _Evaluator:
                 # The metrics of whole results first: they read the driver values, which the
                 # typed rows the comparator makes replace (reading them back would convert each value).
                 by_result = self._result_metrics(names, gold, predicted) if number == 0 else {}
+                # Read before the decisions, which may make the typed rows and drop the driver values.
+                same = (
+                    number == 0 and any(name in TABLE_METRICS for name in names) and same_driver_values(gold, predicted)
+                )
                 try:
                     decisions = decide_all(
                         gold,
@@ -258,7 +263,7 @@ class _Evaluator:
                     # beyond it): a problem of the test, as a failing gold query is.
                     return self._error(item, f"on {database.label}: {error}", database, notes)
                 if number == 0:
-                    metrics = self._metrics(names, ordered, gold, predicted, by_result)
+                    metrics = self._metrics(names, ordered, gold, predicted, by_result, same)
             for rewritten in rewrites:
                 name = rewritten.semantics.name
                 if correct[name]:
@@ -465,10 +470,20 @@ class _Evaluator:
         gold: QueryResult,
         predicted: QueryResult,
         by_result: dict[str, float | None],
+        same: bool,
     ) -> dict[str, float | None]:
+        """The metrics of the item's first database; ``same``: both results hold the same
+        driver values (``same_driver_values``)."""
         wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
         values: dict[str, float | None] = _zeros(names, ordered)
         values.update(by_result)
+        if same:
+            # Speed (a correct prediction): QATCH's metrics of a table against the same rows,
+            # in the same order, are all 1.0; the typed rows need not be made for them.
+            values.update((name, 1.0) for name in wanted if name in TABLE_METRICS)
+            wanted = [name for name in wanted if name not in TABLE_METRICS]
+            if not wanted:
+                return values
         values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 

@@ -15,7 +15,7 @@ from answerkey.execution.spider_match import COMPONENTS, LEVELS, TURNS, Componen
 from answerkey.report.schema import build
 from answerkey.report.workbook import Column, Sheet
 
-_STRICT = ConfigDict(extra="forbid")
+_STRICT = ConfigDict(extra="forbid", defer_build=True)
 
 
 class SpiderComponent(BaseModel):

@@ -161,7 +161,7 @@ class SqlItemSchema(BaseModel):
     of a JSON Lines corpus, or one element of a YAML or JSON list)."""
 
     # Titled as the item it describes: loading gives an ``answerkey.execution.load.SqlItem``.
-    model_config = ConfigDict(extra="forbid", title="SqlItem")
+    model_config = ConfigDict(extra="forbid", title="SqlItem", defer_build=True)
 
     id: ItemId = Field(description="Unique item id.")
     db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite (or .duckdb), or a PostgreSQL database.")
@@ -192,7 +192,7 @@ class SqlPredictionRecord(BaseModel):
     JSON or YAML list (a mapping id: SQL is read too). ``sql`` null means the system gave
     none. Other keys (latency, the model's text) are allowed and ignored."""
 
-    model_config = ConfigDict(extra="allow", title="SqlPrediction")
+    model_config = ConfigDict(extra="allow", title="SqlPrediction", defer_build=True)
 
     id: ItemId = Field(description="The corpus item id this predicts.")
     sql: str | None = Field(description="The predicted SQL; null when the system gave none.")
@@ -202,7 +202,7 @@ class BirdQuestion(BaseModel):
     """One question of a BIRD ``dev.json`` (or mini-dev) file: its database and gold SQL.
     Other keys (evidence, ...) are allowed and ignored."""
 
-    model_config = ConfigDict(extra="allow", title="BirdQuestion")
+    model_config = ConfigDict(extra="allow", title="BirdQuestion", defer_build=True)
 
     question_id: ItemId | None = Field(None, description="BIRD's question id.")
     db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite.")
@@ -218,6 +218,7 @@ class BirdPredictions(RootModel[dict[str, str | None]]):
 
     model_config = ConfigDict(
         title="BirdPredictions",
+        defer_build=True,
         json_schema_extra={"propertyNames": {"pattern": "^(0|[1-9][0-9]*)$"}},
     )
 
@@ -227,7 +228,7 @@ FIGURES = ("items", "evaluated", "correct", "incorrect", "errors")
 # Verdict colours of the Overview, an error as a missing answer is shown elsewhere.
 ITEM_COLOURS = {**VERDICT_COLOURS, "error": VERDICT_COLOURS["no_answer"]}
 
-_STRICT = ConfigDict(extra="forbid")
+_STRICT = ConfigDict(extra="forbid", defer_build=True)
 Figure = float | None
 
 

@@ -1,6 +1,6 @@
 """Typed values back to the values of a Python database driver, as the official scripts
 compare them (BIRD's, Spider's, and soft F1's): ``driver_value`` of one value,
-``driver_rows`` of a whole ``QueryResult``.
+``driver_rows`` of a whole ``QueryResult``; ``same_driver_values`` of two.
 
 >>> from answerkey.model import Relation
 >>> driver_rows(QueryResult(rows=Relation.from_rows([[1, 2.5, "x", None]]).rows))
@@ -67,3 +67,31 @@ def driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
     if plain is not None and all(map(plain_values, plain)):
         return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
+
+
+def same_driver_values(gold: QueryResult, predicted: QueryResult) -> bool:
+    """True when both results hold rows, the same number of columns, and the same plain
+    driver values (``plain_values``) in the same places, each of the same type, none of them
+    a float zero. Every rule then sees the same values, the same types and the same texts on
+    both sides, which the fast paths of the semantics and metrics of a correct prediction
+    rely on (most predictions of a text-to-SQL run are correct). Equal values of two types
+    (``1`` and ``1.0``) and the float zeros (``0.0 == -0.0``, written apart) are not the
+    same: the official rules compare the types and the texts of the values.
+
+    >>> def result(*columns):
+    ...     return QueryResult.of_driver_columns([list(column) for column in columns], ("n",) * len(columns))
+    >>> same_driver_values(result([1, 2], ["a", None]), result([1, 2], ["a", None]))
+    True
+    >>> same_driver_values(result([1, 2]), result([1.0, 2])), same_driver_values(result([0.0]), result([-0.0]))
+    (False, False)
+    """
+    gold_columns, predicted_columns = gold.driver_columns, predicted.driver_columns
+    if not gold_columns or not predicted_columns or not gold.row_count or gold_columns != predicted_columns:
+        return False
+    for gold_column, predicted_column in zip(gold_columns, predicted_columns):
+        kinds = list(map(type, gold_column))
+        if kinds != list(map(type, predicted_column)) or not plain_values(gold_column):
+            return False
+        if float in kinds and 0.0 in gold_column:  # also true for an int 0: the fast paths are only skipped
+            return False
+    return True

@@ -17,9 +17,10 @@ def _one_line(text: str) -> str:
 def _row_match(predicted: tuple[object, ...], gold: tuple[object, ...]) -> tuple[float, float, float]:
     """For one pair of rows: the share of predicted values found in the gold row, of those
     not found, and of gold values not in the predicted row, each over the gold row's width."""
-    found = sum(1 for value in predicted if value in gold)
+    # Membership counted in C (tuple.__contains__ is what ``in`` calls): wrong results hold many rows.
+    found = sum(map(gold.__contains__, predicted))
     only_predicted = len(predicted) - found
-    only_gold = sum(1 for value in gold if value not in predicted)
+    only_gold = len(gold) - sum(map(predicted.__contains__, gold))
     width = len(gold)
     return found / width, only_predicted / width, only_gold / width
 
@@ -51,6 +52,11 @@ def soft_f1(gold: QueryResult, predicted: QueryResult) -> float:
         return 1.0
     predicted_rows = list(dict.fromkeys(predicted_rows))
     gold_rows = list(dict.fromkeys(gold_rows))
+    if predicted_rows == gold_rows and all(gold_rows):
+        # Speed (a correct prediction): every pair of rows is equal, each scoring (1.0, 0.0,
+        # 0.0) below, so precision and recall are 1.0 and so is their F1. (Rows without a
+        # value divide by zero below: they go there.)
+        return 1.0
     # The same lists, summed with sum() in the same order, as the official script: the same float.
     matched: list[float] = []
     only_predicted: list[float] = []

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule, Verdict
 from answerkey.execution.semantics._result import listed, result_width
-from answerkey.metrics.driver_values import driver_rows
+from answerkey.metrics.driver_values import driver_rows, same_driver_values
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,14 @@ class Item:
     def predicted_rows(self) -> list[tuple[object, ...]]:
         """The predicted rows as the driver gives them."""
         return driver_rows(self.predicted)
+
+    @cached_property
+    def identical(self) -> bool:
+        """Whether both results hold the same plain driver values, type for type
+        (``same_driver_values``): a fast path of a semantics may decide from this alone
+        where its rule gives the same decision for every such pair. Read while the results
+        hold their driver values (``decide_all`` does, before any semantics decides)."""
+        return same_driver_values(self.gold, self.predicted)
 
     @cached_property
     def gold_width(self) -> int:

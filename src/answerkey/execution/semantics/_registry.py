@@ -213,7 +213,7 @@ def decide_all(
     if len(wanted) > 1 and gold.driver_columns is not None and predicted.driver_columns is not None:
         # The driver values now, while the results hold them: a semantics that makes the typed
         # rows (answerkey's) drops them, and making them again would convert each value back.
-        item.gold_rows, item.predicted_rows  # noqa: B018
+        item.gold_rows, item.predicted_rows, item.identical  # noqa: B018
     return explained({name: _REGISTRY[name].decide(item) for name in wanted})
 
 
