@@ -222,6 +222,7 @@ class ExecutionJudge:
         # The results of this call, shared by its predictions: the gold's (one that failed runs
         # once here, not once per prediction) and the predicted texts a rewrite makes alike.
         results: dict[tuple[str, str, str], QueryResult] = {}
+        self._run_ahead(db_id, gold_sql, texts, results)
         for predicted in texts:
             if predicted not in judged:
                 judged[predicted] = self._judge(
@@ -344,6 +345,45 @@ class ExecutionJudge:
         if len(databases) > 1:
             reason += f" (correct on each of the {len(databases)} databases)"
         return Judgement(True, reason, name)
+
+    def _run_ahead(
+        self,
+        db_id: str,
+        gold_sql: str,
+        texts: Sequence[str | None],
+        results: dict[tuple[str, str, str], QueryResult],
+    ) -> None:
+        """The results of the predicted texts on ``db_id``'s first database, asked of the
+        engine in one message when it can (``run_each``: SQLite's helper process runs them one
+        after the other, no round trip between them), into ``results``. A question's samples
+        then cost one message, not one round trip each. Not when the gold fails there: no
+        sample is run then."""
+        run_each = getattr(self.engine, "run_each", None)
+        if run_each is None or not isinstance(gold_sql, str):
+            return
+        try:
+            database = self._databases_of(db_id)[0]
+        except NoDatabase:
+            return
+        if self._gold_once(database, gold_sql, results).error is not None:
+            return
+        wanted: dict[str, None] = {}
+        for predicted in dict.fromkeys(texts):
+            if not isinstance(predicted, str):
+                continue
+            rewritten = self._semantics.rewritten_pair(gold_sql, predicted, self._chosen)
+            gold_text, text = (
+                (gold_sql, predicted) if rewritten is None else (rewritten.gold.sql, rewritten.predicted.sql)
+            )
+            if text != gold_text:  # one that is the gold's text takes the gold's result
+                wanted[text] = None
+        if len(wanted) < 2:
+            return
+        self._check_open()
+        for text, result in zip(wanted, run_each(database, list(wanted))):
+            results["predicted", database.location, text] = result
+        with self._lock:
+            self.predicted_runs += len(wanted)
 
     def _databases_of(self, db_id: str) -> tuple[Database, ...]:
         """The databases of ``db_id``, found once (``NoDatabase`` is not kept: it is looked for again)."""
