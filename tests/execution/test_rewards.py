@@ -430,6 +430,19 @@ def test_threads_share_one_judge(shop):
         assert (shared.gold_runs, shared.gold_hits) == (3, len(tasks) - 3)
 
 
+def test_threads_share_one_judge_through_judge_many(shop):
+    """Eight threads each sending a question's samples at once (one message to the SQLite
+    helper each) decide what one thread deciding them one by one decides."""
+    golds = ["SELECT name FROM item WHERE qty > 5", "SELECT max(price) FROM item", "SELECT count(*) FROM item"]
+    samples = ["SELECT name FROM item WHERE qty >= 10", "SELECT 7.25", "SELECT 3", "SELECT nope FROM item", "SELECT 1"]
+    with ExecutionJudge(shop, semantics="bird") as alone:
+        expected = [[alone.judge("shop", gold, sample) for sample in samples] for gold in golds] * 8
+    with ExecutionJudge(shop, semantics="bird") as shared, ThreadPoolExecutor(8) as pool:
+        judged = list(pool.map(lambda gold: shared.judge_many("shop", gold, samples), golds * 8))
+    assert judged == expected
+    assert sum(j.correct for row in expected for j in row) == 3 * 8
+
+
 def test_the_documented_loop_runs_in_threads_and_processes(tmp_path):
     """The example of docs/rewards.md, run as the page says: its rewards, advantages and
     judgements; threads sharing a judge and a ProcessPoolExecutor of judges agree with it."""
