@@ -4,6 +4,8 @@ fixed scale are written."""
 
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -136,3 +138,31 @@ def test_libreoffice_reads_ids_row_heights_and_charts_as_written(tmp_path):
     assert sheet["B2"].data_type == "s"
     assert [sheet.row_dimensions[row].height for row in (2, 3)] == [15.0, 45.0]
     assert len(book["Statistics"]._charts) == 1
+
+
+def test_a_chart_without_labels_names_its_bars_by_their_columns_in_the_html_page(chromium, tmp_path):
+    """The HTML overview draws the workbook's charts: a chart with no labels column (one row,
+    several columns) labels each bar with its column's header."""
+    from answerkey.report import ReportPaths, write_reports
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_report import ToyResult
+
+    class OneRow(ToyResult):
+        def workbook(self):
+            book = super().workbook()
+            book.statistics = Sheet(
+                "Statistics",
+                [Column("recall", 8, "ratio"), Column("precision", 10, "ratio")],
+                [[0.5, 0.25]],
+                charts=[Chart("Means", None, (0, 1), 0, 0)],
+            )
+            return book
+
+    path = tmp_path / "report.html"
+    write_reports(OneRow(), ReportPaths(html=str(path)))
+    chromium.get_log("browser")
+    chromium.get(path.as_uri())
+    labels = [label.text for label in chromium.find_elements("css selector", ".chart .bar-label")]
+    assert labels == ["recall", "precision"]
+    assert chromium.get_log("browser") == []
