@@ -267,3 +267,56 @@ def test_show_failures_takes_a_count_or_all(value, run_cli):
     result = run_cli("score", "--show-failures", value, "corpus.yaml", "answers.jsonl")
     assert result.exit_code == 2
     assert f"'{value}' is neither a count from 0 nor 'all'" in result.stderr
+
+
+# The commands that write a workbook (--xlsx), and the header of their Overview's id column.
+WORKBOOK_IDS = {
+    "score": "id",
+    "qatch": "id",
+    "sql": "id",
+    "sdmx": None,
+    "steps evaluate": "question_id",
+    "steps aggregate": None,
+    "answers": None,
+    "compare": "id",
+}
+
+
+# The commands whose example workbook has cells wrapped on several lines.
+WRAPPED_LINES = ("answers", "score", "qatch", "sql", "sdmx", "steps evaluate", "steps aggregate")
+
+
+@pytest.mark.parametrize("path", sorted(WORKBOOK_IDS))
+def test_workbooks_read_the_same_in_libreoffice_as_in_excel(path, tmp_path, run_cli, judge_endpoint):
+    """Every command's workbook: a chart on its Statistics sheet; each row with wrapped text a
+    line (15 points) per line of its longest wrapped cell, no height on other rows; ids of ASCII
+    digits (no leading zero) are numbers, other ids text."""
+    openpyxl = pytest.importorskip("openpyxl")
+    workbook = tmp_path / "report.xlsx"
+    assert run_cli(*path.split(), *CASES[path](tmp_path / "out.json"), "--xlsx", workbook).exit_code in (0, 1)
+    book = openpyxl.load_workbook(workbook)
+    assert len(book["Statistics"]._charts) >= 1
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows(min_row=2):
+            texts = [cell.value for cell in row if cell.alignment.wrap_text and isinstance(cell.value, str)]
+            lines = max((text.count("\n") + 1 for text in texts), default=1)
+            height = sheet.row_dimensions[row[0].row].height
+            if lines > 1:
+                assert height is not None and height >= min(409, 15 * lines), (sheet.title, row[0].row, height)
+            if not texts:
+                assert height is None, (sheet.title, row[0].row)
+    tall = [row for sheet in book.worksheets for row, size in sheet.row_dimensions.items() if size.height]
+    assert bool(tall) == (path in WRAPPED_LINES), tall
+    header = WORKBOOK_IDS[path]
+    if header is not None:
+        overview = book["Overview"]
+        column = [cell.value for cell in overview[1]].index(header) + 1
+        ids = [overview.cell(row, column) for row in range(2, overview.max_row + 1)]
+        ids = [cell for cell in ids if cell.value is not None]
+        assert ids
+        for cell in ids:
+            if re.fullmatch(r"0|[1-9][0-9]*", str(cell.value)):
+                assert cell.data_type == "n" and isinstance(cell.value, int), cell.value
+            else:
+                assert cell.data_type == "s", cell.value
+        assert any(cell.data_type == "n" for cell in ids) == (path in ("sql", "compare"))

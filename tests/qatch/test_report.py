@@ -119,7 +119,7 @@ def test_workbook_spec(run):
         "prediction",
     ]
     assert [column.format for column in book.overview.columns] == [
-        "text",
+        "id",
         "integer",
         "text",
         "ratio",

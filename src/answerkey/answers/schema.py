@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from answerkey.report import text_table
 from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
-from answerkey.report.workbook import Column, Sheet, Workbook
+from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 # The figures of the summary, in the order tables show them.
 FIGURES = ("rows", "judged", "errors", "recall", "precision", "F1")
@@ -191,6 +191,7 @@ class AnswersReport(ReportModel):
                     summary.answer_f1,
                 ]
             ],
+            charts=[Chart("Mean recall, precision and F1", None, (3, 4, 5), 0, 0, axis_title="mean over judged rows")],
             notes=(("means", "over the judged rows: a row with an error is left out of them"),),
         )
         return Workbook(overview, statistics)

@@ -29,7 +29,7 @@ from answerkey.errors import plural
 from answerkey.report import figure
 from answerkey.report.figures import RATIO_DECIMALS
 from answerkey.report.schema import ReportModel, build as build
-from answerkey.report.workbook import Column, Sheet, Workbook
+from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 _STRICT = ConfigDict(extra="forbid")
 Count = Annotated[int, Field(ge=0)]
@@ -124,7 +124,7 @@ class CompareReport(ReportModel):
         number = "integer" if self.binary else "ratio"
         overview = Sheet(
             "Overview",
-            [Column("id", 14, "text"), *(Column(run.path, 14, number) for run in self.runs)],
+            [Column("id", 14, "id"), *(Column(run.path, 14, number) for run in self.runs)],
             [[item.id, *item.values] for item in self.items],
         )
         statistics = Sheet(
@@ -157,5 +157,18 @@ class CompareReport(ReportModel):
                 ]
                 for c in self.comparisons
             ],
+            charts=[
+                Chart(
+                    f"{self.measure}: baseline and system means",
+                    0,
+                    (3, 4),
+                    0,
+                    len(self.comparisons) - 1,
+                    axis_title="mean over items",
+                    scale=(0.0, 1.0) if self.binary else None,
+                )
+            ]
+            if self.comparisons
+            else [],
         )
         return Workbook(overview, statistics)

@@ -361,7 +361,7 @@ class SqlReport(ReportModel):
         overview = Sheet(
             "Overview",
             [
-                Column("id", 10, "text"),
+                Column("id", 10, "id"),
                 Column("db_id", 18, "text"),
                 Column("verdict", 11, "text", colours=ITEM_COLOURS),
                 Column("reason", 50, "text", wrap=True),
@@ -416,6 +416,8 @@ class SqlReport(ReportModel):
                     axis_title="accuracy",
                 )
             )
+        else:  # all items and each tag
+            charts.append(Chart("Accuracy", 0, (len(FIGURES) + 1,), 0, len(groups) - 1, axis_title="accuracy"))
         statistics = Sheet(
             "Statistics",
             [
@@ -444,7 +446,7 @@ class SqlReport(ReportModel):
         disagreements = Sheet(
             "Disagreements",
             [
-                Column("id", 10, "text"),
+                Column("id", 10, "id"),
                 Column("db_id", 18, "text"),
                 *(Column(name, 11, "text", colours=ITEM_COLOURS) for name in self.decided_semantics),
                 Column("why", 80, "text", wrap=True),

@@ -26,7 +26,7 @@ from answerkey.files import read_id
 from answerkey.report import text_table
 from answerkey.report.figures import RATIO_DECIMALS, ratio
 from answerkey.report.schema import ReportModel
-from answerkey.report.workbook import Column, Sheet, Workbook
+from answerkey.report.workbook import Chart, Column, Sheet, Workbook
 
 # Decimals of the means in the summary table: the rule of every command.
 MEAN_DIGITS = RATIO_DECIMALS
@@ -145,7 +145,7 @@ class QatchReport(ReportModel):
         overview = Sheet(
             "Overview",
             [
-                Column("id", 14, "text"),
+                Column("id", 14, "id"),
                 Column("line", 7, "integer"),
                 Column("db_id", 16, "text"),
                 *(Column(name, 12, "ratio") for name in names),
@@ -177,6 +177,9 @@ class QatchReport(ReportModel):
                 Column("tests", 8, "integer"),
             ],
             [[name, summary.means.get(name), summary.counts.get(name, 0)] for name in names],
+            charts=[Chart("Mean per metric", 0, (1,), 0, len(names) - 1, axis_title="mean over tests")]
+            if names
+            else [],
             notes=[
                 ("tests", summary.tests),
                 ("evaluated", summary.evaluated),

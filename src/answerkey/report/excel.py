@@ -4,9 +4,11 @@ Text from the input stays text: openpyxl turns a string that starts with ``=`` i
 formula, and a spreadsheet program may treat ``+``, ``-`` and ``@`` the same way, so every
 string is stored as a plain string cell. Characters XML cannot hold become U+FFFD; a carriage
 return is written as a character reference so that it reads back as itself, not as a line
-feed. Sheets are written row by row (openpyxl's write-only mode), with a progress line on a
-terminal for large workbooks. Import this module only when a workbook is wanted: openpyxl is
-slow to import.
+feed. An identifier column (format ``id``) holds a number where the id is written as one
+(``id_value``). A row with wrapped text gets the height of its tallest cell (``row_height``):
+openpyxl computes none, and LibreOffice shows a row without one a line high. Sheets are
+written row by row (openpyxl's write-only mode), with a progress line on a terminal for large
+workbooks. Import this module only when a workbook is wanted: openpyxl is slow to import.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import math
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +31,83 @@ from answerkey.report.workbook import FORMATS, Chart, Column, Sheet, Workbook
 # lone surrogates), replaced by U+FFFD.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _MAX_CELL_CHARS = 32767
+# An id written as a number: ASCII digits, no leading zero, below 2**53 (so a double holds it
+# exactly and it reads back as the same digits).
+_NUMBER_ID = re.compile(r"(?:0|[1-9][0-9]{0,15})\Z")
+_LARGEST_ID = 2**53 - 1
+# A line of the body font (Calibri 11) in points, and Excel's tallest row.
+LINE_POINTS = 15.0
+MAX_ROW_POINTS = 409.0
+
+
+def id_value(value: object) -> object:
+    """An identifier as a cell holds it: text of ASCII digits without a leading zero, below
+    2**53, as that number; anything else unchanged (so ``007``, ``1e3`` and ``١٢`` stay text).
+
+    >>> id_value("42"), id_value("007"), id_value("q1"), id_value(str(2**53)), id_value(7)
+    (42, '007', 'q1', '9007199254740992', 7)
+    """
+    if isinstance(value, str) and _NUMBER_ID.match(value) and int(value) <= _LARGEST_ID:
+        return int(value)
+    return value
+
+
+def _display_width(text: str) -> int:
+    """Columns ``text`` takes: wide (East Asian) characters take two."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def wrapped_lines(text: str, width: int) -> int:
+    """How many lines ``text`` takes in a wrapped cell ``width`` characters wide: each line
+    broken at spaces, a word longer than the cell broken within.
+
+    >>> wrapped_lines("short", 10), wrapped_lines("one two three four", 9), wrapped_lines("a\\nb\\r\\nc", 10)
+    (1, 3, 3)
+    >>> wrapped_lines("x" * 25, 10)
+    3
+    """
+    width = max(1, width)
+    count = 0
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        count += _line_count(line, width)
+    return count
+
+
+def _line_count(line: str, width: int) -> int:
+    if _display_width(line) <= width:
+        return 1
+    count, used = 1, 0
+    for word in line.split(" "):
+        size = _display_width(word)
+        needed = used + 1 + size if used else size
+        if needed <= width:
+            used = needed
+            continue
+        if used:
+            count += 1
+        full, rest = divmod(size, width)
+        if rest:
+            count, used = count + full, rest
+        else:
+            count, used = count + full - 1, width
+    return count
+
+
+def row_height(values: Sequence[object], widths: Sequence[int], wrapped: Sequence[bool]) -> float | None:
+    """The height in points of a row of ``values`` whose columns are ``widths`` characters wide
+    and wrap or not: a line per line of its tallest wrapped cell, at most Excel's 409 points;
+    None for a row of one line (the default height).
+
+    >>> row_height(["id", "a b c d"], [5, 1], [False, True]), row_height(["x"], [5], [True])
+    (60.0, None)
+    """
+    lines = 1
+    for value, width, wraps in zip(values, widths, wrapped, strict=False):
+        if wraps and isinstance(value, str) and value:
+            lines = max(lines, wrapped_lines(value, width))
+    return None if lines == 1 else min(MAX_ROW_POINTS, LINE_POINTS * lines)
 
 
 def cell_text(value: object) -> str:
@@ -92,9 +172,12 @@ class _Writer:
         from openpyxl.utils import get_column_letter
 
         sheet = self.book.create_sheet(spec.name)
-        for index, column in enumerate(spec.columns, start=1):
-            # Never narrower than its header, which would be cut.
-            sheet.column_dimensions[get_column_letter(index)].width = max(column.width, len(column.header) + 2)
+        # Never narrower than its header, which would be cut.
+        widths = [max(column.width, len(column.header) + 2) for column in spec.columns]
+        for index, width in enumerate(widths, start=1):
+            sheet.column_dimensions[get_column_letter(index)].width = width
+        wrapped = [column.wrap for column in spec.columns]
+        ids = [column.format == "id" for column in spec.columns]
         sheet.freeze_panes = "A2"
         header = []
         for column in spec.columns:
@@ -105,7 +188,13 @@ class _Writer:
         formats = [FORMATS[column.format] for column in spec.columns]
         rows = spec.rows
         shown = progress(rows, total=len(rows), label=f"writing {self.label}: {spec.name}", quiet=self.quiet)
-        for row in shown:
+        for number, row in enumerate(shown, start=2):
+            if any(ids):
+                row = [id_value(value) if index < len(ids) and ids[index] else value for index, value in enumerate(row)]
+            height = row_height(row, widths, wrapped)
+            if height is not None:
+                # Set before the row is appended: a write-only sheet writes it then.
+                sheet.row_dimensions[number].height = height
             sheet.append(
                 [
                     self.cell(
@@ -157,13 +246,14 @@ def _chart(sheet: Any, spec: Chart, titles: Sequence[str]) -> Any:
     chart.type = "bar" if spec.horizontal else "col"
     chart.title = spec.title
     chart.y_axis.title = spec.axis_title
-    chart.y_axis.scaling.min = 0
-    chart.y_axis.scaling.max = 1
+    if spec.scale is not None:
+        chart.y_axis.scaling.min, chart.y_axis.scaling.max = spec.scale
     first, last = spec.first + 2, spec.last + 2  # the header is row 1
     for column in spec.values:
         values = Reference(sheet, min_col=column + 1, min_row=first, max_row=last)
         chart.series.append(Series(values, title=titles[column] if column < len(titles) else None))
-    chart.set_categories(Reference(sheet, min_col=spec.labels + 1, min_row=first, max_row=last))
+    if spec.labels is not None:
+        chart.set_categories(Reference(sheet, min_col=spec.labels + 1, min_row=first, max_row=last))
     if len(spec.values) == 1:
         chart.legend = None
     chart.height = max(7.5, 0.6 * (spec.last - spec.first + 1) + 3)

@@ -26,6 +26,9 @@ FORMATS = {
     "ratio": excel_format(RATIO_DECIMALS),
     "points": excel_format(POINTS_DECIMALS),
     "number": "General",
+    # An identifier: a number when it is written as one (``answerkey.report.excel.id_value``),
+    # text otherwise.
+    "id": "0",
 }
 # The sheets every workbook starts with, in this order.
 SHEET_NAMES = ("Overview", "Statistics", "Warnings")
@@ -51,15 +54,17 @@ class Column:
 @dataclass(frozen=True)
 class Chart:
     """A bar chart of some columns of a sheet's rows ``first`` to ``last`` (0-based, inclusive)
-    against the labels in column ``labels``."""
+    against the labels in column ``labels`` (None: no labels, for a single row); its value
+    axis runs over ``scale`` (None: chosen by the spreadsheet program)."""
 
     title: str
-    labels: int
+    labels: int | None
     values: tuple[int, ...]
     first: int
     last: int
     axis_title: str = ""
     horizontal: bool = True
+    scale: tuple[float, float] | None = (0.0, 1.0)
 
 
 @dataclass

@@ -300,7 +300,7 @@ class ScoreReport(ReportModel):
         overview = Sheet(
             "Overview",
             [
-                Column("id", 14, "text"),
+                Column("id", 14, "id"),
                 Column("query", 40, "text", wrap=True),
                 Column("verdict", 11, "text", colours=VERDICT_COLOURS),
                 Column("reason", 50, "text", wrap=True),
@@ -341,6 +341,9 @@ class ScoreReport(ReportModel):
                     axis_title="accuracy",
                 )
             )
+        else:  # all items and each category
+            accuracy = FIGURES.index("accuracy") + 1
+            charts.append(Chart("Accuracy", 0, (accuracy,), 0, len(by_category), axis_title="accuracy"))
         statistics = Sheet(
             "Statistics",
             [

@@ -42,7 +42,7 @@ from answerkey.errors import InputError, kind_of
 from answerkey.report import text_table
 from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
-from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
+from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
 from answerkey.signature import Signature
 from answerkey.steps.outputs import parse_reference_output
 
@@ -490,7 +490,7 @@ _COUNTS = ("input_tokens", "output_tokens", "total_tokens")
 # `mismatches` why the other reference steps did not match.
 OVERVIEW_COLUMNS = (
     Column("template_id", 30, "text"),
-    Column("question_id", 24, "text"),
+    Column("question_id", 24, "id"),
     Column("question_text", 50, "text", wrap=True),
     Column("status", 9, "text", colours=STATUS_COLOURS),
     Column("error", 40, "text", wrap=True),
@@ -574,6 +574,16 @@ def _statistics_rows(aggregates: Mapping[str, Any]) -> list[list[object]]:
     return rows
 
 
+def _statistics_charts(rows: Sequence[Sequence[object]]) -> list[Chart]:
+    """The mean of each metric over all questions: the ``micro`` rows from its first fraction
+    to its last (a chart takes consecutive rows; a cost between them is charted too)."""
+    micro = [index for index, row in enumerate(rows) if row[0] == "micro" and row[2] in RATIO_METRICS]
+    if not micro:
+        return []
+    mean = 3 + _STATISTICS.index("mean")
+    return [Chart("Mean per metric over all questions (micro)", 2, (mean,), micro[0], micro[-1], scale=None)]
+
+
 def _step_rows(aggregates: Mapping[str, Any]) -> list[list[object]]:
     rows: list[list[object]] = []
     for template_id, block in aggregates["per_template"].items():
@@ -587,6 +597,7 @@ def steps_workbook(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str
     (a template, micro, macro) and metric (the sample counts in the ``sum`` column);
     ``Step counts``: the executed steps per template."""
     overview = Sheet("Overview", OVERVIEW_COLUMNS, [_overview_row(result) for result in results])
+    rows = _statistics_rows(aggregates)
     statistics = Sheet(
         "Statistics",
         [
@@ -595,7 +606,8 @@ def steps_workbook(results: Sequence[Mapping[str, Any]], aggregates: Mapping[str
             Column("metric", 26, "text"),
             *(Column(name, 14, "number") for name in _STATISTICS),
         ],
-        _statistics_rows(aggregates),
+        rows,
+        charts=_statistics_charts(rows),
     )
     step_counts = Sheet(
         "Step counts",

@@ -135,7 +135,7 @@
         const values = sheet.rows[index];
         const value = values[column];
         const line = el("div", "bar-row");
-        line.appendChild(el("span", "bar-label", values[chart.labels]));
+        line.appendChild(el("span", "bar-label", chart.labels === null ? sheet.columns[column].header : values[chart.labels]));
         const track = el("div");
         const bar = el("div", "bar");
         bar.style.width = (typeof value === "number" ? Math.max(0, Math.min(1, value)) * 100 : 0) + "%";
