@@ -8,7 +8,7 @@ from functools import partial
 
 from answerkey.adapters.engines import Engine, open_engine
 from answerkey.adapters.sql import limits_problem
-from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     decided_semantics,
@@ -51,6 +51,7 @@ class SqlOptions:
     engine: str | None = None
     semantics: str = DEFAULT_SEMANTICS
     epsilon: float = DEFAULT_EPSILON
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
     strings: str = next(iter(STRING_MODES))
     metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "sql"))
     timeout: float = SQL_TIMEOUT
@@ -80,7 +81,9 @@ class SqlOptions:
         problem = limits_problem(self.timeout, self.max_rows, self.max_result_bytes)
         if problem is not None:
             raise ValueError(problem)
-        MatchRule(epsilon=self.epsilon, strings=self.strings)  # rejects a bad epsilon or strings mode
+        MatchRule(
+            epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon
+        )  # rejects a bad epsilon or strings mode
 
     @property
     def decided_semantics(self) -> tuple[str, ...]:
@@ -94,7 +97,7 @@ class SqlOptions:
     @property
     def rule(self) -> MatchRule:
         """How values are matched."""
-        return MatchRule(epsilon=self.epsilon, strings=self.strings)
+        return MatchRule(epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon)
 
     @property
     def signature(self) -> Signature:
@@ -106,6 +109,7 @@ class SqlOptions:
             **options_signature(self.semantics_options, self.decided_semantics),
             **({"golds": "defog"} if self.defog_alternatives else {}),
             epsilon=described["epsilon"],
+            **({"abs_epsilon": described["abs_epsilon"]} if "abs_epsilon" in described else {}),
             strings=described["strings"],
             engine=self.engine or "auto",
             timeout=f"{self.timeout:g}",
