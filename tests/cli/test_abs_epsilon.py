@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-COMMANDS = ["judge", "score", "qatch", "sql", "steps evaluate"]
+COMMANDS = ["judge", "score", "qatch", "sql", "steps evaluate", "fuzz roundtrip"]
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_bad_values_are_one_line_usage_errors(run_cli, write_file, command, valu
     """A negative, too large, non-finite or non-ASCII-decimal floor: one line, exit status 2."""
     name = command.split()[0]
     first, second = write_file("a.txt", ""), write_file("b.txt", "")
-    arguments = [first] if name == "qatch" else [first, second]
+    arguments = {"qatch": [first], "fuzz": ["--cmd", "true"]}.get(name, [first, second])
     result = run_cli(*command.split(), "--abs-epsilon", value, *arguments)
     assert result.exit_code == 2
     # CliRunner names the program "cli"; the console script prints "answerkey".
