@@ -6,6 +6,8 @@ import sqlite3
 
 import pytest
 
+from answerkey.execution import ExecutionJudge
+
 COMMANDS = ["judge", "score", "qatch", "sql", "steps evaluate", "fuzz roundtrip"]
 
 
@@ -56,6 +58,25 @@ def test_sql_zero_against_a_floating_point_sum(run_cli, write_file, zero_databas
     assert report["items"][0]["verdicts"] == {"answerkey": "correct", **presets}
     assert report["items"][0]["metrics"]["cell_recall"] == 1.0
     assert report["signature"].startswith("semantics:answerkey|eps:0.0001|abs_eps:0.000000001|strings:exact|")
+
+
+@pytest.mark.parametrize("order_by", ["", " ORDER BY x"])
+def test_sql_floor_on_both_paths_of_the_answerkey_semantics(run_cli, write_file, zero_database, order_by):
+    """The plain-values path and, under the gold's ORDER BY, the typed path both take the floor;
+    so does the Python API's ExecutionJudge."""
+    gold = write_file("gold.jsonl", json.dumps({"id": "q", "db_id": "w", "sql": "SELECT 0.0 AS x" + order_by}) + "\n")
+    sql = "SELECT 0.1 + 0.2 - 0.3 AS x" + order_by
+    predictions = write_file("pred.jsonl", json.dumps({"id": "q", "sql": sql}) + "\n")
+    verdicts = []
+    for floor in ("0", "1e-9"):
+        result = run_cli("sql", gold, predictions, "--db", zero_database, "--abs-epsilon", floor, "--json", "-", "-q")
+        verdicts.append(json.loads(result.stdout)["items"][0]["verdicts"]["answerkey"])
+    assert verdicts == ["incorrect", "correct"]
+    judged = [
+        ExecutionJudge(zero_database, abs_epsilon=floor).judge("w", "SELECT 0.0 AS x" + order_by, sql).correct
+        for floor in (0, 1e-9)
+    ]
+    assert judged == [False, True]
 
 
 def test_qatch_cells_match_within_the_floor(run_cli, write_file, repo_root):
