@@ -109,8 +109,8 @@ class ExecutionJudge:
     (``"test-suite:keep_distinct"``); ``epsilon``, ``abs_epsilon`` (an absolute floor, off by
     default) and ``strings`` say how answerkey's semantics matches values. ``timeout``
     (seconds), ``max_rows`` and ``max_result_bytes`` bound every query, gold and predicted;
-    ``memory_limit`` (bytes) and ``threads`` bound DuckDB. These are ``answerkey sql``'s options, with its defaults, and ``signature`` says
-    them as its reports do. ``ValueError`` for an option or location that cannot be used.
+    ``memory_limit`` (bytes) and ``threads`` bound DuckDB. These are ``answerkey sql``'s
+    options, with its defaults, and ``signature`` says them as its reports do. ``ValueError`` for an option or location that cannot be used.
 
     ``cache`` names a directory of query results on disk (``answerkey sql --cache``): gold
     results are read from it and stored in it, so that a later judge, or a run of ``answerkey
