@@ -104,13 +104,14 @@ class ExecutionJudge:
     ``location`` is a directory of databases in the Spider/BIRD layout
     (``DIR/<db_id>/<db_id>.sqlite``, test-suite-sql-eval's extra databases beside it, or
     ``.duckdb`` files) or a ``postgresql://`` URL; ``engine`` names its engine (None: from the
-    location). ``semantics`` is a registered semantics (``answerkey``, ``test-suite``,
-    ``bird``, ``spider2``, or one of yours) with its ``semantics_options``
+    location). ``semantics`` is a registered semantics (``answerkey``, ``test-suite``, ``bird``,
+    ``spider2``, or one of yours) with its ``semantics_options``
     (``"test-suite:keep_distinct"``); ``epsilon``, ``abs_epsilon`` (an absolute floor, off by
     default) and ``strings`` say how answerkey's semantics matches values. ``timeout``
     (seconds), ``max_rows`` and ``max_result_bytes`` bound every query, gold and predicted;
     ``memory_limit`` (bytes) and ``threads`` bound DuckDB. These are ``answerkey sql``'s
-    options, with its defaults, and ``signature`` says them as its reports do. ``ValueError`` for an option or location that cannot be used.
+    options, with its defaults, and ``signature`` says them as its reports do. ``ValueError``
+    for an option or location that cannot be used.
 
     ``cache`` names a directory of query results on disk (``answerkey sql --cache``): gold
     results are read from it and stored in it, so that a later judge, or a run of ``answerkey
