@@ -33,7 +33,8 @@ class SqlOptions:
     ``location`` names the databases (a directory, or a ``postgresql://`` URL) and
     ``engine`` their engine (None: from the location). ``semantics`` is the headline one;
     ``epsilon``, ``strings`` and the limits change verdicts and are in the signature with
-    it (``ves_runs`` too when VES is computed). ``cache`` is a cache directory of query results.
+    it (``ves_runs`` too when VES is computed; ``abs_epsilon``, the absolute floor of the
+    tolerance for reals, when set). ``cache`` is a cache directory of query results.
     ``memory_limit`` (bytes) and ``threads`` bound each DuckDB query (other engines ignore
     them; not in the signature: a query past the memory limit fails with its reason).
     ``semantics_options`` are options of the semantics (``Semantics.options``), each

@@ -287,7 +287,8 @@ def needs_databases(tests: Iterable[QatchTest], task: str) -> bool:
 @dataclass(frozen=True)
 class QatchOptions:
     """Everything that changes the scores of a run (all of it but ``metrics`` and ``root``
-    goes into the signature; ``ves_runs`` only when ``valid_efficiency_score`` is computed).
+    goes into the signature; ``ves_runs`` only when ``valid_efficiency_score`` is computed,
+    ``abs_epsilon``, the absolute floor of the tolerance for reals, only when set).
 
     >>> str(QatchOptions(task="sp").signature)  # doctest: +ELLIPSIS
     'task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|max_result_bytes:67108864|v:...'
