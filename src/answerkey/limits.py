@@ -82,6 +82,9 @@ MAX_JOBS = MAX_THREADS = PER_CPU * (os.cpu_count() or 1)
 MAX_VES_RUNS = 1000
 # A relative tolerance above 100% makes a real match any number of its sign and up to twice it.
 MAX_EPSILON = 1.0
+# An absolute floor for reals' tolerance (--abs-epsilon): beyond a million, every answer's
+# small numbers would all match each other, which no evaluation means.
+MAX_ABS_EPSILON = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -162,5 +165,6 @@ LIMITS: dict[str, Limit] = {
     "threads": Limit("DuckDB threads per query, as set", PER_CPU, "per CPU of the machine", "--threads"),
     "ves_runs": Limit("timed runs of a correct prediction (VES)", MAX_VES_RUNS, "runs", "--ves-runs"),
     "epsilon": Limit("relative tolerance for reals", MAX_EPSILON, "", "--epsilon"),
+    "abs_epsilon": Limit("absolute tolerance floor for reals", MAX_ABS_EPSILON, "", "--abs-epsilon"),
 }
 """Every documented limit by name (the docs' table of limits lists each one)."""

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 # Long field name -> the abbreviation the short form uses (others are the same in both).
-SHORT_NAMES = {"epsilon": "eps", "version": "v"}
+SHORT_NAMES = {"epsilon": "eps", "abs_epsilon": "abs_eps", "version": "v"}
 _LONG_NAMES = {short: long for long, short in SHORT_NAMES.items()}
 
 

@@ -13,7 +13,14 @@ import click
 
 from answerkey.adapters.rows import FORMATS, RELATION_FORMATS
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, json_option, quiet_option, timeout_option, write_json
+from answerkey.cli.options import (
+    abs_epsilon_option,
+    epsilon_option,
+    json_option,
+    quiet_option,
+    timeout_option,
+    write_json,
+)
 from answerkey.cli.output import start
 from answerkey.files import OutputError, check_outputs, write_output
 from answerkey.grammar.render import render
@@ -214,6 +221,7 @@ def _reproduce(command: str, result: RoundtripResult, count: int) -> str:
 )
 @timeout_option(FUZZ_TIMEOUT, "Seconds per call; then the command and everything it started are killed.")
 @epsilon_option
+@abs_epsilon_option
 @click.option(
     "--shrink-calls",
     type=click.IntRange(0),
@@ -230,6 +238,7 @@ def roundtrip(
     input_format: str,
     timeout: float,
     epsilon: float,
+    abs_epsilon: float,
     shrink_calls: int,
     json_path: str | None,
     quiet: bool,
@@ -269,6 +278,7 @@ def roundtrip(
             input_format=input_format,
             timeout=timeout,
             epsilon=epsilon,
+            abs_epsilon=abs_epsilon,
             shrink_calls=shrink_calls,
             max_output=FUZZ_MAX_OUTPUT_BYTES,
             on_call=lambda calls: bar.update(min(calls, count)),

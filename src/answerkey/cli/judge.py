@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from answerkey.cli import Trouble
-from answerkey.cli.options import epsilon_option, json_option, quiet_option, scalars_option, strings_option
+from answerkey.cli.options import (
+    abs_epsilon_option,
+    epsilon_option,
+    json_option,
+    quiet_option,
+    scalars_option,
+    strings_option,
+)
 from answerkey.cli.output import finish, start
 from answerkey.comparator import judge as judge_answers
 from answerkey.files import read_text, source_name
@@ -41,6 +48,7 @@ def load_answer(path: str, *, canonical: bool, max_chars: int = CLI_MAX_CAS_CHAR
 @click.argument("canonical", type=click.Path(dir_okay=False, allow_dash=True))
 @click.argument("system", type=click.Path(dir_okay=False, allow_dash=True))
 @epsilon_option
+@abs_epsilon_option
 @scalars_option
 @strings_option
 @click.option("--explain", is_flag=True, help="Print the mapping used, or what is missing, extra or out of tolerance.")
@@ -52,6 +60,7 @@ def judge(
     canonical: str,
     system: str,
     epsilon: float,
+    abs_epsilon: float,
     scalars: str,
     strings: str,
     explain: bool,
@@ -63,7 +72,8 @@ def judge(
     """Judge the SYSTEM answer against the CANONICAL answer (CAS files; - reads stdin).
 
     Prints "correct" or "incorrect". A system answer may carry extra columns in any order;
-    tuples are compared as sets; reals match within a relative EPSILON. Columns are
+    tuples are compared as sets; reals match within a relative EPSILON (or within
+    ABS_EPSILON, an absolute floor, when it is set). Columns are
     numbered from 1, as in the 1989 paper.
 
     \b
@@ -81,6 +91,8 @@ def judge(
     start(reports, {"CANONICAL": canonical, "SYSTEM": system})
     canonical_answer = load_answer(canonical, canonical=True, max_chars=max_chars)
     system_answer = load_answer(system, canonical=False, max_chars=max_chars)
-    verdict = judge_answers(canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings)
+    verdict = judge_answers(
+        canonical_answer, system_answer, epsilon=epsilon, scalars=scalars, strings=strings, abs_epsilon=abs_epsilon
+    )
     finish(JudgeResult(verdict, explain=explain), reports, quiet=quiet, evaluated=1, nothing="")
     raise click.exceptions.Exit(0 if verdict.correct else 1)

@@ -3,6 +3,7 @@
 Choices and defaults come from the registries and constants (``SCALAR_RULES``,
 ``STRING_MODES``, ``DEFAULT_EPSILON``, the metric registries, ``answerkey.limits``), never
 retyped. Numbers must be finite: ``--epsilon inf`` or ``nan`` is a usage error (exit 2).
+``--abs-epsilon`` (``abs_epsilon_option``) sits beside ``--epsilon`` on every command that has it.
 
 - ``--json OUT`` alone (``json_option``) for the commands with one document (``judge``,
   ``check``, ``fuzz``): ``-`` sends it to standard output; the path is checked before anything
@@ -33,10 +34,10 @@ from typing import Any, TypeVar
 import click
 
 from answerkey.cli import Trouble
-from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES
 from answerkey.errors import did_you_mean
 from answerkey.files import OutputError, json_text, write_output
-from answerkey.limits import MAX_EPSILON, MAX_JOBS, PER_CPU
+from answerkey.limits import MAX_ABS_EPSILON, MAX_EPSILON, MAX_JOBS, PER_CPU
 
 # A number as people write it on a command line: ASCII digits, a point, an exponent.
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
@@ -90,6 +91,14 @@ epsilon_option = click.option(
     show_default=True,
     help="Relative tolerance for reals: s matches c iff |s - c| <= |c| * EPSILON; 0 means exact, "
     f"at most {MAX_EPSILON:g}.",
+)
+abs_epsilon_option = click.option(
+    "--abs-epsilon",
+    type=FiniteFloat(0, maximum=MAX_ABS_EPSILON),
+    default=DEFAULT_ABS_EPSILON,
+    show_default=True,
+    help="Absolute tolerance floor for reals: s matches c iff |s - c| <= max(|c| * EPSILON, ABS_EPSILON) "
+    f"(so 0.1 + 0.2 - 0.3 can match 0.0); 0, the default, leaves the relative rule alone; at most {MAX_ABS_EPSILON:g}.",
 )
 scalars_option = click.option(
     "--scalars",

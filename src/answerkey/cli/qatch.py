@@ -8,6 +8,7 @@ from answerkey.adapters.engines import SQLiteEngine, check_databases
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
+    abs_epsilon_option,
     epsilon_option,
     jobs_option,
     metric_names,
@@ -77,6 +78,7 @@ _ALL = "the table metrics" if list(defaults_for("qatch")) == _TABLES else ", ".j
 @report_options
 @failures_option
 @epsilon_option
+@abs_epsilon_option
 @strings_option
 @click.option(
     "--metrics",
@@ -101,6 +103,7 @@ def qatch(
     tests_format: str | None,
     reports: ReportPaths,
     epsilon: float,
+    abs_epsilon: float,
     strings: str,
     metrics: tuple[str, ...],
     timeout: float,
@@ -159,6 +162,7 @@ def qatch(
         task=task,
         metrics=metrics,
         epsilon=epsilon,
+        abs_epsilon=abs_epsilon,
         strings=strings,
         root=root,
         timeout=timeout,

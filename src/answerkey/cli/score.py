@@ -9,6 +9,7 @@ import click
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
+    abs_epsilon_option,
     epsilon_option,
     fail_under_option,
     jobs_option,
@@ -55,6 +56,7 @@ _NAMED_ONLY = [name for name in metrics_for("score") if name not in defaults_for
 @report_options
 @failures_option
 @epsilon_option
+@abs_epsilon_option
 @scalars_option
 @strings_option
 @click.option(
@@ -85,6 +87,7 @@ def score(
     answers: str,
     reports: ReportPaths,
     epsilon: float,
+    abs_epsilon: float,
     scalars: str,
     strings: str,
     metrics: tuple[str, ...],
@@ -124,7 +127,7 @@ def score(
     if corpus == "-" and answers == "-":
         raise Trouble("only one of CORPUS and ANSWERS can be read from standard input")
     start(reports, {"CORPUS": corpus, "ANSWERS": answers})
-    options = ScoreOptions(epsilon=epsilon, scalars=scalars, strings=strings, metrics=metrics)
+    options = ScoreOptions(epsilon=epsilon, abs_epsilon=abs_epsilon, scalars=scalars, strings=strings, metrics=metrics)
     loaded_corpus = load_corpus(corpus, format=corpus_format)
     try:
         loaded_answers = load_answers(answers, format=answers_format)

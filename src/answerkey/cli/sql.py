@@ -11,6 +11,7 @@ from answerkey.adapters.engines import ENGINES, check_databases
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
+    abs_epsilon_option,
     epsilon_option,
     fail_under_option,
     jobs_option,
@@ -179,6 +180,7 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
 @report_options
 @failures_option
 @epsilon_option
+@abs_epsilon_option
 @strings_option
 @click.option(
     "--metrics",
@@ -246,6 +248,7 @@ def sql(
     tables: str | None,
     reports: ReportPaths,
     epsilon: float,
+    abs_epsilon: float,
     strings: str,
     metrics: tuple[str, ...],
     ves_runs: int,
@@ -318,6 +321,7 @@ def sql(
         semantics_options=("test-suite:plug_value",) if plug_value else (),
         defog_alternatives=defog_alternatives,
         epsilon=epsilon,
+        abs_epsilon=abs_epsilon,
         strings=strings,
         metrics=metrics,
         timeout=timeout,

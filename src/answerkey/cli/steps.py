@@ -11,7 +11,7 @@ import click
 
 from answerkey.cli import Trouble
 from answerkey.cli.answers import reachable
-from answerkey.cli.options import epsilon_option, quiet_option
+from answerkey.cli.options import abs_epsilon_option, epsilon_option, quiet_option
 from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.compat.graphrag_eval import (
     Config,
@@ -111,6 +111,7 @@ def steps() -> None:
 @report_options
 @failures_option
 @epsilon_option
+@abs_epsilon_option
 @click.option(
     "--retrieval-k",
     type=click.Choice(RETRIEVAL_K_RULES),
@@ -140,6 +141,7 @@ def evaluate(
     output: str | None,
     reports: ReportPaths,
     epsilon: float,
+    abs_epsilon: float,
     retrieval_k: str,
     answers: bool,
     graphrag_eval: str,
@@ -186,7 +188,9 @@ def evaluate(
             raise Trouble(f"--answers needs {ENVIRONMENT['url']} (an OpenAI-compatible API base URL)")
         judge = reachable(judge)
     version = int(graphrag_eval)
-    options = StepsOptions(epsilon=epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version)
+    options = StepsOptions(
+        epsilon=epsilon, abs_epsilon=abs_epsilon, answers=answers, retrieval_k=retrieval_k, graphrag_eval=version
+    )
     loaded_reference, loaded_responses = read_evaluation_inputs(reference, responses, graphrag_eval=version)
     run = run_steps(loaded_reference, loaded_responses, options, answer_judge=judge, quiet=quiet)
     if settings.custom_evaluations or "answer_relevance" in settings.llm_metrics:

@@ -21,7 +21,13 @@ from answerkey.comparator._judge import (
 )
 from answerkey.comparator.minmax import judge_min_max
 from answerkey.comparator.sortkeys import OutOfOrder
-from answerkey.comparator.values import DEFAULT_EPSILON, STRING_MODES as STRING_MODES, KeyedColumn, MatchRule
+from answerkey.comparator.values import (
+    DEFAULT_ABS_EPSILON as DEFAULT_ABS_EPSILON,
+    DEFAULT_EPSILON,
+    STRING_MODES as STRING_MODES,
+    KeyedColumn,
+    MatchRule,
+)
 
 __all__ = [
     "judge",

@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from answerkey.comparator._assignment import Accept, ordered_equivalent, row_getter, search_injective, walks
 from answerkey.comparator.tuples import Row, equivalent
-from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window
+from answerkey.comparator.values import KeyedColumn, MatchRule
 from answerkey.model import Date, Number, String, Value
 
 # Answers of fewer values (both sides) skip the cheap test of options(): on them the bounds
@@ -175,10 +175,9 @@ class DirectSides:
         if windows is None:
             low, high = self._range(0, i)
             magnitude = max(low.copy_abs(), high.copy_abs())
-            epsilon = self.rule.exact_epsilon
             windows = self._windows[i] = (
-                tolerance_window(low, epsilon, canonical=True, magnitude=magnitude),
-                tolerance_window(high, epsilon, canonical=True, magnitude=magnitude),
+                self.rule.window(low, canonical=True, magnitude=magnitude),
+                self.rule.window(high, canonical=True, magnitude=magnitude),
             )
         low, high = self._range(1, j)
         (lowest, highest), (lower, higher) = windows  # canonical=True always bounds

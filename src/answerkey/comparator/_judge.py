@@ -26,7 +26,15 @@ from typing import Any
 
 from answerkey.comparator.search import closest_mapping, find_mapping
 from answerkey.comparator.sortkeys import KeyOrder, OutOfOrder, describe_sort_keys
-from answerkey.comparator.values import DEFAULT_EPSILON, EXACT, KeyedColumn, MatchRule, format_epsilon, format_figure
+from answerkey.comparator.values import (
+    DEFAULT_ABS_EPSILON,
+    DEFAULT_EPSILON,
+    EXACT,
+    KeyedColumn,
+    MatchRule,
+    format_epsilon,
+    format_figure,
+)
 from answerkey.grammar import parse
 from answerkey.grammar.render import render_value
 from answerkey.model import Alternatives, Answer, NoAnswer, Number, Relation, Value
@@ -66,6 +74,8 @@ class Explanation:
     alternative: int | None = None
     sort_keys: tuple[int, ...] | None = None
     out_of_order: OutOfOrder | None = None
+    abs_epsilon: Decimal = Decimal(0)
+    """The absolute floor of the tolerance (``MatchRule.abs_epsilon``)."""
 
     def lines(self) -> list[str]:
         """The explanation as text lines, as ``answerkey judge --explain`` prints it."""
@@ -81,7 +91,10 @@ class Explanation:
                     lines.append(f"  ... and {len(rows) - SHOWN_TUPLES} more")
         if self.out_of_tolerance:
             lines.append("numbers outside tolerance:")
-            lines.extend("  " + _tolerance_text(c, s, self.epsilon) for c, s in self.out_of_tolerance[:SHOWN_TUPLES])
+            lines.extend(
+                "  " + _tolerance_text(c, s, self.epsilon, self.abs_epsilon)
+                for c, s in self.out_of_tolerance[:SHOWN_TUPLES]
+            )
         if self.sort_keys is not None and not (self.missing or self.extra):
             lines.append(f"out of key order ({describe_sort_keys(self.sort_keys)}):")
             if self.out_of_order is not None:
@@ -97,7 +110,9 @@ class Explanation:
             "closest_mapping": mapping_document(self.mapping),
             "missing": [render_tuple(row) for row in self.missing],
             "extra": [render_tuple(row) for row in self.extra],
-            "out_of_tolerance": [_tolerance_document(c, s, self.epsilon) for c, s in self.out_of_tolerance],
+            "out_of_tolerance": [
+                _tolerance_document(c, s, self.epsilon, self.abs_epsilon) for c, s in self.out_of_tolerance
+            ],
             "out_of_order": None if self.out_of_order is None else self.out_of_order.document(),
         }
 
@@ -119,26 +134,26 @@ def mapping_document(mapping: Sequence[int] | None) -> list[dict[str, int]] | No
     return [{"canonical": i + 1, "system": j + 1} for i, j in enumerate(mapping)]
 
 
-def _difference(canonical: Number, system: Number, epsilon: Decimal) -> tuple[Decimal, Decimal]:
+def _difference(canonical: Number, system: Number, epsilon: Decimal, abs_epsilon: Decimal) -> tuple[Decimal, Decimal]:
     # For display: EXACT never traps (numbers at the bounds, 1e1000000, overflow the default
     # context), and rounds only differences of numbers thousands of places apart.
     difference = EXACT.subtract(Decimal(system.value), Decimal(canonical.value)).copy_abs()
-    allowed = EXACT.multiply(Decimal(canonical.value).copy_abs(), epsilon)
+    allowed = max(EXACT.multiply(Decimal(canonical.value).copy_abs(), epsilon), abs_epsilon)
     return difference, allowed
 
 
-def _tolerance_text(canonical: Number, system: Number, epsilon: Decimal) -> str:
+def _tolerance_text(canonical: Number, system: Number, epsilon: Decimal, abs_epsilon: Decimal) -> str:
     if not (canonical.is_real or system.is_real):
         return f"{system.text} for {canonical.text}: integers must be equal"
-    difference, allowed = _difference(canonical, system, epsilon)
+    difference, allowed = _difference(canonical, system, epsilon, abs_epsilon)
     return (
         f"{system.text} for {canonical.text}: off by {format_figure(difference)}, "
         f"more than {format_figure(allowed, normalise=True)}"
     )
 
 
-def _tolerance_document(canonical: Number, system: Number, epsilon: Decimal) -> dict[str, str]:
-    difference, allowed = _difference(canonical, system, epsilon)
+def _tolerance_document(canonical: Number, system: Number, epsilon: Decimal, abs_epsilon: Decimal) -> dict[str, str]:
+    difference, allowed = _difference(canonical, system, epsilon, abs_epsilon)
     exact = not (canonical.is_real or system.is_real)
     return {
         "canonical": canonical.text,
@@ -149,15 +164,24 @@ def _tolerance_document(canonical: Number, system: Number, epsilon: Decimal) -> 
 
 
 def judge_signature(
-    *, epsilon: float | str | Decimal = DEFAULT_EPSILON, scalars: str = "atis", strings: str = "exact"
+    *,
+    epsilon: float | str | Decimal = DEFAULT_EPSILON,
+    scalars: str = "atis",
+    strings: str = "exact",
+    abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON,
 ) -> Signature:
-    """The signature of verdicts made with these options.
+    """The signature of verdicts made with these options (``abs_eps`` only when the absolute
+    floor is set, so signatures made without it are unchanged).
 
     >>> str(judge_signature(epsilon=0.01))  # doctest: +ELLIPSIS
     'eps:0.01|scalars:atis|strings:exact|v:...'
+    >>> str(judge_signature(abs_epsilon=1e-9))  # doctest: +ELLIPSIS
+    'eps:0.0001|abs_eps:0.000000001|scalars:atis|strings:exact|v:...'
     """
+    floor = MatchRule(epsilon=epsilon, abs_epsilon=abs_epsilon).describe().get("abs_epsilon")
     return Signature.of(
         epsilon=format_epsilon(Decimal(str(epsilon)) if isinstance(epsilon, float) else epsilon),
+        **({} if floor is None else {"abs_epsilon": floor}),
         scalars=scalars,
         strings=strings,
     )
@@ -193,7 +217,9 @@ class Verdict:
     def signature(self) -> Signature:
         """The options this verdict was made with, and the version."""
         rule = self.rule or MatchRule()
-        return judge_signature(epsilon=rule.exact_epsilon, scalars=self.scalars, strings=rule.strings)
+        return judge_signature(
+            epsilon=rule.exact_epsilon, scalars=self.scalars, strings=rule.strings, abs_epsilon=rule.exact_abs_epsilon
+        )
 
     def explanations(self) -> list[Explanation]:
         """For an incorrect answer, why: one explanation (one per ``OR`` alternative that can
@@ -264,7 +290,9 @@ def _explain(
         if as_sets is not None:
             reduced = [tuple(row[j] for j in as_sets) for row in system.rows]
             out_of_order = KeyOrder(canonical.rows, keys, rule).first_break(reduced)
-            return Explanation(as_sets, (), (), (), rule.exact_epsilon, alternative, keys, out_of_order)
+            return Explanation(
+                as_sets, (), (), (), rule.exact_epsilon, alternative, keys, out_of_order, rule.exact_abs_epsilon
+            )
     mapping, absent, extra = closest_mapping(canonical.rows, system.rows, rule)
     return Explanation(
         mapping,
@@ -274,6 +302,7 @@ def _explain(
         rule.exact_epsilon,
         alternative,
         keys,
+        abs_epsilon=rule.exact_abs_epsilon,
     )
 
 
@@ -399,10 +428,12 @@ def judge(
     epsilon: float | str | Decimal = DEFAULT_EPSILON,
     scalars: str = "atis",
     strings: str = "exact",
+    abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON,
 ) -> Verdict:
     """Judge ``system`` against ``canonical`` (CAS text or parsed answers).
 
-    Reals match when ``|s - c| <= |c| * epsilon``; system answers may have extra columns in
+    Reals match when ``|s - c| <= max(|c| * epsilon, abs_epsilon)`` (``abs_epsilon``, an
+    absolute floor, is 0 by default); system answers may have extra columns in
     any order; tuples are compared as sets (in order for ordered canonical answers; in order
     of the key columns, ties as sets, for canonical answers with sort keys);
     ``NO_ANSWER`` never matches; a canonical ``(A OR B)`` is matched by either alternative.
@@ -413,7 +444,7 @@ def judge(
     """
     if scalars not in SCALAR_RULES:
         raise ValueError(f"scalars must be one of {', '.join(SCALAR_RULES)}, not {scalars!r}")
-    rule = MatchRule(epsilon=epsilon, strings=strings)
+    rule = MatchRule(epsilon=epsilon, strings=strings, abs_epsilon=abs_epsilon)
     canonical = as_answer(canonical, canonical=True)
     system = as_answer(system, canonical=False)
     if isinstance(system, Alternatives):

@@ -12,25 +12,25 @@ from decimal import Decimal
 from itertools import chain
 
 from answerkey.comparator.tuples import Row, column_has_reals
-from answerkey.comparator.values import MatchRule, tolerance_window, within_epsilon
+from answerkey.comparator.values import MatchRule
 from answerkey.model import Number
 
 _SAMPLE = 2000
 
 
-def _matches_of(number: int | Decimal, others: list, epsilon: Decimal) -> list:
+def _matches_of(number: int | Decimal, others: list, rule: MatchRule) -> list:
     """The numbers of ``others`` (sorted) that match the reference ``number``."""
-    window = tolerance_window(Decimal(number), epsilon, canonical=True)
+    window = rule.window(Decimal(number), canonical=True)
     assert window is not None  # canonical=True always bounds
     return [
         match
         for match in others[bisect_left(others, window[0]) : bisect_right(others, window[1])]
-        if _numbers_match(number, match, epsilon)
+        if _numbers_match(number, match, rule)
     ]
 
 
-def _some_match_twice(numbers: list, others: list, epsilon: Decimal) -> bool:
-    return any(len(_matches_of(number, others, epsilon)) > 1 for number in numbers)
+def _some_match_twice(numbers: list, others: list, rule: MatchRule) -> bool:
+    return any(len(_matches_of(number, others, rule)) > 1 for number in numbers)
 
 
 def _number_keys(rule: MatchRule, column: Sequence) -> list:
@@ -41,11 +41,11 @@ def _number_keys(rule: MatchRule, column: Sequence) -> list:
     return [value.value for value in column if type(value) is Number] if Number in kinds else []
 
 
-def _numbers_match(reference: int | Decimal, other: int | Decimal, epsilon: Decimal) -> bool:
+def _numbers_match(reference: int | Decimal, other: int | Decimal, rule: MatchRule) -> bool:
     """``MatchRule.match`` on two numbers given by their values (ints are integers)."""
     if type(reference) is int and type(other) is int:
         return reference == other
-    return within_epsilon(Decimal(reference), Decimal(other), epsilon)
+    return rule.numbers_close(reference, other)
 
 
 def recoding(
@@ -77,14 +77,13 @@ def recoding(
     # A number's key is its value: an int for an integer, a Decimal for a real.
     values = {side: [_number_keys(rule, column) for column in columns] for side, columns in sides.items()}
     other = "system" if reference == "canonical" else "canonical"
-    epsilon = rule.exact_epsilon
     # Dense numbers (a reference number matching two others) show in samples too: a cheap
     # way out before collecting and sorting them all.
     samples = {
         side: list(set(chain.from_iterable(keys[:: max(1, len(keys) * len(found) // _SAMPLE)] for keys in found)))
         for side, found in values.items()
     }
-    if _some_match_twice(samples[reference], sorted(samples[other]), epsilon):
+    if _some_match_twice(samples[reference], sorted(samples[other]), rule):
         return None
     numbers: dict[str, list] = {}
     for side, found in values.items():
@@ -105,7 +104,7 @@ def recoding(
     others = sorted(numbers[other])
     partners: dict = {}  # a number of the other side -> the reference number it matches
     for number in numbers[reference]:
-        found = _matches_of(number, others, epsilon)
+        found = _matches_of(number, others, rule)
         if len(found) > 1 or (found and found[0] in partners):
             return None
         if found:

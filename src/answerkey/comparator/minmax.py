@@ -25,7 +25,7 @@ from decimal import Decimal
 
 from answerkey.comparator._judge import Verdict, judge
 from answerkey.comparator.search import find_projection
-from answerkey.comparator.values import DEFAULT_EPSILON, MatchRule
+from answerkey.comparator.values import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, MatchRule
 from answerkey.model import Answer, NoAnswer, Relation
 
 
@@ -55,6 +55,7 @@ def judge_min_max(
     epsilon: float | str | Decimal = DEFAULT_EPSILON,
     scalars: str = "atis",
     strings: str = "exact",
+    abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON,
 ) -> Verdict:
     """Judge ``system`` against a minimal and a maximal answer (ATIS 1991-92): it must hold
     every minimal column and no column outside the maximal answer (see the module docstring).
@@ -62,7 +63,7 @@ def judge_min_max(
     for a maximal answer with sort keys (they go on the minimal answer)."""
     if maximal.order_by is not None:
         raise ValueError("sort keys (ORDERED BY) go on the minimal answer, whose columns they number")
-    verdict = judge(minimal, system, epsilon=epsilon, scalars=scalars, strings=strings)
+    verdict = judge(minimal, system, epsilon=epsilon, scalars=scalars, strings=strings, abs_epsilon=abs_epsilon)
     if not verdict.correct:
         if isinstance(system, NoAnswer):
             return verdict
@@ -78,7 +79,7 @@ def judge_min_max(
         )
     if not isinstance(system, Relation) or not system.rows:
         return verdict
-    rule = verdict.rule or MatchRule(epsilon=epsilon, strings=strings)
+    rule = verdict.rule or MatchRule(epsilon=epsilon, strings=strings, abs_epsilon=abs_epsilon)
     in_order = maximal.ordered and minimal.order_by is None  # sort keys: the minimal answer judged the order
     mapping, why = _maximal_mapping(maximal.rows, system.rows, rule, in_order)
     if mapping is None:

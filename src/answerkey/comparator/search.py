@@ -114,7 +114,7 @@ from answerkey.comparator._colours import ColumnColours
 from answerkey.comparator._direct import DirectSides
 from answerkey.comparator._recoding import recoding
 from answerkey.comparator.tuples import Row, coded, column_has_reals, equivalent, missing
-from answerkey.comparator.values import KeyedColumn, MatchRule, tolerance_window
+from answerkey.comparator.values import KeyedColumn, MatchRule
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number
 
@@ -317,12 +317,12 @@ class _TolerantSides:
         by some s <= c_min + M eps, so s_min <= c_min + M eps)."""
         if canonical.low is None or canonical.high is None or not lows:
             return []
-        epsilon = self.rule.exact_epsilon
+        rule = self.rule
         # With the system side as reference, M is the largest |system number|, at most the
         # largest |canonical number| / (1 - epsilon): no bound for epsilon 1 or more.
         of_canonical = self.reference == "canonical"
-        window = tolerance_window(canonical.low, epsilon, canonical=of_canonical, magnitude=canonical.magnitude)
-        high_window = tolerance_window(canonical.high, epsilon, canonical=of_canonical, magnitude=canonical.magnitude)
+        window = rule.window(canonical.low, canonical=of_canonical, magnitude=canonical.magnitude)
+        high_window = rule.window(canonical.high, canonical=of_canonical, magnitude=canonical.magnitude)
         if window is not None:
             candidates = candidates[bisect_left(lows, window[0]) : bisect_right(lows, window[1])]
         matches = []
@@ -395,7 +395,7 @@ class _TolerantSides:
         paired: dict[int, int] = {}  # other key -> reference key
         for value, key in zip(values, keys):
             if type(value) is Number:
-                window = tolerance_window(Decimal(value.value), rule.exact_epsilon, canonical=True)
+                window = rule.window(Decimal(value.value), canonical=True)
                 assert window is not None  # canonical=True always bounds
                 low, high = window
                 found = [

@@ -35,7 +35,7 @@ from decimal import Decimal
 from itertools import groupby
 
 from answerkey.comparator.tuples import tolerant_columns
-from answerkey.comparator.values import MatchRule, tolerance_window
+from answerkey.comparator.values import MatchRule
 from answerkey.grammar.render import render_value
 from answerkey.model import Number, Value
 
@@ -148,7 +148,7 @@ class _GroupIndex:
         if type(value) is not Number:
             candidates = others
         else:
-            window = tolerance_window(Decimal(value.value), self.rule.exact_epsilon, canonical=False)
+            window = self.rule.window(Decimal(value.value), canonical=False)
             candidates = (
                 pairs if window is None else pairs[bisect_left(numbers, window[0]) : bisect_right(numbers, window[1])]
             )

@@ -28,7 +28,7 @@ from itertools import compress, count, repeat
 from math import ceil, inf, isfinite, log2, nan
 from operator import add, and_, attrgetter, eq, gt, le, lshift, mul, not_, or_, rshift, sub
 
-from answerkey.comparator.values import MatchRule, tolerance_window
+from answerkey.comparator.values import MatchRule
 from answerkey.gc_pause import PAUSE_FROM_CELLS, gc_paused
 from answerkey.model import Number, Value
 
@@ -113,7 +113,7 @@ class TupleIndex:
 
     def _window(self, value: Decimal) -> tuple[Decimal, Decimal] | None:
         # The needle is canonical when the indexed tuples are the system's.
-        return tolerance_window(value, self.rule.exact_epsilon, canonical=self.side == "system")
+        return self.rule.window(value, canonical=self.side == "system")
 
     def _matches(self, needle: Row, candidate: Row) -> bool:
         match = self.rule.match

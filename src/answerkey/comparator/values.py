@@ -21,6 +21,8 @@ from answerkey.model import Date, DateTime, Nil, Number, String, Time, Value
 
 DEFAULT_EPSILON = 0.0001
 """The relative tolerance for reals: ``|s - c| <= |c| * epsilon``."""
+DEFAULT_ABS_EPSILON = 0.0
+"""The absolute tolerance floor for reals (off): ``|s - c| <= max(|c| * epsilon, abs_epsilon)``."""
 
 _text = attrgetter("text")
 _value = attrgetter("value")
@@ -74,11 +76,34 @@ def _digits(value: Decimal) -> int:
 
 def _within_epsilon_rounded(canonical: Decimal, system: Decimal, epsilon: Decimal) -> bool:
     """``within_epsilon`` where 5,000 digits do not hold the difference or the product: the
-    product exactly, the difference between two bounds; only when the allowed difference falls
-    between the bounds is the difference computed with all its digits."""
+    product exactly, then ``_difference_within``."""
     allowed = Context(prec=_digits(canonical) + _digits(epsilon), Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[]).multiply(
         canonical.copy_abs(), epsilon
     )
+    return _difference_within(canonical, system, allowed)
+
+
+def within_absolute(canonical: Decimal, system: Decimal, allowed: Decimal) -> bool:
+    """``|system - canonical| <= allowed``, decided exactly for any finite decimals (and
+    never raising): the absolute floor of the tolerance.
+
+    >>> within_absolute(Decimal("0.0"), Decimal("1e-17"), Decimal("1e-9"))
+    True
+    >>> within_absolute(Decimal("0.0"), Decimal("-1e-9"), Decimal("1e-9"))
+    True
+    >>> within_absolute(Decimal(0), Decimal("1.0000000001e-9"), Decimal("1e-9"))
+    False
+    """
+    try:
+        return _CHECKED.subtract(system, canonical).copy_abs() <= allowed
+    except Inexact:
+        return _difference_within(canonical, system, allowed)
+
+
+def _difference_within(canonical: Decimal, system: Decimal, allowed: Decimal) -> bool:
+    """``|system - canonical| <= allowed`` where 5,000 digits do not hold the difference: the
+    difference between two bounds; only when ``allowed`` falls between the bounds is the
+    difference computed with all its digits."""
     if _AWAY_FROM_ZERO.subtract(system, canonical).copy_abs() <= allowed:
         return True
     if _TOWARD_ZERO.subtract(system, canonical).copy_abs() > allowed:
@@ -92,16 +117,24 @@ def _within_epsilon_rounded(canonical: Decimal, system: Decimal, epsilon: Decima
 
 
 def tolerance_window(
-    value: Decimal, epsilon: Decimal, *, canonical: bool, magnitude: Decimal | None = None
+    value: Decimal,
+    epsilon: Decimal,
+    *,
+    canonical: bool,
+    magnitude: Decimal | None = None,
+    abs_epsilon: Decimal = Decimal(0),
 ) -> tuple[Decimal, Decimal] | None:
     """Bounds (low, high) holding every number that may match ``value`` under the epsilon rule
     (rounded outwards, so a little wide): the system numbers matching a canonical ``value``
     (``canonical=True``; with ``magnitude``, those within ``magnitude * epsilon`` of it), or
     the canonical numbers a system ``value`` matches; None when there is no bound (epsilon 1
-    or more, for a system value: then 0 matches anything).
+    or more, for a system value: then 0 matches anything). ``abs_epsilon``, the absolute
+    floor, widens the window by as much on each side.
 
     >>> tolerance_window(Decimal(100), Decimal("0.01"), canonical=True)
     (Decimal('99.00'), Decimal('101.00'))
+    >>> tolerance_window(Decimal(0), Decimal("0.01"), canonical=False, abs_epsilon=Decimal("0.5"))
+    (Decimal('-0.5'), Decimal('0.5'))
     """
     if magnitude is None:
         magnitude = value.copy_abs()
@@ -112,6 +145,9 @@ def tolerance_window(
         if epsilon >= 1:
             return None
         reach = _CEILING.divide(_CEILING.multiply(magnitude, epsilon), _FLOOR.subtract(1, epsilon))
+    if abs_epsilon:
+        # Within the floor or within the relative reach: the sum bounds both.
+        reach = _CEILING.add(reach, abs_epsilon)
     return _FLOOR.subtract(value, reach), _CEILING.add(value, reach)
 
 
@@ -135,11 +171,11 @@ STRING_MODES = {
 }
 
 
-def _to_decimal(epsilon: float | str | Decimal) -> Decimal:
+def _to_decimal(epsilon: float | str | Decimal, name: str = "epsilon") -> Decimal:
     # str() keeps 1e-4 as 0.0001 rather than the float's binary expansion.
     value = epsilon if isinstance(epsilon, Decimal) else Decimal(str(epsilon))
     if not value.is_finite() or value < 0:
-        raise ValueError(f"epsilon must be a finite number >= 0, not {epsilon!r}")
+        raise ValueError(f"{name} must be a finite number >= 0, not {epsilon!r}")
     return value
 
 
@@ -160,8 +196,9 @@ class KeyedColumn:
 class MatchRule:
     """How a system value is matched against a canonical value.
 
-    Reals: system ``s`` matches canonical ``c`` iff ``|s - c| <= |c| * epsilon`` (computed
-    exactly); integer against integer is exact; an integer against a real uses the real rule.
+    Reals: system ``s`` matches canonical ``c`` iff ``|s - c| <= max(|c| * epsilon,
+    abs_epsilon)`` (computed exactly; ``abs_epsilon``, the absolute floor, is 0 by default,
+    leaving the relative rule alone); integer against integer is exact; an integer against a real uses the real rule.
     Strings are compared after the ``strings`` normaliser (``exact``, ``trim``, ``fold``).
     Everything else matches by value (date-times and times with UTC offsets by instant, see
     ``answerkey.model.DateTime``); different types never match.
@@ -169,8 +206,11 @@ class MatchRule:
 
     epsilon: float | str | Decimal = DEFAULT_EPSILON
     strings: str = "exact"
+    abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON
     exact_epsilon: Decimal = field(init=False, repr=False, compare=False)
     """``epsilon`` as an exact decimal (``0.0001``, not the float's binary expansion)."""
+    exact_abs_epsilon: Decimal = field(init=False, repr=False, compare=False)
+    """``abs_epsilon`` as an exact decimal."""
     normalise: Callable[[str], str] = field(init=False, repr=False, compare=False)
     """The ``strings`` normaliser: strings match when their normalised texts are equal."""
 
@@ -178,12 +218,13 @@ class MatchRule:
         if self.strings not in STRING_MODES:
             raise ValueError(f"strings must be one of {', '.join(STRING_MODES)}, not {self.strings!r}")
         object.__setattr__(self, "exact_epsilon", _to_decimal(self.epsilon))
+        object.__setattr__(self, "exact_abs_epsilon", _to_decimal(self.abs_epsilon, "abs_epsilon"))
         object.__setattr__(self, "normalise", STRING_MODES[self.strings])
 
     @property
     def tolerant(self) -> bool:
         """True when reals are matched within a tolerance rather than exactly."""
-        return self.exact_epsilon != 0
+        return self.exact_epsilon != 0 or self.exact_abs_epsilon != 0
 
     def match(self, canonical: Value, system: Value) -> bool:
         """True iff ``system`` matches ``canonical`` under this rule."""
@@ -199,8 +240,34 @@ class MatchRule:
         return canonical == system
 
     def numbers_close(self, canonical: int | Decimal, system: int | Decimal) -> bool:
-        """The epsilon test on two numeric values, exactly (see ``within_epsilon``)."""
-        return within_epsilon(Decimal(canonical), Decimal(system), self.exact_epsilon)
+        """The epsilon test on two numeric values, exactly (see ``within_epsilon`` and, for
+        the absolute floor, ``within_absolute``).
+
+        >>> MatchRule(abs_epsilon="1e-9").numbers_close(Decimal("0.0"), Decimal("1e-17"))
+        True
+        """
+        canonical, system = Decimal(canonical), Decimal(system)
+        if within_epsilon(canonical, system, self.exact_epsilon):
+            return True
+        return bool(self.exact_abs_epsilon) and within_absolute(canonical, system, self.exact_abs_epsilon)
+
+    def allowed(self, canonical: int | Decimal) -> Decimal:
+        """The largest difference a system number may have from ``canonical``:
+        ``max(|canonical| * epsilon, abs_epsilon)``, exactly.
+
+        >>> MatchRule(epsilon="0.01", abs_epsilon="0.5").allowed(Decimal(100)), MatchRule(abs_epsilon="0.5").allowed(0)
+        (Decimal('1.00'), Decimal('0.5'))
+        """
+        relative = EXACT.multiply(Decimal(canonical).copy_abs(), self.exact_epsilon)
+        return max(relative, self.exact_abs_epsilon)
+
+    def window(
+        self, value: Decimal, *, canonical: bool, magnitude: Decimal | None = None
+    ) -> tuple[Decimal, Decimal] | None:
+        """``tolerance_window`` under this rule's epsilon and absolute floor."""
+        return tolerance_window(
+            value, self.exact_epsilon, canonical=canonical, magnitude=magnitude, abs_epsilon=self.exact_abs_epsilon
+        )
 
     def key(self, value: Value) -> object:
         """A hashable key such that, for values that are not reals compared with tolerance,
@@ -294,10 +361,17 @@ class MatchRule:
     def describe(self) -> dict[str, str]:
         """The options of this rule as they appear in a signature.
 
+        ``abs_epsilon`` appears only when set, so signatures made without it are unchanged.
+
         >>> MatchRule(epsilon=1e-4).describe()
         {'epsilon': '0.0001', 'strings': 'exact'}
+        >>> MatchRule(abs_epsilon=1e-9).describe()
+        {'epsilon': '0.0001', 'strings': 'exact', 'abs_epsilon': '0.000000001'}
         """
-        return {"epsilon": format_epsilon(self.exact_epsilon), "strings": self.strings}
+        described = {"epsilon": format_epsilon(self.exact_epsilon), "strings": self.strings}
+        if self.exact_abs_epsilon:
+            described["abs_epsilon"] = format_epsilon(self.exact_abs_epsilon)
+        return described
 
 
 def _normalised(value: object, normalise: Callable[[str], str]) -> object:

@@ -8,7 +8,7 @@ from functools import partial
 
 from answerkey.adapters.engines import Engine, open_engine
 from answerkey.adapters.sql import limits_problem
-from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     decided_semantics,
@@ -33,7 +33,8 @@ class SqlOptions:
     ``location`` names the databases (a directory, or a ``postgresql://`` URL) and
     ``engine`` their engine (None: from the location). ``semantics`` is the headline one;
     ``epsilon``, ``strings`` and the limits change verdicts and are in the signature with
-    it (``ves_runs`` too when VES is computed). ``cache`` is a cache directory of query results.
+    it (``ves_runs`` too when VES is computed; ``abs_epsilon``, the absolute floor of the
+    tolerance for reals, when set). ``cache`` is a cache directory of query results.
     ``memory_limit`` (bytes) and ``threads`` bound each DuckDB query (other engines ignore
     them; not in the signature: a query past the memory limit fails with its reason).
     ``semantics_options`` are options of the semantics (``Semantics.options``), each
@@ -51,6 +52,7 @@ class SqlOptions:
     engine: str | None = None
     semantics: str = DEFAULT_SEMANTICS
     epsilon: float = DEFAULT_EPSILON
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
     strings: str = next(iter(STRING_MODES))
     metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "sql"))
     timeout: float = SQL_TIMEOUT
@@ -80,7 +82,9 @@ class SqlOptions:
         problem = limits_problem(self.timeout, self.max_rows, self.max_result_bytes)
         if problem is not None:
             raise ValueError(problem)
-        MatchRule(epsilon=self.epsilon, strings=self.strings)  # rejects a bad epsilon or strings mode
+        MatchRule(
+            epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon
+        )  # rejects a bad epsilon or strings mode
 
     @property
     def decided_semantics(self) -> tuple[str, ...]:
@@ -94,7 +98,7 @@ class SqlOptions:
     @property
     def rule(self) -> MatchRule:
         """How values are matched."""
-        return MatchRule(epsilon=self.epsilon, strings=self.strings)
+        return MatchRule(epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon)
 
     @property
     def signature(self) -> Signature:
@@ -106,6 +110,7 @@ class SqlOptions:
             **options_signature(self.semantics_options, self.decided_semantics),
             **({"golds": "defog"} if self.defog_alternatives else {}),
             epsilon=described["epsilon"],
+            **({"abs_epsilon": described["abs_epsilon"]} if "abs_epsilon" in described else {}),
             strings=described["strings"],
             engine=self.engine or "auto",
             timeout=f"{self.timeout:g}",

@@ -49,7 +49,7 @@ from types import TracebackType
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.adapters.sql import stop_query_processes
-from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MODES
 from answerkey.execution._options import SqlOptions
 from answerkey.execution.cache import CacheKey, ResultCache
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, decide, semantics_named
@@ -104,13 +104,14 @@ class ExecutionJudge:
     ``location`` is a directory of databases in the Spider/BIRD layout
     (``DIR/<db_id>/<db_id>.sqlite``, test-suite-sql-eval's extra databases beside it, or
     ``.duckdb`` files) or a ``postgresql://`` URL; ``engine`` names its engine (None: from the
-    location). ``semantics`` is a registered semantics (``answerkey``, ``test-suite``,
-    ``bird``, ``spider2``, or one of yours) with its ``semantics_options``
-    (``"test-suite:keep_distinct"``); ``epsilon`` and ``strings`` say how answerkey's
-    semantics matches values. ``timeout`` (seconds), ``max_rows`` and ``max_result_bytes``
-    bound every query, gold and predicted; ``memory_limit`` (bytes) and ``threads`` bound
-    DuckDB. These are ``answerkey sql``'s options, with its defaults, and ``signature`` says
-    them as its reports do. ``ValueError`` for an option or location that cannot be used.
+    location). ``semantics`` is a registered semantics (``answerkey``, ``test-suite``, ``bird``,
+    ``spider2``, or one of yours) with its ``semantics_options``
+    (``"test-suite:keep_distinct"``); ``epsilon``, ``abs_epsilon`` (an absolute floor, off by
+    default) and ``strings`` say how answerkey's semantics matches values. ``timeout``
+    (seconds), ``max_rows`` and ``max_result_bytes`` bound every query, gold and predicted;
+    ``memory_limit`` (bytes) and ``threads`` bound DuckDB. These are ``answerkey sql``'s
+    options, with its defaults, and ``signature`` says them as its reports do. ``ValueError``
+    for an option or location that cannot be used.
 
     ``cache`` names a directory of query results on disk (``answerkey sql --cache``): gold
     results are read from it and stored in it, so that a later judge, or a run of ``answerkey
@@ -141,6 +142,7 @@ class ExecutionJudge:
         semantics_options: Sequence[str] = (),
         cache: str | os.PathLike[str] | None = None,
         max_gold_results: int = GOLD_RESULTS,
+        abs_epsilon: float = DEFAULT_ABS_EPSILON,
     ) -> None:
         if isinstance(max_gold_results, bool) or not isinstance(max_gold_results, int) or max_gold_results < 0:
             raise ValueError(f"max_gold_results must be a whole number, 0 or more, not {max_gold_results!r}")
@@ -149,6 +151,7 @@ class ExecutionJudge:
             engine=engine,
             semantics=semantics,
             epsilon=epsilon,
+            abs_epsilon=abs_epsilon,
             strings=strings,
             metrics=(),
             timeout=timeout,

@@ -216,14 +216,15 @@ def closest_matches(
     if not loose or not rule.tolerant:
         return {}
     epsilon = float(rule.epsilon)
+    floor = float(rule.exact_abs_epsilon)  # the absolute floor: max(|c| * epsilon, floor)
     match = rule.match
 
     def close(canonical: Key, canonical_point: float, system: Key, system_point: float) -> bool:
-        allowed = abs(canonical_point) * epsilon
+        allowed = max(abs(canonical_point) * epsilon, floor)
         difference = abs(system_point - canonical_point)
         # Each float is within a relative 1e-16 of its exact value: only a difference this
         # close to the allowance needs exact arithmetic.
-        margin = (abs(canonical_point) + abs(system_point)) * 1e-12
+        margin = (abs(canonical_point) + abs(system_point) + floor) * 1e-12
         if margin > 0 and math.isfinite(margin):
             if difference + margin < allowed:
                 return True

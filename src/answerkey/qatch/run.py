@@ -35,7 +35,7 @@ from typing import cast
 from answerkey._deprecated import keep_old_names
 from answerkey.adapters.engines import Engine, SQLiteEngine, engine_of, run_on
 from answerkey.adapters.sql import Databases
-from answerkey.comparator import DEFAULT_EPSILON, STRING_MODES, MatchRule
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MODES, MatchRule
 from answerkey.errors import RunWarning
 from answerkey.limits import MAX_TABLE_CHARS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS, check_runs, time_runs, valid_efficiency_score, ves
@@ -287,7 +287,8 @@ def needs_databases(tests: Iterable[QatchTest], task: str) -> bool:
 @dataclass(frozen=True)
 class QatchOptions:
     """Everything that changes the scores of a run (all of it but ``metrics`` and ``root``
-    goes into the signature; ``ves_runs`` only when ``valid_efficiency_score`` is computed).
+    goes into the signature; ``ves_runs`` only when ``valid_efficiency_score`` is computed,
+    ``abs_epsilon``, the absolute floor of the tolerance for reals, only when set).
 
     >>> str(QatchOptions(task="sp").signature)  # doctest: +ELLIPSIS
     'task:sp|eps:0.0001|strings:exact|timeout:30|max_rows:1000000|max_result_bytes:67108864|v:...'
@@ -296,6 +297,7 @@ class QatchOptions:
     task: str
     metrics: tuple[str, ...] = field(default_factory=partial(defaults_for, "qatch"))
     epsilon: float = DEFAULT_EPSILON
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
     strings: str = next(iter(STRING_MODES))
     root: str | None = None
     timeout: float = SQL_TIMEOUT
@@ -312,12 +314,14 @@ class QatchOptions:
             raise ValueError(f"timeout must be a finite number of seconds above 0, not {self.timeout!r}")
         if self.max_rows < 1 or self.max_result_bytes < 1:
             raise ValueError("max_rows and max_result_bytes must be at least 1")
-        MatchRule(epsilon=self.epsilon, strings=self.strings)  # rejects a bad epsilon or strings mode
+        MatchRule(
+            epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon
+        )  # rejects a bad epsilon or strings mode
 
     @property
     def rule(self) -> MatchRule:
         """How cells are matched."""
-        return MatchRule(epsilon=self.epsilon, strings=self.strings)
+        return MatchRule(epsilon=self.epsilon, strings=self.strings, abs_epsilon=self.abs_epsilon)
 
     @property
     def signature(self) -> Signature:
@@ -327,6 +331,7 @@ class QatchOptions:
         return Signature.of(
             task=self.task,
             epsilon=described["epsilon"],
+            **({"abs_epsilon": described["abs_epsilon"]} if "abs_epsilon" in described else {}),
             strings=described["strings"],
             timeout=f"{self.timeout:g}",
             max_rows=self.max_rows,

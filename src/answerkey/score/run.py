@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 from answerkey._deprecated import keep_old_names
 from answerkey.comparator import (
+    DEFAULT_ABS_EPSILON,
     DEFAULT_EPSILON,
     SCALAR_RULES,
     STRING_MODES,
@@ -76,19 +77,22 @@ def relation_metrics() -> dict[str, Callable[..., float]]:
 class ScoreOptions:
     """The run's options. ``epsilon``, ``scalars`` and ``strings`` change verdicts and are in
     the signature (a corpus item's own ``epsilon``/``ordered`` override them for that item);
-    ``metrics`` names the graded metrics to compute."""
+    ``metrics`` names the graded metrics to compute. ``abs_epsilon``, the absolute floor of
+    the tolerance for reals (``MatchRule``), applies to every item and is in the signature
+    only when set."""
 
     epsilon: float = DEFAULT_EPSILON
     scalars: str = SCALAR_RULES[0]
     strings: str = "exact"
     metrics: tuple[str, ...] = ()
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
 
     def __post_init__(self) -> None:
         if self.scalars not in SCALAR_RULES:
             raise ValueError(f"scalars must be one of {', '.join(SCALAR_RULES)}, not {self.scalars!r}")
         if self.strings not in STRING_MODES:
             raise ValueError(f"strings must be one of {', '.join(STRING_MODES)}, not {self.strings!r}")
-        MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
+        MatchRule(epsilon=self.epsilon, abs_epsilon=self.abs_epsilon)  # rejects a negative or non-finite one
         if self.metrics:
             known = relation_metrics()
             unknown = [name for name in self.metrics if name not in known]
@@ -98,7 +102,9 @@ class ScoreOptions:
     @property
     def signature(self) -> Signature:
         """``eps:0.0001|scalars:atis|strings:exact|v:...``."""
-        return judge_signature(epsilon=self.epsilon, scalars=self.scalars, strings=self.strings)
+        return judge_signature(
+            epsilon=self.epsilon, scalars=self.scalars, strings=self.strings, abs_epsilon=self.abs_epsilon
+        )
 
 
 @dataclass(slots=True)
@@ -469,7 +475,7 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
     if not task.scored or canonical is None:
         return _Outcome("excluded", "category X: listed, not scored (H89-2019 section 5)", {})
     epsilon = options.epsilon if task.epsilon is None else task.epsilon
-    rule = MatchRule(epsilon=epsilon, strings=options.strings)
+    rule = MatchRule(epsilon=epsilon, strings=options.strings, abs_epsilon=options.abs_epsilon)
     names = options.metrics
     declined = item_metrics(canonical, None, rule, names)  # 0.0 on every metric that applies
     if not task.has_system:
@@ -485,10 +491,23 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
     verdict: Verdict
     if maximal is not None and isinstance(canonical, Relation):
         verdict = judge_min_max(
-            canonical, maximal, system, epsilon=epsilon, scalars=options.scalars, strings=options.strings
+            canonical,
+            maximal,
+            system,
+            epsilon=epsilon,
+            scalars=options.scalars,
+            strings=options.strings,
+            abs_epsilon=options.abs_epsilon,
         )
     else:
-        verdict = judge(canonical, system, epsilon=epsilon, scalars=options.scalars, strings=options.strings)
+        verdict = judge(
+            canonical,
+            system,
+            epsilon=epsilon,
+            scalars=options.scalars,
+            strings=options.strings,
+            abs_epsilon=options.abs_epsilon,
+        )
     return _Outcome(verdict.label, verdict.reason, item_metrics(canonical, system, rule, names))
 
 

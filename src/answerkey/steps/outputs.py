@@ -227,14 +227,16 @@ def parse_reference_output(step: ReferenceStep) -> tuple[Any, str | None]:
 class OutputComparer:
     """Compares actual steps with reference steps, decoding each actual output once.
 
-    ``epsilon`` is the comparator's relative tolerance for reals in SPARQL results;
+    ``epsilon`` is the comparator's relative tolerance for reals in SPARQL results and
+    ``abs_epsilon`` its absolute floor (``MatchRule``);
     ``retrieval_k`` the rule that chooses k for retrieval steps (``RETRIEVAL_K_RULES``).
     ``notes`` maps an actual step (by ``id()``) to what its output's reading let pass.
     """
 
-    def __init__(self, *, epsilon: float = 1e-4, retrieval_k: str = "reference") -> None:
+    def __init__(self, *, epsilon: float = 1e-4, retrieval_k: str = "reference", abs_epsilon: float = 0.0) -> None:
         check_retrieval_k_rule(retrieval_k)
         self.epsilon = epsilon
+        self.abs_epsilon = abs_epsilon
         self.retrieval_k = retrieval_k
         self.notes: dict[int, str] = {}
         self._decoded: dict[tuple[int, str, bool], Any] = {}
@@ -283,7 +285,7 @@ def _compare_sparql(comparer: OutputComparer, reference: ReferenceStep, actual: 
     system = comparer.decoded(
         actual, "relation", lambda: results.relation(ordered=reference.ordered), reference.ordered
     )
-    verdict = judge(expected, system, epsilon=comparer.epsilon)
+    verdict = judge(expected, system, epsilon=comparer.epsilon, abs_epsilon=comparer.abs_epsilon)
     if verdict.correct:
         return Comparison(1.0)
     return Comparison(0.0, verdict.reason or "the results differ")

@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from answerkey._deprecated import keep_old_names
-from answerkey.comparator import DEFAULT_EPSILON, MatchRule
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, MatchRule
 from answerkey.errors import InputError, RunWarning, plural
 from answerkey.metrics.answers import AnswerJudge
 from answerkey.progress import progress
@@ -71,7 +71,8 @@ class StepsOptions:
     ``retrieval_k`` (which step's ``args.k`` a retrieval step is cut at first: ``reference``,
     graphrag-eval 4.0's rule, or ``actual``) and ``graphrag_eval`` (4: answerkey's rules, a
     drop-in for graphrag-eval 4.0; 6: graphrag-eval 6.x's rules, ``answerkey.steps.rules6``,
-    where ``epsilon`` and ``retrieval_k`` play no part).
+    where ``epsilon`` and ``retrieval_k`` play no part). ``abs_epsilon``, the absolute floor
+    of the tolerance (``MatchRule``), is in the signature only when set.
 
     >>> str(StepsOptions(epsilon=0.001).signature)  # doctest: +ELLIPSIS
     'eps:0.001|answers:off|retrieval_k:reference|v:...'
@@ -81,9 +82,10 @@ class StepsOptions:
     answers: bool = False
     retrieval_k: str = "reference"
     graphrag_eval: int = 4
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
 
     def __post_init__(self) -> None:
-        MatchRule(epsilon=self.epsilon)  # rejects a negative or non-finite epsilon
+        MatchRule(epsilon=self.epsilon, abs_epsilon=self.abs_epsilon)  # rejects a negative or non-finite one
         check_retrieval_k_rule(self.retrieval_k)
         check_graphrag_eval(self.graphrag_eval)
 
@@ -91,11 +93,12 @@ class StepsOptions:
     def signature(self) -> Signature:
         """``eps:0.0001|answers:off|retrieval_k:reference|v:...``: the steps workflow has no
         scalar or string options."""
-        epsilon = MatchRule(epsilon=self.epsilon).describe()["epsilon"]
+        described = MatchRule(epsilon=self.epsilon, abs_epsilon=self.abs_epsilon).describe()
         answers = "llm" if self.answers else "off"
         if self.graphrag_eval == 6:  # 4.0's signatures stay as they were
             return Signature.of(answers=answers, graphrag_eval=6)
-        return Signature.of(epsilon=epsilon, answers=answers, retrieval_k=self.retrieval_k)
+        floor = {"abs_epsilon": described["abs_epsilon"]} if "abs_epsilon" in described else {}
+        return Signature.of(epsilon=described["epsilon"], **floor, answers=answers, retrieval_k=self.retrieval_k)
 
 
 # The graphrag-eval versions whose rules answerkey follows: 4 (its own rules, a drop-in for 4.0)
@@ -201,13 +204,15 @@ def score_steps(
     *,
     epsilon: float = DEFAULT_EPSILON,
     retrieval_k: str = "reference",
+    abs_epsilon: float = DEFAULT_ABS_EPSILON,
 ) -> StepsScore:
     """Score the actual steps against the reference's last group of steps.
 
     Candidates for a reference step are the successful actual steps with its name; each actual
     step matches at most one reference step, chosen to maximise the total score. The score is
     that total / the size of the group. ``retrieval_k`` chooses whose ``args.k`` cuts a
-    retrieval list first (``answerkey.steps.outputs.RETRIEVAL_K_RULES``).
+    retrieval list first (``answerkey.steps.outputs.RETRIEVAL_K_RULES``); ``abs_epsilon`` is
+    the absolute floor of the tolerance for reals (``MatchRule``).
 
     >>> reference = ReferenceStep(name="calc", output="42")
     >>> actual = [ActualStep(name="calc", id="c1", status="success", output="41"),
@@ -218,7 +223,7 @@ def score_steps(
     """
     if not last_group:
         raise ValueError("the last group of reference steps is empty")
-    comparer = OutputComparer(epsilon=epsilon, retrieval_k=retrieval_k)
+    comparer = OutputComparer(epsilon=epsilon, retrieval_k=retrieval_k, abs_epsilon=abs_epsilon)
     names = {step.name for step in last_group}
     candidates = [index for index, step in enumerate(actual_steps) if step.status == "success" and step.name in names]
     reasons: dict[int, list[str]] = {index: [] for index in range(len(last_group))}
@@ -280,6 +285,7 @@ def run_evaluation(
     on_question: Callable[[], None] | None = None,
     graphrag_eval: int = 4,
     answers: bool | None = None,
+    abs_epsilon: float = DEFAULT_ABS_EPSILON,
 ) -> list[dict[str, Any]]:
     """Evaluate ``responses`` against ``reference_qas``: one result dict per question, in
     corpus order, with graphrag-eval's keys (``steps_score``, ``status``, ``reference_steps``
@@ -294,14 +300,17 @@ def run_evaluation(
     place (``reference.0.questions.1.id: ...``). ``graphrag_eval=6`` evaluates by graphrag-eval
     6.x's rules and writes its keys (``answerkey.steps.evaluate6``); there the judge also
     scores retrieval steps (``answerkey.steps.retrieval6``), and judges final answers unless
-    ``answers=False`` (by default, whenever there is a judge).
+    ``answers=False`` (by default, whenever there is a judge). ``abs_epsilon`` is the absolute
+    floor of the tolerance for reals (``MatchRule``; 0, off, by default).
     """
     check_retrieval_k_rule(retrieval_k)
     corpus = validate_reference(reference_qas, graphrag_eval=graphrag_eval)
     by_id = validate_responses(responses)
     if answers is None:
         answers = answer_judge is not None
-    options = StepsOptions(epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval, answers=answers)
+    options = StepsOptions(
+        epsilon=epsilon, retrieval_k=retrieval_k, graphrag_eval=graphrag_eval, answers=answers, abs_epsilon=abs_epsilon
+    )
     return list(_evaluate(corpus, _raw_templates(reference_qas), by_id, options, answer_judge, on_question))
 
 
@@ -378,7 +387,13 @@ def _evaluate_question(
         result["actual_steps"] = copy.deepcopy(raw_steps)
     if steps_error is None and question.reference_steps:
         last_group = question.reference_steps[-1]
-        scored = score_steps(last_group, actual_steps, epsilon=options.epsilon, retrieval_k=options.retrieval_k)
+        scored = score_steps(
+            last_group,
+            actual_steps,
+            epsilon=options.epsilon,
+            retrieval_k=options.retrieval_k,
+            abs_epsilon=options.abs_epsilon,
+        )
         if on_note is not None:
             for index, note in scored.notes.items():
                 on_note(question.id, index, note)

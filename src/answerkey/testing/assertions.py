@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from answerkey.comparator import DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, Verdict, judge
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, SCALAR_RULES, STRING_MODES, Verdict, judge
 from answerkey.model import Answer
 from answerkey.report.figures import ratio
 
@@ -37,12 +37,13 @@ def assert_correct(
     epsilon: float | str | Decimal = DEFAULT_EPSILON,
     scalars: str = SCALAR_RULES[0],
     strings: str = next(iter(STRING_MODES)),
+    abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON,
 ) -> Verdict:
     """Judge ``system`` against ``canonical`` (CAS text or parsed answers, the options of
     ``answerkey judge``) and return the verdict when it is correct; otherwise raise
     ``AssertionError`` whose message is the explanation ``answerkey judge --explain`` prints."""
     __tracebackhide__ = True  # pytest shows the test's line, not this one
-    verdict = judge(canonical, system, epsilon=epsilon, scalars=scalars, strings=strings)
+    verdict = judge(canonical, system, epsilon=epsilon, scalars=scalars, strings=strings, abs_epsilon=abs_epsilon)
     if not verdict.correct:
         raise AssertionError(verdict.explain())
     return verdict
@@ -90,10 +91,11 @@ class VerdictLog:
         epsilon: float | str | Decimal = DEFAULT_EPSILON,
         scalars: str = SCALAR_RULES[0],
         strings: str = next(iter(STRING_MODES)),
+        abs_epsilon: float | str | Decimal = DEFAULT_ABS_EPSILON,
     ) -> Verdict:
         """Judge ``system`` against ``canonical`` as ``assert_correct`` does, record the verdict
         under ``name`` and return it."""
-        verdict = judge(canonical, system, epsilon=epsilon, scalars=scalars, strings=strings)
+        verdict = judge(canonical, system, epsilon=epsilon, scalars=scalars, strings=strings, abs_epsilon=abs_epsilon)
         self.answers.append(JudgedAnswer(name or f"answer {len(self.answers) + 1}", verdict))
         return verdict
 

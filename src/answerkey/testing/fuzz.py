@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from answerkey.adapters.rows import FORMATS, write_answer
-from answerkey.comparator import DEFAULT_EPSILON, judge
+from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, judge
 from answerkey.errors import InputError
 from answerkey.grammar import parse
 from answerkey.grammar.render import render
@@ -126,15 +126,18 @@ class RoundtripResult:
     input_format: str = "jsonrows"
     epsilon: float = DEFAULT_EPSILON
     timeout: float = DEFAULT_TIMEOUT
+    abs_epsilon: float = DEFAULT_ABS_EPSILON
 
     def document(self) -> dict[str, Any]:
         """The outcome as plain JSON-ready values: ``outcome`` (``ok`` or ``failure``), the
-        options, the counts and the minimal failure (or null)."""
+        options (``abs_epsilon`` only when set), the counts and the minimal failure (or null)."""
+        floor = {"abs_epsilon": self.abs_epsilon} if self.abs_epsilon else {}
         return {
             "outcome": "ok" if self.failure is None else "failure",
             "seed": self.seed,
             "input_format": self.input_format,
             "epsilon": self.epsilon,
+            **floor,
             "timeout": self.timeout,
             "examples": self.examples,
             "calls": self.calls,
@@ -150,7 +153,9 @@ class _Wrong(Exception):
         self.failure = failure
 
 
-def _judge_call(expected: Relation, call: Call, epsilon: float, timeout: float, max_output: int) -> str | None:
+def _judge_call(
+    expected: Relation, call: Call, epsilon: float, timeout: float, max_output: int, abs_epsilon: float = 0.0
+) -> str | None:
     """Why the command's output is wrong for ``expected``, or None when it is right."""
     if call.overflow:
         return f"it printed more than {max_output:,} bytes (killed)"
@@ -166,7 +171,7 @@ def _judge_call(expected: Relation, call: Call, epsilon: float, timeout: float, 
         system = parse(text, source="<stdout>", allow_alternatives=False)
     except InputError as error:
         return f"its output is not a CAS answer:\n{error}"
-    verdict = judge(expected, system, epsilon=epsilon)
+    verdict = judge(expected, system, epsilon=epsilon, abs_epsilon=abs_epsilon)
     return None if verdict.correct else verdict.explain()
 
 
@@ -190,6 +195,7 @@ def roundtrip(
     shrink_calls: int = DEFAULT_SHRINK_CALLS,
     max_output: int = FUZZ_MAX_OUTPUT_BYTES,
     on_call: Callable[[int], None] | None = None,
+    abs_epsilon: float = DEFAULT_ABS_EPSILON,
 ) -> RoundtripResult:
     """Send random relations to ``argv`` in ``input_format``, judge the CAS it prints against
     each, and shrink the first failure to a minimal relation.
@@ -199,11 +205,14 @@ def roundtrip(
     ``run_command``); ``shrink_calls=0`` reports the first failure as found. The relation it
     is judged against is the input read back in ``input_format`` (what the command was
     actually told). The failure keeps the first ``KEPT_OUTPUT_BYTES`` of each output.
+    ``epsilon`` and ``abs_epsilon`` are the judge's tolerance for reals (``MatchRule``).
     """
     from answerkey.testing import strategies  # imports Hypothesis (an optional package)
 
     answer_format = FORMATS[input_format]
-    result = RoundtripResult(seed=seed, input_format=input_format, epsilon=epsilon, timeout=timeout)
+    result = RoundtripResult(
+        seed=seed, input_format=input_format, epsilon=epsilon, timeout=timeout, abs_epsilon=abs_epsilon
+    )
     seen: dict[str, RoundtripFailure | None] = {}
     budget = [examples + shrink_calls]
 
@@ -224,7 +233,7 @@ def roundtrip(
         if call.error:
             result.trouble = call.error
             return None
-        reason = _judge_call(expected, call, epsilon, timeout, max_output)
+        reason = _judge_call(expected, call, epsilon, timeout, max_output, abs_epsilon)
         seen[text] = RoundtripFailure(expected, _kept(call), reason) if reason else None
         return seen[text]
 

@@ -129,7 +129,9 @@ def _decide(item: Item) -> Decision:
     except (TypeError, ValueError) as problem:
         return Decision("answerkey", False, f"the predicted result cannot be compared: {problem}")
     rule = item.rule
-    verdict = judge(canonical, system, epsilon=rule.exact_epsilon, strings=rule.strings)
+    verdict = judge(
+        canonical, system, epsilon=rule.exact_epsilon, strings=rule.strings, abs_epsilon=rule.exact_abs_epsilon
+    )
     return Decision("answerkey", verdict.correct, verdict.reason, verdict)
 
 
