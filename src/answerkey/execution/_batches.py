@@ -15,7 +15,7 @@ from answerkey.errors import RunWarning
 from answerkey.execution._alternatives import expanded_golds
 from answerkey.execution._options import VES, SqlOptions
 from answerkey.execution._plugged import plugged_decision
-from answerkey.execution.cache import CacheKey, ResultCache
+from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.load import SqlItem
 from answerkey.execution.semantics import (
     Decision,
@@ -164,20 +164,7 @@ class _Evaluator:
                 if result is not None:
                     return result
             return self.engine.run(database, sql)
-        fingerprint = self.fingerprints.get(database)
-        if fingerprint is None:
-            fingerprint = self.fingerprints[database] = self.engine.fingerprint(database)
-        options = self.options
-        key = CacheKey(
-            self.engine.name,
-            database.location,
-            database.name,
-            fingerprint,
-            sql,
-            options.timeout,
-            options.max_rows,
-            options.max_result_bytes,
-        )
+        key = query_key(self.engine, database, sql, self.options, self.fingerprints)
         cached, warning = self.cache.get(key)
         if warning is not None:
             notes.append(warning)

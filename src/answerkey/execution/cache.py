@@ -44,7 +44,9 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
+from answerkey.adapters.engines import Database, Engine
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
 from answerkey.files import CACHE_FORMAT as CACHE_FORMAT, EntryCache, write_entry as write_entry
@@ -76,6 +78,37 @@ class CacheKey:
         """The SHA-256 of the key's fields, in hexadecimal: the entry's file name."""
         text = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class QueryLimits(Protocol):
+    """The limits a query runs under (``SqlOptions`` has them)."""
+
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def max_rows(self) -> int: ...
+    @property
+    def max_result_bytes(self) -> int: ...
+
+
+def query_key(
+    engine: Engine, database: Database, sql: str, limits: QueryLimits, fingerprints: dict[Database, str]
+) -> CacheKey:
+    """The key of ``sql`` run by ``engine`` on ``database`` under ``limits``; the database's
+    fingerprint is read once and kept in ``fingerprints``."""
+    fingerprint = fingerprints.get(database)
+    if fingerprint is None:
+        fingerprint = fingerprints[database] = engine.fingerprint(database)
+    return CacheKey(
+        engine.name,
+        database.location,
+        database.name,
+        fingerprint,
+        sql,
+        limits.timeout,
+        limits.max_rows,
+        limits.max_result_bytes,
+    )
 
 
 def entry_bytes(key: CacheKey) -> int:

@@ -51,7 +51,7 @@ from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.adapters.sql import stop_query_processes
 from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MODES
 from answerkey.execution._options import SqlOptions
-from answerkey.execution.cache import CacheKey, ResultCache
+from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, decide, semantics_named
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.signature import Signature
@@ -464,20 +464,7 @@ class ExecutionJudge:
         warnings are dropped: an unreadable entry runs again, an unwritable cache only costs time."""
         if self._cache is None:
             return self.engine.run(database, sql), True
-        fingerprint = self._fingerprints.get(database)
-        if fingerprint is None:
-            fingerprint = self._fingerprints[database] = self.engine.fingerprint(database)
-        options = self.options
-        key = CacheKey(
-            self.engine.name,
-            database.location,
-            database.name,
-            fingerprint,
-            sql,
-            options.timeout,
-            options.max_rows,
-            options.max_result_bytes,
-        )
+        key = query_key(self.engine, database, sql, self.options, self._fingerprints)
         cached, _warning = self._cache.get(key)
         if cached is not None:
             return cached, False
