@@ -26,7 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-_XSD = "http://www.w3.org/2001/XMLSchema#"
+from answerkey.adapters.sparql import XSD as _XSD
+
 # Datatypes whose literals 6.x reads as Python integers, as reals truncated to 5 decimals, as booleans.
 _INTEGER_TYPES = frozenset(
     _XSD + name
