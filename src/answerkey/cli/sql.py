@@ -22,11 +22,11 @@ from answerkey.cli.options import (
 )
 from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.cli.query_options import query_limit_options, ves_runs_option
-from answerkey.errors import InputError, plural
+from answerkey.errors import InputError, RunWarning, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
 from answerkey.execution.official import spider_official
-from answerkey.execution.probe import gold_counts, probe_golds
+from answerkey.execution.probe import GoldProbe, gold_counts
 from answerkey.execution.result_rows import SHOW_ROWS_MAX, result_rows
 from answerkey.execution.run import (
     VES,
@@ -356,11 +356,14 @@ def sql(
     except (ValueError, ClusterError) as error:
         raise Trouble(str(error)) from None
     if probe_gold:
-        gold_engine = options.open_engine()
+        probe = GoldProbe(options.open_engine(), options)
         try:
-            run.warnings.extend(probe_golds(gold_engine, [result.item for result in run.results]))
+            run.warnings.extend(probe.warnings([result.item for result in run.results]))
         finally:
-            gold_engine.close()
+            probe.engine.close()
+        run.warnings.extend(probe.notes)
+        run.warnings.extend(RunWarning(f"--probe-gold: {why}", "probe") for why in probe.unchecked)
+        run.cache_hits, run.cache_misses = run.cache_hits + probe.cache_hits, run.cache_misses + probe.cache_misses
     if show_rows:
         rows_engine = options.open_engine()
         try:
