@@ -171,7 +171,7 @@ def static_checks(sql: str, dialect: str) -> list[tuple[str, str]]:
     for node in tree.find_all(exp.Func, exp.TableSample):
         name = _function_name(node)
         clock = isinstance(node, exp.Rand | exp.CurrentTimestamp | exp.CurrentDate | exp.CurrentTime | exp.Uuid)
-        sample = isinstance(node, exp.TableSample) and node.args.get("seed") is None
+        sample = isinstance(node, exp.TableSample) and node.args.get("seed") in (None, False)
         if clock or sample or name in _CHANGING or _reads_the_clock(node, name) or _casts_the_clock(node, dialect):
             changing.append(node.sql(dialect=dialect))
     if changing:
