@@ -61,12 +61,11 @@ from answerkey.errors import RunWarning, plural
 from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.load import SqlItem
 from answerkey.execution.run import SqlOptions
+from answerkey.execution.semantics._sqltext import DIALECTS, MAX_PARSED_CHARS
 from answerkey.grammar.render import render_value
 
 GOLD_WARNING = "gold-"
 """The start of the kind of every suspect-gold warning (``gold-limit-ties``, ...)."""
-# sqlglot's dialect for each engine.
-DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "postgresql": "postgres"}
 # Functions whose value differs from run to run, on any of the engines (lower case, as sqlglot
 # names them or as written): a name one engine lacks fails there, so one set serves them all.
 _CHANGING = {
@@ -110,9 +109,12 @@ _KEY = "answerkey_probe_key_"
 
 
 def _parse(sql: str, dialect: str) -> Any:
-    """The parsed statement, or None when sqlglot cannot read it (then no static check runs)."""
+    """The parsed statement, or None when sqlglot cannot read it or the text is longer than
+    the semantics give it (``MAX_PARSED_CHARS``): then no check that reads the query runs."""
     import sqlglot
 
+    if len(sql) > MAX_PARSED_CHARS:
+        return None
     try:
         statements = sqlglot.parse(sql, read=dialect)
     except Exception:  # noqa: BLE001 - any parser failure only means: no static check
