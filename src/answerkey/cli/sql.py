@@ -160,7 +160,7 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
     is_flag=True,
     help="Flag suspect golds (LIMIT through ties, LIMIT without ORDER BY, random() or the clock, "
     "an empty result, duplicate rows, rows that depend on SQLite's storage order) as warnings; "
-    "verdicts do not change (docs: Suspect golds).",
+    "verdicts do not change; with --cache, probes are cached with the gold's result (docs: Suspect golds).",
 )
 @click.option(
     "--show-rows",
