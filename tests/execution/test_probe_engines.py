@@ -266,3 +266,15 @@ def test_untrusted_gold_text_is_read_within_bounds():
     assert ties_query(long_gold.replace("LIMIT", "ORDER BY a LIMIT"), "sqlite") is None
     deep = "SELECT " + "(" * 2_000 + "random()" + ")" * 2_000 + " LIMIT 1"
     assert static_checks(deep, "postgres") == []
+
+
+def test_no_engine_but_sqlite_is_asked_to_read_in_reverse(engine):
+    """A reversed run off SQLite is refused, never run as a plain one under another name."""
+    database = engine.databases("league")[0]
+    probe = GoldProbe(engine)
+    if engine.name == "sqlite":
+        assert probe.result(database, "SELECT name FROM scores LIMIT 1", reverse=True).rows[0][0].text == "d"
+    else:
+        with pytest.raises(ValueError, match=f"^{engine.name} has no setting that reads the tables in reverse$"):
+            probe.result(database, "SELECT name FROM scores LIMIT 1", reverse=True)
+        assert probe.executed == 0

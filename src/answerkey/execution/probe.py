@@ -300,8 +300,10 @@ class GoldProbe:
         ]
 
     def result(self, database: Database, sql: str, *, reverse: bool = False) -> QueryResult:
-        """The result of ``sql`` on ``database`` (with the tables read in reverse: SQLite only),
-        read from the cache when it holds it, else run (and stored)."""
+        """The result of ``sql`` on ``database`` (with the tables read in reverse: SQLite only,
+        else a ``ValueError``), read from the cache when it holds it, else run (and stored)."""
+        if reverse and not isinstance(self.engine, SQLiteEngine):
+            raise ValueError(f"{self.engine.name} has no setting that reads the tables in reverse")
         key = None
         if self.cache is not None and self.options is not None:
             key = query_key(self.engine, database, sql, self.options, self.fingerprints)
