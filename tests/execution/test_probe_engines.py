@@ -133,12 +133,17 @@ def league_server(postgres_server):
     return postgres_server
 
 
+def _location(request, tmp_path, name: str) -> str:
+    """Where `league` lives on the engine ``name``: a SQLite file, a DuckDB file, a PostgreSQL server."""
+    if name == "postgresql":
+        return request.getfixturevalue("league_server").url("")
+    return _league_directory(tmp_path, name)
+
+
 @pytest.fixture(params=ENGINES)
 def location(request, tmp_path):
-    """Where `league` lives, on each engine: a SQLite file, a DuckDB file, a PostgreSQL server."""
-    if request.param == "postgresql":
-        return request.getfixturevalue("league_server").url("")
-    return _league_directory(tmp_path, request.param)
+    """Where `league` lives, on each engine in turn."""
+    return _location(request, tmp_path, request.param)
 
 
 @pytest.fixture
@@ -168,8 +173,7 @@ def test_each_engines_own_functions_and_syntax_are_probed(request, tmp_path, nam
     today(), USING SAMPLE; PostgreSQL's gen_random_uuid(), clock_timestamp(), now(),
     'now'::timestamp, TABLESAMPLE, FETCH FIRST: each gold runs on its engine (so it is valid
     there) and is flagged; off SQLite a LIMIT without ORDER BY is flagged by its text alone."""
-    location = request.getfixturevalue("league_server").url("") if name == "postgresql" else None
-    engine = open_engine(location or _league_directory(tmp_path, name))
+    engine = open_engine(_location(request, tmp_path, name))
     try:
         assert engine.run(engine.databases("league")[0], gold).error is None
         assert GoldProbe(engine).checks(SqlItem("q", "league", gold)) == OWN[name][gold]
@@ -185,8 +189,7 @@ def test_each_engines_own_functions_and_syntax_are_probed(request, tmp_path, nam
 def test_well_posed_golds_are_not_flagged_on_any_engine(request, tmp_path, name, gold):
     """A LIMIT past a tie, a tie broken by a second key, no LIMIT, a LIMIT as large as the
     result, a seeded sample, FETCH ... WITH TIES, a date literal: nothing, on each engine."""
-    location = request.getfixturevalue("league_server").url("") if name == "postgresql" else None
-    engine = open_engine(location or _league_directory(tmp_path, name))
+    engine = open_engine(_location(request, tmp_path, name))
     try:
         assert engine.run(engine.databases("league")[0], gold).error is None
         assert GoldProbe(engine).checks(SqlItem("q", "league", gold)) == []
@@ -216,7 +219,8 @@ def test_static_checks_read_each_dialect():
     assert static_checks("SELECT a FROM t USING SAMPLE 10% (bernoulli, 42)", "duckdb") == []
 
 
-def test_sql_probe_gold_on_each_engine(run_cli, location, tmp_path):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sql_probe_gold_on_each_engine(request, run_cli, tmp_path, engine):
     """`answerkey sql --probe-gold` on each engine flags the LIMIT-through-ties gold and the
     random() gold and nothing on the well-posed ones; off SQLite one warning says
     storage-order is not checked; verdicts are those of a run without it."""
@@ -225,6 +229,7 @@ def test_sql_probe_gold_on_each_engine(run_cli, location, tmp_path):
         "SELECT name FROM scores WHERE random() IS NOT NULL ORDER BY name LIMIT 1",
         *WELL_POSED["everywhere"][:3],
     ]
+    location = _location(request, tmp_path, engine)
     gold = tmp_path / "gold.sql"
     gold.write_text("".join(f"{sql}\tleague\n" for sql in golds))
     predictions = tmp_path / "pred.sql"
@@ -232,8 +237,6 @@ def test_sql_probe_gold_on_each_engine(run_cli, location, tmp_path):
     plain = run_cli("sql", gold, predictions, "--db", location, "--json", tmp_path / "plain.json", "-q")
     result = run_cli("sql", gold, predictions, "--db", location, "--probe-gold", "--json", tmp_path / "probed.json")
     assert result.exit_code == plain.exit_code == 0, result.output
-    engine = "sqlite" if not location.startswith("postgresql:") else "postgresql"
-    engine = "duckdb" if "duckdb" in location else engine
     unchecked = (
         []
         if engine == "sqlite"
