@@ -242,6 +242,17 @@ def page_data(result: Any, run: RunContext) -> dict[str, Any]:
         "items": _sheet(workbook.overview),
         "sheets": [_sheet(sheet) for sheet in (workbook.statistics, *workbook.task_sheets)],
         "side_by_side": SIDE_BY_SIDE,
+        "details": list(workbook.details),
+        "count_charts": [
+            {
+                "name": chart.name,
+                "title": chart.title,
+                "description": chart.description,
+                "groups": [[title, [list(bar) for bar in bars]] for title, bars in chart.groups],
+                "total": chart.total,
+            }
+            for chart in workbook.count_charts
+        ],
         "page_rows": HTML_PAGE_ROWS,
     }
 
