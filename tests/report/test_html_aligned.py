@@ -205,3 +205,37 @@ def test_charts_count_agreement_and_deciding_rules(chromium, tmp_path, run_cli):
     assert ("incorrect: same bag of rows in another order (the gold's text has 'order by')", "2 / 6") in bars
     assert sum(int(count.split(" / ")[0]) for _, count in bars) == 6 * 4  # each semantics decided each item
     assert console(chromium) == []
+
+
+def test_score_shows_each_items_answers_aligned(chromium, tmp_path, run_cli):
+    """`score --html` (the personnel example): q11's canonical 71500.0 beside the system's
+    48250.0, both cells out of tolerance; a correct item's rows matched under its mapping."""
+    examples = SPIDER.parents[1] / "personnel"
+    page = tmp_path / "score.html"
+    run_cli("score", examples / "corpus.yaml", examples / "answers.jsonl", "--html", page, "-q")
+    open_page(chromium, page)
+    chromium.find_element("id", "tab-items").click()
+    chromium.find_element("id", "search").send_keys("q11")
+    chromium.find_elements("css selector", "#items tbody tr")[0].click()
+    assert aligned_lines(chromium) == [
+        ("line-different", ["71500.0", "out of tolerance", "48250.0"], ["71500.0", "48250.0"])
+    ]
+    chromium.find_element("id", "back").click()
+    chromium.find_element("id", "search").send_keys("\ue003" * 3 + "q05")
+    chromium.find_elements("css selector", "#items tbody tr")[0].click()
+    assert [item.text for item in chromium.find_elements("css selector", "#mapping li")] == [
+        "canonical column 1 (1) → system column 2 (2)",
+        "canonical column 2 (2) → system column 1 (1)",
+    ]
+    assert aligned_lines(chromium) == [("line-matched", ["4322", '"TAI"', "matched", '"TAI"', "4322", '"PAUL"'], [])]
+    assert console(chromium) == []
+
+
+def test_without_html_score_aligns_nothing(tmp_path, run_cli):
+    """The aligned answers are made only for the page: a JSON-only run's workbook has none."""
+    from answerkey.score.load import load_answers, load_corpus
+    from answerkey.score.run import run_score
+
+    examples = SPIDER.parents[1] / "personnel"
+    run = run_score(load_corpus(str(examples / "corpus.yaml")), load_answers(str(examples / "answers.jsonl")))
+    assert run.workbook().details == ()
