@@ -24,8 +24,6 @@ from itertools import combinations
 
 from answerkey.report.workbook import CountChart
 
-__all__ = ["agreement_chart", "deciding_rules_chart", "reason_kind"]
-
 REASON_KIND_CHARS = 120
 """A kind of reason is cut to this many characters."""
 VERDICTS = ("correct", "incorrect")

@@ -44,16 +44,6 @@ from answerkey.comparator.tuples import missing
 from answerkey.grammar.render import render_value
 from answerkey.model import Alternatives, Number, Relation, Value
 
-__all__ = [
-    "Line",
-    "align",
-    "aligned_document",
-    "aligned_verdict",
-    "column_mapping",
-    "ALIGNED_LINES",
-    "ALIGNED_CELL_CHARS",
-]
-
 ALIGNED_LINES = 200
 """Lines of the aligned view ``judge`` shows (``sql`` shows its ``--show-rows N``)."""
 ALIGNED_CELL_CHARS = 500
