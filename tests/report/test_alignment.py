@@ -47,6 +47,13 @@ def test_a_value_within_epsilon_is_matched_beside_its_partner():
     assert align(rows([53200.0]), rows([53190.9]), (0,), MatchRule()) == [Line("different", 0, 0, (0,))]
 
 
+def test_rows_matched_within_tolerance_are_placed_beside_their_partners_in_any_order():
+    """With epsilon 0.1, 1.04 matches 1.0, 2.04 2.0 and 3.04 3.0: each beside its own partner,
+    wherever it stands among the system rows."""
+    lines = align(rows([1.04], [2.04], [3.04]), rows([3.0], [1.0], [2.0]), (0,), MatchRule(epsilon=0.1))
+    assert lines == [Line("matched", 0, 1), Line("matched", 1, 2), Line("matched", 2, 0)]
+
+
 def test_duplicates_are_matched_alone():
     """Sets: a repeated row matches, each copy beyond the other side's count stands alone as
     'matched' (its partner on another line)."""

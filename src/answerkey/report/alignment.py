@@ -16,9 +16,10 @@ Which rows are missing and extra is the comparator's decision (``comparator.tupl
 over the rows reduced to the mapped columns, as ``closest_mapping`` finds them); the
 alignment only places them. Lines follow the canonical rows' order, then the system rows not
 yet placed in theirs. A matched canonical row is placed beside an unused system row with the
-same values (by ``MatchRule.key``), else the first matching one among the next
-``PARTNER_SEARCH`` unused rows of the same shape; failing that it stands alone, still
-``matched``.
+same values (by ``MatchRule.key``); when no system row has them (a real matched within
+tolerance), beside the first unused matching one among the first ``PARTNER_SEARCH`` of its
+shape whose first number lies in its tolerance window; failing that (a duplicate) it stands
+alone, still ``matched``.
 
 >>> from answerkey.comparator import MatchRule
 >>> from answerkey.model import Relation
@@ -34,8 +35,11 @@ Line(status='extra', canonical=None, system=2, off=())
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
+from decimal import Decimal
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from answerkey.comparator import MatchRule, Verdict
@@ -49,7 +53,7 @@ ALIGNED_LINES = 200
 ALIGNED_CELL_CHARS = 500
 """A value in the aligned view is shown up to this many characters."""
 PARTNER_SEARCH = 1000
-"""How many unused system rows of a shape are tried to place a matched canonical row."""
+"""How many system rows in a value's tolerance window are tried to place a matched canonical row."""
 STATUSES = ("matched", "missing", "extra", "different")
 
 Row = tuple[Value, ...]
@@ -91,6 +95,50 @@ def _key(row: Row, rule: MatchRule) -> tuple:
     return tuple(map(rule.key, row))
 
 
+def _first_number(row: Row, shape: tuple) -> Decimal:
+    number = row[shape.index(_NUMBER)]
+    if not isinstance(number, Number):  # a shape's _NUMBER stands for a Number
+        raise TypeError(f"not a number: {number!r}")
+    return Decimal(number.value)
+
+
+class _TolerantIndex:
+    """The matched system rows that hold numbers, by shape, each shape's rows sorted by their
+    first number: the rows that may match a canonical row within tolerance are those whose
+    first number lies in its tolerance window (found by bisection, as ``TupleIndex`` does)."""
+
+    def __init__(self, indexes: Sequence[int], reduced: Sequence[Row], rule: MatchRule) -> None:
+        self.reduced, self.rule = reduced, rule
+        groups: dict[tuple, list[tuple[Decimal, int]]] = {}
+        for index in indexes:
+            row = reduced[index]
+            shape = _shape(row, rule)
+            if _NUMBER in shape:
+                groups.setdefault(shape, []).append((_first_number(row, shape), index))
+        self.groups = {}
+        for shape, pairs in groups.items():
+            pairs.sort(key=itemgetter(0))
+            self.groups[shape] = ([value for value, _ in pairs], [index for _, index in pairs])
+
+    def partner(self, row: Row, shape: tuple, used: set[int]) -> int | None:
+        """The first unused row of ``shape`` matching ``row`` among the first
+        ``PARTNER_SEARCH`` in its window (marked used), or None."""
+        group = self.groups.get(shape)
+        if group is None:
+            return None
+        values, indexes = group
+        window = self.rule.window(_first_number(row, shape), canonical=True)
+        low, high = (
+            (0, len(values)) if window is None else (bisect_left(values, window[0]), bisect_right(values, window[1]))
+        )
+        for position in range(low, min(high, low + PARTNER_SEARCH)):
+            index = indexes[position]
+            if index not in used and all(map(self.rule.match, row, self.reduced[index])):
+                used.add(index)
+                return index
+        return None
+
+
 def align(canonical: Sequence[Row], system: Sequence[Row], mapping: Sequence[int], rule: MatchRule) -> list[Line]:
     """The lines of the aligned view of ``canonical`` and ``system`` rows, canonical column
     ``i`` read from system column ``mapping[i]`` (see the module's docstring)."""
@@ -104,14 +152,13 @@ def align(canonical: Sequence[Row], system: Sequence[Row], mapping: Sequence[int
     else:
         absent, extra = set(distinct_canonical), set(distinct_reduced)
     by_key: dict[tuple, deque[int]] = {}  # matched system rows by their values' keys
-    by_shape: dict[tuple, deque[int]] = {}  # matched system rows by shape
     extra_by_shape: dict[tuple, deque[int]] = {}  # extra system rows by shape
     for index, row in enumerate(reduced):
         if row in extra:
             extra_by_shape.setdefault(_shape(row, rule), deque()).append(index)
         else:
             by_key.setdefault(_key(row, rule), deque()).append(index)
-            by_shape.setdefault(_shape(row, rule), deque()).append(index)
+    tolerant = _TolerantIndex([index for index, row in enumerate(reduced) if row not in extra], reduced, rule)
     used: set[int] = set()
 
     def unused(queue: deque[int] | None) -> int | None:
@@ -132,16 +179,12 @@ def align(canonical: Sequence[Row], system: Sequence[Row], mapping: Sequence[int
                 off = tuple(mapping[c] for c, value in enumerate(row) if not rule.match(value, reduced[partner][c]))
                 lines.append(Line("different", number, partner, off))
             continue
-        partner = unused(by_key.get(_key(row, rule)))
-        if partner is None:  # matched within tolerance, or a duplicate: look among its shape
-            candidates = by_shape.get(_shape(row, rule), deque())
-            for tried, index in enumerate(candidates):
-                if tried >= PARTNER_SEARCH:
-                    break
-                if index not in used and all(map(rule.match, row, reduced[index])):
-                    partner = index
-                    used.add(index)
-                    break
+        key = _key(row, rule)
+        partner = unused(by_key.get(key))
+        if partner is None and key not in by_key and _NUMBER in (shape := _shape(row, rule)):
+            # No system row has these very values: one matches within tolerance. (Were there
+            # such a row, all of them are used: this row is a duplicate.)
+            partner = tolerant.partner(row, shape, used)
         lines.append(Line("matched", number, partner))
     for index, row in enumerate(reduced):
         if index not in used:
