@@ -116,12 +116,21 @@ def test_the_result_builds_the_model_answerkey_schema_prints(name):
 
 
 HIDDEN = {
-    "score-report": {"query", "canonical", "max_answer", "system", "context"},
+    "score-report": {"query", "canonical", "max_answer", "system", "context", "aligned"},
     "qatch-report": {"target", "prediction"},
     "sdmx-report": {"scores_not_in_target", "not_in_target_rule"},
     "steps-results": {"aggregates"},
     "steps-aggregates": {"results"},
-    "sql-report": {"question", "gold", "predicted", "gold_rows", "predicted_rows", "decided_semantics", "rows_shown"},
+    "sql-report": {
+        "question",
+        "gold",
+        "predicted",
+        "gold_rows",
+        "predicted_rows",
+        "aligned_rows",
+        "decided_semantics",
+        "rows_shown",
+    },
     "answers-report": set(),
     "compare-report": {"binary", "shown"},
 }

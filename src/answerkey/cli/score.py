@@ -23,6 +23,7 @@ from answerkey.cli.output import failures_option, finish, report_options, start
 from answerkey.errors import InputError, InputErrors
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
+from answerkey.report.alignment import ALIGNED_LINES
 from answerkey.score.load import ANSWER_FORMATS, CORPUS_FORMATS, Answers, Corpus, load_answers, load_corpus
 from answerkey.score.run import ScoreOptions, run_score
 
@@ -127,7 +128,15 @@ def score(
     if corpus == "-" and answers == "-":
         raise Trouble("only one of CORPUS and ANSWERS can be read from standard input")
     start(reports, {"CORPUS": corpus, "ANSWERS": answers})
-    options = ScoreOptions(epsilon=epsilon, abs_epsilon=abs_epsilon, scalars=scalars, strings=strings, metrics=metrics)
+    aligned_lines = ALIGNED_LINES if reports.html else 0  # aligned answers only for the HTML page
+    options = ScoreOptions(
+        epsilon=epsilon,
+        abs_epsilon=abs_epsilon,
+        scalars=scalars,
+        strings=strings,
+        metrics=metrics,
+        aligned_lines=aligned_lines,
+    )
     loaded_corpus = load_corpus(corpus, format=corpus_format)
     try:
         loaded_answers = load_answers(answers, format=answers_format)

@@ -27,7 +27,7 @@ from answerkey.execution.distributed import ClusterError, DaskExecutor, require_
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
 from answerkey.execution.official import spider_official
 from answerkey.execution.probe import GoldProbe, gold_counts
-from answerkey.execution.result_rows import SHOW_ROWS_MAX, result_rows
+from answerkey.execution.result_rows import SHOW_ROWS_MAX, shown_rows
 from answerkey.execution.run import (
     VES,
     SqlOptions,
@@ -367,7 +367,7 @@ def sql(
     if show_rows:
         rows_engine = options.open_engine()
         try:
-            run.result_rows = result_rows(rows_engine, [result.item for result in run.results], show_rows)
+            run.result_rows = shown_rows(rows_engine, [result.item for result in run.results], show_rows, options.rule)
         finally:
             rows_engine.close()
     if tables is not None:

@@ -15,17 +15,34 @@ name | age
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from answerkey.adapters.engines import Engine, NoDatabase
+from answerkey.adapters.sql import QueryResult
+from answerkey.comparator import MatchRule
 from answerkey.errors import plural
 from answerkey.execution.load import SqlItem
 from answerkey.grammar.render import render_value
+from answerkey.report.alignment import aligned_document, column_mapping
 
 SHOW_ROWS_MAX = 1000
 """The most rows of each side ``--show-rows`` keeps per item."""
 
 Sides = tuple[str | None, str | None]  # the gold's rows, the prediction's rows, as text
+
+
+class ShownRows(NamedTuple):
+    """One item's rows as ``--show-rows`` keeps them: each side's first rows as text, and
+    both results aligned for the HTML page (``answerkey.report.alignment``; None when a
+    query failed or did not run, or the gold has more columns than the prediction)."""
+
+    gold: str | None
+    predicted: str | None
+    aligned: dict[str, Any] | None = None
+
+
+NO_ROWS = ShownRows(None, None)
+"""An item's rows when none are shown."""
 
 
 def rows_text(columns: Sequence[str], rows: Sequence[tuple[Any, ...]], shown: int) -> str:
@@ -40,24 +57,48 @@ def rows_text(columns: Sequence[str], rows: Sequence[tuple[Any, ...]], shown: in
     return "\n".join(lines)
 
 
-def _side(engine: Engine, database: Any, query: str | None, shown: int) -> str | None:
-    if query is None:
+def _side(result: QueryResult | None, shown: int) -> str | None:
+    if result is None:
         return None
-    result = engine.run(database, query)
     if result.error is not None:
         return f"(the query failed: {result.error})"
     return rows_text(result.columns, result.rows, shown)
 
 
-def result_rows(engine: Engine, items: Iterable[SqlItem], shown: int) -> list[Sides]:
+def _aligned(gold: QueryResult, predicted: QueryResult, rule: MatchRule, shown: int) -> dict[str, Any] | None:
+    """Both results aligned under the comparator's mapping as sets (the answerkey semantics'),
+    the first ``shown`` lines kept."""
+    mapping = column_mapping(gold.rows, predicted.rows, rule)
+    if mapping is None:
+        if gold.rows and predicted.rows:
+            return None
+        mapping = ()  # a side has no rows: the other's are all missing, or all extra
+    columns = (gold.columns, predicted.columns)
+    return aligned_document(gold.rows, predicted.rows, mapping, rule, shown, columns, ("gold", "predicted"))
+
+
+def shown_rows(engine: Engine, items: Iterable[SqlItem], shown: int, rule: MatchRule | None = None) -> list[ShownRows]:
     """For each item, in order: the first ``shown`` rows of its gold and of its prediction on
-    its db_id's first database (None: no prediction, or no database)."""
-    found: list[Sides] = []
+    its db_id's first database (None: no prediction, or no database), and both results
+    aligned, the first ``shown`` lines (values matched by ``rule``, default ``MatchRule()``)."""
+    rule = rule or MatchRule()
+    found: list[ShownRows] = []
     for item in items:
         try:
             database = engine.databases(item.db_id)[0]
         except (NoDatabase, IndexError):
-            found.append((None, None))
+            found.append(NO_ROWS)
             continue
-        found.append((_side(engine, database, item.gold, shown), _side(engine, database, item.predicted, shown)))
+        gold = None if item.gold is None else engine.run(database, item.gold)
+        predicted = None if item.predicted is None else engine.run(database, item.predicted)
+        aligned = None
+        if gold is not None and predicted is not None and gold.error is None and predicted.error is None:
+            aligned = _aligned(gold, predicted, rule, shown)
+        found.append(ShownRows(_side(gold, shown), _side(predicted, shown), aligned))
     return found
+
+
+def result_rows(engine: Engine, items: Iterable[SqlItem], shown: int) -> list[Sides]:
+    """For each item, in order: the first ``shown`` rows of its gold and of its prediction on
+    its db_id's first database (None: no prediction, or no database)."""
+    return [(rows.gold, rows.predicted) for rows in shown_rows(engine, items, shown)]

@@ -68,6 +68,7 @@ from answerkey.execution._batches import (
 from answerkey.execution._options import VES as VES, SqlOptions as SqlOptions
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.official_schema import SpiderOfficial
+from answerkey.execution.result_rows import NO_ROWS, ShownRows
 from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
     SEMANTICS as SEMANTICS,
@@ -192,8 +193,9 @@ class SqlRun(Reported):
     cache_misses: int = 0
     # Spider's official table, when asked for (answerkey.execution.official).
     official: SpiderOfficial | None = None
-    # Each item's gold and predicted rows as text, when asked for (answerkey.execution.result_rows).
-    result_rows: list[tuple[str | None, str | None]] | None = None
+    # Each item's gold and predicted rows as text, and both aligned, when asked for
+    # (answerkey.execution.result_rows.shown_rows).
+    result_rows: list[ShownRows] | None = None
 
     @property
     def metric_names(self) -> tuple[str, ...]:
@@ -225,7 +227,7 @@ class SqlRun(Reported):
                 by_tag={name: _figures(group) for name, group in self.by_tag.items()},
             ),
             items=[
-                _item_report(result, self.result_rows[index] if self.result_rows else (None, None))
+                _item_report(result, self.result_rows[index] if self.result_rows else NO_ROWS)
                 for index, result in enumerate(self.results)
             ],
             warnings=[str(warning) for warning in self.warnings],
@@ -255,7 +257,7 @@ def _verdict(correct: bool) -> str:
     return "correct" if correct else "incorrect"
 
 
-def _item_report(result: ItemResult, rows: tuple[str | None, str | None] = (None, None)) -> SqlItemReport:
+def _item_report(result: ItemResult, rows: ShownRows = NO_ROWS) -> SqlItemReport:
     item, outcome = result.item, result.outcome
     return build(
         SqlItemReport,
@@ -274,8 +276,9 @@ def _item_report(result: ItemResult, rows: tuple[str | None, str | None] = (None
         question=item.question or None,
         gold=item.gold,
         predicted=item.predicted,
-        gold_rows=rows[0],
-        predicted_rows=rows[1],
+        gold_rows=rows.gold,
+        predicted_rows=rows.predicted,
+        aligned_rows=rows.aligned,
     )
 
 

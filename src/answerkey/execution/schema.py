@@ -39,6 +39,7 @@ from answerkey.errors import kind_of
 from answerkey.execution.official_schema import SpiderOfficial, summary_lines
 from answerkey.files import read_id
 from answerkey.report import text_table
+from answerkey.report.agreement import agreement_chart, deciding_rules_chart
 from answerkey.report.figures import ratio
 from answerkey.report.schema import ReportModel
 from answerkey.report.workbook import VERDICT_COLOURS, Chart, Column, Sheet, Workbook
@@ -294,6 +295,8 @@ class SqlItemReport(BaseModel):
     # With --show-rows: the first rows of each side's result, as text (HTML and workbook only).
     gold_rows: SkipJsonSchema[str | None] = Field(None, exclude=True)
     predicted_rows: SkipJsonSchema[str | None] = Field(None, exclude=True)
+    # With --show-rows: both results aligned (answerkey.report.alignment; HTML only).
+    aligned_rows: SkipJsonSchema[dict[str, Any] | None] = Field(None, exclude=True)
 
 
 class SqlReport(ReportModel):
@@ -463,7 +466,18 @@ class SqlReport(ReportModel):
             ],
         )
         official = [] if self.official is None else [self.official.sheet()]
-        return Workbook(overview, statistics, [disagreements, *official])
+        names = self.decided_semantics
+        count_charts = []
+        if len(names) > 1:
+            count_charts.append(agreement_chart([item.verdicts for item in self.items], names))
+            count_charts.append(deciding_rules_chart([item.disagreement for item in self.items], names))
+        return Workbook(
+            overview,
+            statistics,
+            [disagreements, *official],
+            details=[item.aligned_rows for item in self.items] if self.rows_shown else (),
+            count_charts=count_charts,
+        )
 
 
 # Metrics shown under another name in `sql`'s table and workbook: QATCH's execution accuracy

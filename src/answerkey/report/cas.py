@@ -22,6 +22,7 @@ from typing import Any
 from answerkey.comparator import Verdict
 from answerkey.errors import RunWarning
 from answerkey.report import text_table
+from answerkey.report.alignment import ALIGNED_LINES, aligned_verdict
 from answerkey.report.workbook import VERDICT_COLOURS, Column, Sheet, Workbook
 from answerkey.signature import Signature
 
@@ -59,7 +60,7 @@ class JudgeResult:
             [[self.verdict.label, self.verdict.reason, self.verdict.explain()]],
         )
         statistics = Sheet("Statistics", [Column("correct", 8, "integer")], [[int(self.verdict.correct)]])
-        return Workbook(overview, statistics)
+        return Workbook(overview, statistics, details=[aligned_verdict(self.verdict, ALIGNED_LINES)])
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ The page is built from what every run already describes once: its workbook's she
 ``Overview`` sheet, one row per item, becomes the items table; ``Statistics`` and the task
 sheets become tables, and their charts bar charts), its signature, its warnings and the
 headline figures of its JSON report. The run's command line and its inputs (size and SHA-256)
-come from the command (``RunContext``).
+come from the command (``RunContext``). The workbook's page-only parts come along: each item's
+two results aligned (``Workbook.details``, ``answerkey.report.alignment``) for its detail view,
+and the charts of counts (``Workbook.count_charts``) that the page draws as inline SVG.
 
 Nothing from the input ever becomes markup: the page's data is one JSON document in a
 ``<script type="application/json">`` element, with ``<``, ``>``, ``&``, U+2028 and U+2029
@@ -242,6 +244,17 @@ def page_data(result: Any, run: RunContext) -> dict[str, Any]:
         "items": _sheet(workbook.overview),
         "sheets": [_sheet(sheet) for sheet in (workbook.statistics, *workbook.task_sheets)],
         "side_by_side": SIDE_BY_SIDE,
+        "details": list(workbook.details),
+        "count_charts": [
+            {
+                "name": chart.name,
+                "title": chart.title,
+                "description": chart.description,
+                "groups": [[title, [list(bar) for bar in bars]] for title, bars in chart.groups],
+                "total": chart.total,
+            }
+            for chart in workbook.count_charts
+        ],
         "page_rows": HTML_PAGE_ROWS,
     }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from answerkey.report.figures import POINTS_DECIMALS, RATIO_DECIMALS, excel_format
 
@@ -67,6 +68,19 @@ class Chart:
     scale: tuple[float, float] | None = (0.0, 1.0)
 
 
+@dataclass(frozen=True)
+class CountChart:
+    """A chart of counts that only the HTML page draws (inline SVG; the workbook has no
+    place for it): ``groups`` of bars, each ``(group title, [(bar label, count), ...])``,
+    every bar out of ``total``. ``name`` identifies it in the page (``<figure id=...>``)."""
+
+    name: str
+    title: str
+    description: str
+    groups: Sequence[tuple[str, Sequence[tuple[str, int]]]]
+    total: int
+
+
 @dataclass
 class Sheet:
     """A table sheet: columns, rows of values (text, numbers, None for empty), charts, and
@@ -92,6 +106,11 @@ class Workbook:
     overview: Sheet
     statistics: Sheet
     task_sheets: Sequence[Sheet] = field(default_factory=list)
+    # For the HTML page only (the workbook leaves them out): per Overview row, the two results
+    # aligned (``answerkey.report.alignment.aligned_document``, None for none), and the
+    # charts of counts the overview draws.
+    details: Sequence[dict[str, Any] | None] = ()
+    count_charts: Sequence[CountChart] = ()
 
     def __post_init__(self) -> None:
         if (self.overview.name, self.statistics.name) != SHEET_NAMES[:2]:

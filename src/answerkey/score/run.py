@@ -57,6 +57,7 @@ from answerkey.model import Alternatives, Answer, NoAnswer, Relation
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import progress
 from answerkey.report import Reported
+from answerkey.report.alignment import aligned_verdict
 from answerkey.report.schema import build
 from answerkey.score.load import Answers, Corpus
 from answerkey.score.schema import CATEGORIES, VERDICTS, GroupFigures, ItemReport, ScoreReport, Summary
@@ -86,6 +87,9 @@ class ScoreOptions:
     strings: str = "exact"
     metrics: tuple[str, ...] = ()
     abs_epsilon: float = DEFAULT_ABS_EPSILON
+    aligned_lines: int = 0
+    """With ``--html``: the lines of each item's two answers aligned that the page shows
+    (``answerkey.report.alignment``); 0 aligns none. Not in the signature: no verdict changes."""
 
     def __post_init__(self) -> None:
         if self.scalars not in SCALAR_RULES:
@@ -122,6 +126,7 @@ class ItemResult:
     max_answer: str | None = None
     system: str | None = None
     context: tuple[str, ...] = ()
+    aligned: dict[str, Any] | None = None  # both answers aligned, for the HTML page
 
     @property
     def scored(self) -> bool:
@@ -261,6 +266,7 @@ def _item_report(item: ItemResult) -> ItemReport:
         max_answer=item.max_answer,
         system=item.system,
         context=list(item.context),
+        aligned=item.aligned,
     )
 
 
@@ -452,6 +458,7 @@ class _Outcome(NamedTuple):
     reason: str
     metrics: dict[str, float]
     problem: tuple[str, str] | None = None  # (field, message): the corpus item is unusable
+    aligned: dict[str, Any] | None = None  # both answers aligned (options.aligned_lines)
 
 
 def _system_parse_reason(answer: _Task, error: ParseError) -> str:
@@ -508,7 +515,8 @@ def _score_task(task: _Task, options: ScoreOptions) -> _Outcome:
             strings=options.strings,
             abs_epsilon=options.abs_epsilon,
         )
-    return _Outcome(verdict.label, verdict.reason, item_metrics(canonical, system, rule, names))
+    aligned = aligned_verdict(verdict, options.aligned_lines) if options.aligned_lines else None
+    return _Outcome(verdict.label, verdict.reason, item_metrics(canonical, system, rule, names), aligned=aligned)
 
 
 def _score_batch(start: int) -> list[_Outcome]:
@@ -651,6 +659,7 @@ def run_score(
                 max_answer=item.max_answer,
                 system=task.system if task.has_system else None,
                 context=tuple(item.context),
+                aligned=outcome.aligned,
             )
         )
     if problems:

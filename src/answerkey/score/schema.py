@@ -247,6 +247,8 @@ class ItemReport(BaseModel):
     max_answer: SkipJsonSchema[str | None] = Field(None, exclude=True)
     system: SkipJsonSchema[str | None] = Field(None, exclude=True)
     context: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
+    # With --html: both answers aligned (answerkey.report.alignment; HTML only).
+    aligned: SkipJsonSchema[dict[str, Any] | None] = Field(None, exclude=True)
 
 
 class ScoreReport(ReportModel):
@@ -375,7 +377,8 @@ class ScoreReport(ReportModel):
             ],
             charts=charts,
         )
-        return Workbook(overview, statistics)
+        details = [item.aligned for item in self.items]
+        return Workbook(overview, statistics, details=details if any(details) else ())
 
 
 def _canonical_cell(canonical: str | None, max_answer: str | None) -> str | None:

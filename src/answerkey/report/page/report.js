@@ -72,6 +72,7 @@
     view.appendChild(figures);
     for (const sheet of data.sheets) for (const chart of sheet.charts) view.appendChild(barChart(sheet, chart));
     if (Object.keys(semanticsColumns).length > 1) view.appendChild(semanticsChart());
+    for (const chart of data.count_charts) view.appendChild(countChart(chart));
     view.appendChild(el("h2", "", "Signature"));
     view.appendChild(el("p", "mono", data.signature));
     view.appendChild(el("p", "", "Report written " + data.written + "."));
@@ -119,6 +120,126 @@
     }
     box.appendChild(el("p", "", "The semantics disagree on " + disagree + " of " + items.rows.length + " items."));
     return box;
+  }
+
+  // A chart of counts as inline SVG, drawn here: a label line above each bar, the count and
+  // the total after it, groups under their titles. Text goes in with textContent only.
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attributes, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+    if (text !== undefined) node.textContent = String(text);
+    return node;
+  }
+
+  function countChart(chart) {
+    const figure = el("figure", "count-chart");
+    figure.id = chart.name;
+    figure.appendChild(el("h2", "", chart.title));
+    const width = 900;
+    const barWidth = 640;
+    let y = 4;
+    const picture = svg("svg", { role: "img", "aria-labelledby": chart.name + "-title " + chart.name + "-desc", width: width });
+    picture.appendChild(svg("title", { id: chart.name + "-title" }, chart.title));
+    picture.appendChild(svg("desc", { id: chart.name + "-desc" }, chart.description));
+    for (const [title, bars] of chart.groups) {
+      y += 18;
+      picture.appendChild(svg("text", { x: 0, y: y, class: "group" }, title));
+      for (const [label, count] of bars) {
+        const bar = svg("g", { class: "bar-item" });
+        y += 18;
+        bar.appendChild(svg("text", { x: 12, y: y, class: "label" }, label));
+        const length = chart.total ? Math.round((barWidth * count) / chart.total) : 0;
+        bar.appendChild(svg("rect", { x: 12, y: y + 5, width: Math.max(length, 1), height: 12, class: "bar-shape" }));
+        bar.appendChild(svg("text", { x: 20 + length, y: y + 15, class: "count" }, count + " / " + chart.total));
+        picture.appendChild(bar);
+        y += 16;
+      }
+    }
+    picture.setAttribute("height", y + 8);
+    picture.setAttribute("viewBox", "0 0 " + width + " " + (y + 8));
+    figure.appendChild(picture);
+    figure.appendChild(el("figcaption", "", chart.description));
+    return figure;
+  }
+
+  // Both results of an item aligned: canonical (gold) columns, the line's status, system
+  // (predicted) columns; the rows the comparator matched on one line, missing, extra and
+  // out-of-tolerance cells marked by class; and the column mapping above.
+  const STATUS_WORDS = { matched: "matched", missing: "missing", extra: "extra", different: "out of tolerance" };
+  function alignedView(aligned) {
+    const box = el("div", "aligned");
+    const [left, right] = aligned.sides;
+    box.appendChild(el("h3", "", "Both results aligned"));
+    const counts = aligned.counts;
+    box.appendChild(el("p", "aligned-counts", left + ": " + plural(aligned.rows[0], "row") + "; " + right + ": " +
+      plural(aligned.rows[1], "row") + "; lines: " + counts.matched + " matched, " + counts.missing + " missing, " +
+      counts.extra + " extra, " + counts.different + " out of tolerance."));
+    const mapping = el("ul", "mapping");
+    mapping.id = "mapping";
+    aligned.mapping.forEach((target, column) => {
+      mapping.appendChild(el("li", "", left + " column " + (column + 1) + " (" + aligned.columns[0][column] + ") → " +
+        right + " column " + (target + 1) + " (" + aligned.columns[1][target] + ")"));
+    });
+    if (aligned.mapping.length) {
+      box.appendChild(el("h4", "", "Column mapping"));
+      box.appendChild(mapping);
+    }
+    const mapped = new Set(aligned.mapping);
+    const table = el("table");
+    table.id = "aligned";
+    const head = el("thead");
+    const sides = el("tr");
+    const leftHead = el("th", "", left);
+    leftHead.colSpan = Math.max(1, aligned.columns[0].length);
+    const rightHead = el("th", "", right);
+    rightHead.colSpan = Math.max(1, aligned.columns[1].length);
+    sides.append(leftHead, el("th", "", ""), rightHead);
+    const names = el("tr");
+    for (const name of aligned.columns[0]) names.appendChild(el("th", "", name));
+    if (!aligned.columns[0].length) names.appendChild(el("th"));
+    names.appendChild(el("th", "", "line"));
+    aligned.columns[1].forEach((name, column) => {
+      const th = el("th", mapped.has(column) ? "" : "unmapped", name);
+      if (!mapped.has(column)) th.title = "not mapped to a " + left + " column";
+      names.appendChild(th);
+    });
+    if (!aligned.columns[1].length) names.appendChild(el("th"));
+    head.append(sides, names);
+    table.appendChild(head);
+    const body = el("tbody");
+    for (const line of aligned.lines) {
+      const tr = el("tr", "line-" + (STATUS_WORDS[line.status] ? line.status : "other"));
+      const off = new Set(line.off);
+      const width = [Math.max(1, aligned.columns[0].length), Math.max(1, aligned.columns[1].length)];
+      for (let column = 0; column < width[0]; column++) {
+        const td = el("td", "gold-cell", line.canonical === null ? "" : line.canonical[column]);
+        if (line.canonical !== null && off.has(aligned.mapping[column])) td.classList.add("off");
+        tr.appendChild(td);
+      }
+      tr.appendChild(el("td", "status", STATUS_WORDS[line.status] || line.status));
+      for (let column = 0; column < width[1]; column++) {
+        const td = el("td", "system-cell", line.system === null ? "" : line.system[column]);
+        if (off.has(column)) td.classList.add("off");
+        if (!mapped.has(column)) td.classList.add("unmapped");
+        tr.appendChild(td);
+      }
+      if (line.canonical === null && line.status === "matched") tr.title = "matches a " + left + " row on another line";
+      if (line.system === null && line.status === "matched") tr.title = "matches a " + right + " row on another line";
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+    const scroll = el("div", "scroll");
+    scroll.appendChild(table);
+    box.appendChild(scroll);
+    if (aligned.left_out) {
+      box.appendChild(el("p", "cut-note", "… and " + aligned.left_out + " more lines (the view shows the first " + aligned.shown + ")"));
+    }
+    return box;
+  }
+
+  function plural(count, noun) {
+    return count + " " + noun + (count === 1 ? "" : "s");
   }
 
   function row(cellTag, values) {
@@ -356,6 +477,8 @@
       }
       view.appendChild(pair);
     }
+    const aligned = data.details[index];
+    if (aligned) view.appendChild(alignedView(aligned));
     const verdicts = Object.keys(semanticsColumns).map((header) => headers.indexOf(header));
     if (verdicts.length) {
       const table = el("table");
