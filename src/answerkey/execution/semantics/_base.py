@@ -142,6 +142,10 @@ class Semantics:
       reasons when its rewritten queries decide.
     - ``options``: the options it takes (``SqlOptions.semantics_options``), each with what it
       does; a chosen option goes into the signature (``test_suite:keep_distinct``).
+    - ``failed_gold``: what its official script does with an item whose gold query fails, as
+      the reason of a run with it as the headline says it: "" (the default) when the script
+      stops, so that the item is an error of the test; otherwise the item is incorrect under
+      it and counted (BIRD's script scores it 0).
 
     It abstains from no item: a predicted query that failed is incorrect under every
     semantics before ``decide`` is called; ``decide`` raises ``ValueError`` for a gold result
@@ -160,6 +164,7 @@ class Semantics:
     default: bool = True
     official: str = ""
     options: ClassVar[Mapping[str, str]] = {}
+    failed_gold: str = ""
 
     def decide(self, item: Item) -> Decision:
         """Whether ``item``'s predicted result is correct, and why (one line)."""
