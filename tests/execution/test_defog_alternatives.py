@@ -72,7 +72,11 @@ def test_the_run_reads_the_alternatives(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "with.json").read_text(encoding="utf-8"))
     item = document["items"][0]
-    assert (item["verdict"], item["gold_matched"], item["reason"]) == ("correct", 2, "gold 2 of 3: same set of rows")
+    assert (item["verdict"], item["gold_matched"], item["reason"]) == (
+        "correct",
+        2,
+        "gold 2 of 3: same set of rows (the prediction is the gold's text: not run, the gold's result is its result)",
+    )
     assert "|golds:defog|" in document["signature"]
     # Without it the gold fails; BIRD's script scores such an item 0 and counts it (issue 26, D7).
     result = run_cli(*arguments, "--json", tmp_path / "without.json")

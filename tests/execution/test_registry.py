@@ -243,14 +243,16 @@ def test_a_semantics_rewrite_runs_through_the_hook(databases, registered):
     assert [item["verdicts"]["no-limit"] for item in document["items"]] == ["correct", "correct", "correct"]
     assert (
         document["items"][1]["reason"]
-        == "same set of rows (queries run with LIMIT 1 removed, as no-limit's script runs them)"
+        == "same set of rows (queries run with LIMIT 1 removed, as no-limit's script runs them) "
+        "(the prediction is the gold's text: not run, the gold's result is its result)"
     )
     assert document["items"][1]["verdicts"]["bird"] == "incorrect"
     lowered = run(databases, semantics="no-limit", semantics_options=("no-limit:lower",)).document()
     assert lowered["signature"].startswith("semantics:no-limit|no_limit:lower|eps:")
     assert (
         lowered["items"][2]["reason"]
-        == "same set of rows (queries run with lower case, as no-limit's script runs them)"
+        == "same set of rows (queries run with lower case, as no-limit's script runs them) "
+        "(the prediction is the gold's text: not run, the gold's result is its result)"
     )
     with pytest.raises(ValueError, match=r"^the no-limit semantics has no option 'upper'; it has: lower$"):
         SqlOptions(str(databases), semantics_options=("no-limit:upper",))

@@ -25,7 +25,7 @@ from answerkey.execution.semantics import (
     has_outer_order_by,
     semantics_named,
 )
-from answerkey.execution.semantics._base import RewrittenPair
+from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair
 from answerkey.execution.semantics._registry import explained
 from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.efficiency import time_runs, ves
@@ -287,6 +287,8 @@ class _Evaluator:
         elif correct[headline]:
             # Under --plug_value the prediction that held is known on the last database only.
             reason = visited[-1 if headline in alive else 0][headline].reason
+            if semantics_named(headline).official and self._gold_text(item, rewrites):
+                reason += f" ({PREDICTION_NOT_RUN})"
             if several:
                 reason += f" (correct on each of the {len(self.databases)} databases)"
         else:
@@ -316,6 +318,15 @@ class _Evaluator:
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
         )
+
+    def _gold_text(self, item: BatchItem, rewrites: list[RewrittenPair]) -> bool:
+        """Whether the headline semantics runs the item's prediction as the same text as its
+        gold, so that the prediction is never run (its result is the gold's)."""
+        headline = self.options.semantics
+        pair = next((pair for pair in rewrites if pair.semantics.name == headline), None)
+        if pair is None:
+            return item.predicted == item.gold
+        return pair.predicted.sql == pair.gold.sql
 
     def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
         """The item's queries as the decided semantics that rewrite them run them (worked out

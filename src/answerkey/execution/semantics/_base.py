@@ -14,6 +14,13 @@ from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows, same_driver_values
 
 
+PREDICTION_NOT_RUN = "the prediction is the gold's text: not run, the gold's result is its result"
+"""What the reason of an item adds, under an official preset, when its prediction is the
+gold's text as the preset runs them: answerkey does not run it (one execution per query), while
+the official scripts run it again, and a gold whose result changes between runs (``RANDOM()``,
+``LIMIT`` without ``ORDER BY``) may fail there."""
+
+
 @dataclass(frozen=True)
 class Decision:
     """Whether a predicted result is correct under one semantics, and why (one line).
