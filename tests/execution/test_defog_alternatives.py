@@ -84,6 +84,6 @@ def test_the_run_reads_the_alternatives(run_cli, tmp_path):
     item = json.loads((tmp_path / "without.json").read_text(encoding="utf-8"))["items"][0]
     assert (item["verdict"], item["reason"]) == (
         "incorrect",
-        "the gold query failed: unrecognized token: \"{\" "
+        'the gold query failed: unrecognized token: "{" '
         "(BIRD's script scores an item whose gold query fails 0 and counts it)",
     )

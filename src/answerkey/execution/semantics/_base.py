@@ -13,7 +13,6 @@ from answerkey.comparator import MatchRule, Verdict
 from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows, same_driver_values
 
-
 PREDICTION_NOT_RUN = "the prediction is the gold's text: not run, the gold's result is its result"
 """What the reason of an item adds, under an official preset, when its prediction is the
 gold's text as the preset runs them: answerkey does not run it (one execution per query), while
@@ -153,6 +152,10 @@ class Semantics:
       the reason of a run with it as the headline says it: "" (the default) when the script
       stops, so that the item is an error of the test; otherwise the item is incorrect under
       it and counted (BIRD's script scores it 0).
+    - ``suite_files`` and ``text_decoding``: how a run with it as the headline lists a test
+      suite's SQLite files and reads text that is not UTF-8 (``SQLiteEngine``): its official
+      script's way (test-suite: every file whose name contains ``.sqlite``, bytes that are not
+      UTF-8 dropped; bird: the query fails), answerkey's otherwise.
 
     It abstains from no item: a predicted query that failed is incorrect under every
     semantics before ``decide`` is called; ``decide`` raises ``ValueError`` for a gold result
@@ -172,6 +175,8 @@ class Semantics:
     official: str = ""
     options: ClassVar[Mapping[str, str]] = {}
     failed_gold: str = ""
+    suite_files: str = "ending"
+    text_decoding: str = "replace"
 
     def decide(self, item: Item) -> Decision:
         """Whether ``item``'s predicted result is correct, and why (one line)."""

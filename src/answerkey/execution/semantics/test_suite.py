@@ -197,6 +197,11 @@ class TestSuite(Semantics):
         "run as its script rewrites them (DISTINCT removed unless kept)"
     )
     official = "test-suite-sql-eval"
+    # Its databases: every file of the db_id's directory whose name contains ".sqlite"
+    # (exec_eval.py:201); its connection drops the bytes of text that are not UTF-8
+    # (exec_eval.py:140, text_factory decoding with errors="ignore").
+    suite_files = "containing"
+    text_decoding = "ignore"
     options: ClassVar[Mapping[str, str]] = {
         "keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)",
         "plug_value": "the gold's values also tried in the prediction's value places (its --plug_value)",

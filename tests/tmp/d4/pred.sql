@@ -1,0 +1,2 @@
+SELECT 'Joe Sharp' UNION ALL SELECT 'Ann'
+SELECT name FROM p
