@@ -1,2 +1,0 @@
-SELECT 'Joe Sharp' UNION ALL SELECT 'Ann'
-SELECT name FROM p
