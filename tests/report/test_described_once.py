@@ -121,7 +121,16 @@ HIDDEN = {
     "sdmx-report": {"scores_not_in_target", "not_in_target_rule"},
     "steps-results": {"aggregates"},
     "steps-aggregates": {"results"},
-    "sql-report": {"question", "gold", "predicted", "gold_rows", "predicted_rows", "decided_semantics", "rows_shown"},
+    "sql-report": {
+        "question",
+        "gold",
+        "predicted",
+        "gold_rows",
+        "predicted_rows",
+        "decided_semantics",
+        "rows_shown",
+        "suites_shown",
+    },
     "answers-report": set(),
     "compare-report": {"binary", "shown"},
 }

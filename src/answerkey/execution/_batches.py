@@ -101,6 +101,7 @@ class ItemOutcome:
     does not apply). ``warnings`` are the problems met on the way (an unreadable cache entry,
     a failed VES run); ``cache_hits`` and ``cache_misses`` count results read from the
     cache and queries run through it (gold and predicted; a reused result is neither).
+    ``suite`` names the databases of a test suite (empty for one database).
     """
 
     index: int
@@ -115,6 +116,7 @@ class ItemOutcome:
     cache_hits: int = 0
     cache_misses: int = 0
     gold_matched: int | None = None
+    suite: tuple[str, ...] = ()
 
 
 def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
@@ -145,6 +147,8 @@ class _Evaluator:
         self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
         self.current = -1  # the index of the item being evaluated
         self.rewritten: dict[tuple[int, str], list[RewrittenPair]] = {}  # by item index and gold
+        # The files of a test suite, for the reports (which files the suite rule took).
+        self.suite = tuple(database.name for database in databases) if len(databases) > 1 else ()
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -317,6 +321,7 @@ class _Evaluator:
             disagreement=self._disagreement(correct, failures, visited),
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
+            suite=self.suite,
         )
 
     def _gold_text(self, item: BatchItem, rewrites: list[RewrittenPair]) -> bool:
@@ -478,6 +483,7 @@ class _Evaluator:
             databases=len(self.databases),
             metrics=dict.fromkeys(self.options.metrics),
             warnings=tuple(notes),
+            suite=self.suite,
         )
 
     def _rewritten(

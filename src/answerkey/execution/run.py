@@ -72,6 +72,7 @@ from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, S
 from answerkey.execution.semantics import (
     SEMANTICS as SEMANTICS,
     decided_semantics,
+    semantics_named,
 )
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS as DEFAULT_VES_RUNS
 from answerkey.parallel import ordered_map, shared
@@ -206,6 +207,15 @@ class SqlRun(Reported):
         return [result for result in self.results if result.verdict == "error"]
 
     @property
+    def suites(self) -> dict[str, list[str]]:
+        """The files of each db_id that is a test suite (several databases), in the order visited."""
+        found: dict[str, list[str]] = {}
+        for result in self.results:
+            if result.outcome.suite and result.item.db_id not in found:
+                found[result.item.db_id] = list(result.outcome.suite)
+        return found
+
+    @property
     def disagreements(self) -> int:
         """How many items the semantics disagree on."""
         return sum(result.outcome.disagreement is not None for result in self.results)
@@ -230,6 +240,8 @@ class SqlRun(Reported):
             ],
             warnings=[str(warning) for warning in self.warnings],
             official=self.official,
+            suites=self.suites,
+            suites_shown=semantics_named(self.options.semantics).suite_files != "ending",
             decided_semantics=list(self.options.decided_semantics),
             rows_shown=self.result_rows is not None,
         )
