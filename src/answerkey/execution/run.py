@@ -19,8 +19,12 @@ under every semantics (``answerkey.execution.semantics``); under each, the item 
 only if it is correct on every database (test-suite accuracy), and its report names the
 database where it failed under the headline semantics. When the semantics end up
 disagreeing, the report says which rule decided what (``disagreement``). A gold query that
-fails is an error of the test (the item is left out of every figure); a predicted query that
-fails, or a missing prediction, makes the item incorrect under every semantics.
+fails is an error of the test (the item is left out of every figure), unless the headline
+semantics' official script goes on (``Semantics.failed_gold``: BIRD's scores the item 0; or
+test-suite runs the gold rewritten); a predicted query that fails, or a missing prediction,
+makes the item incorrect under every semantics. The engine lists a test suite's files and
+reads text that is not UTF-8 as the headline's official script does (``suite_files``,
+``text_decoding``); the report lists each suite's files (``SqlRun.suites``).
 
 **Rewritten queries.** A semantics whose official script rewrites the queries before running
 them (``Semantics.rewrite``: test-suite's, by default DISTINCT removed unless
