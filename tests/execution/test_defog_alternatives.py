@@ -47,7 +47,8 @@ def test_too_many_golds_are_refused():
 
 def test_the_run_reads_the_alternatives(run_cli, tmp_path):
     """With --defog-alternatives a prediction matching one alternative is correct, gold_matched
-    says which, and the signature says golds:defog; without it the gold fails to run."""
+    says which, and the signature says golds:defog; without it the gold fails to run, and the
+    item is incorrect under bird, as BIRD's script scores it."""
     (tmp_path / "db" / "shop").mkdir(parents=True)
     with sqlite3.connect(tmp_path / "db" / "shop" / "shop.sqlite") as connection:
         connection.executescript(
@@ -71,8 +72,18 @@ def test_the_run_reads_the_alternatives(run_cli, tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "with.json").read_text(encoding="utf-8"))
     item = document["items"][0]
-    assert (item["verdict"], item["gold_matched"], item["reason"]) == ("correct", 2, "gold 2 of 3: same set of rows")
+    assert (item["verdict"], item["gold_matched"], item["reason"]) == (
+        "correct",
+        2,
+        "gold 2 of 3: same set of rows (the prediction is the gold's text: not run, the gold's result is its result)",
+    )
     assert "|golds:defog|" in document["signature"]
+    # Without it the gold fails; BIRD's script scores such an item 0 and counts it (issue 26, D7).
     result = run_cli(*arguments, "--json", tmp_path / "without.json")
-    assert result.exit_code == 2
-    assert json.loads((tmp_path / "without.json").read_text(encoding="utf-8"))["items"][0]["verdict"] == "error"
+    assert result.exit_code == 0, result.output
+    item = json.loads((tmp_path / "without.json").read_text(encoding="utf-8"))["items"][0]
+    assert (item["verdict"], item["reason"]) == (
+        "incorrect",
+        'the gold query failed: unrecognized token: "{" '
+        "(BIRD's script scores an item whose gold query fails 0 and counts it)",
+    )

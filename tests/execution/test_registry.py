@@ -155,7 +155,8 @@ def test_the_built_in_semantics_are_registered_in_report_order():
 
 def test_the_registry_refuses_taken_and_unusable_names(registered):
     """A name is registered once; it must be one --semantics and the signature can spell; a
-    semantics needs a rule; an unknown name gets a suggestion."""
+    semantics needs a rule, and a suite rule and a text decoding the engine knows; an unknown name gets a
+    suggestion."""
     with pytest.raises(ValueError, match=r"^a semantics named 'bird' is registered already$"):
         register(Bird())
     for name in ("", "two words", "a|b", "a:b"):
@@ -164,6 +165,10 @@ def test_the_registry_refuses_taken_and_unusable_names(registered):
             register(bad())
     with pytest.raises(ValueError, match=r"^the semantics 'ruleless' needs a one-line rule$"):
         register(type("Ruleless", (SameCount,), {"name": "ruleless", "rule": ""})())
+    with pytest.raises(ValueError, match=r"^the semantics 'globbing' lists a test suite's files as one of: ending, "):
+        register(type("Globbing", (SameCount,), {"name": "globbing", "suite_files": "*.db"})())
+    with pytest.raises(ValueError, match=r"^the semantics 'latin' reads text as one of: replace, ignore, strict$"):
+        register(type("Latin", (SameCount,), {"name": "latin", "text_decoding": "latin-1"})())
     with pytest.raises(ValueError) as raised:
         semantics_named("same-cuont")
     assert str(raised.value) == ("unknown semantics 'same-cuont': known are answerkey, test-suite, bird, spider2")
@@ -243,14 +248,16 @@ def test_a_semantics_rewrite_runs_through_the_hook(databases, registered):
     assert [item["verdicts"]["no-limit"] for item in document["items"]] == ["correct", "correct", "correct"]
     assert (
         document["items"][1]["reason"]
-        == "same set of rows (queries run with LIMIT 1 removed, as no-limit's script runs them)"
+        == "same set of rows (queries run with LIMIT 1 removed, as no-limit's script runs them) "
+        "(the prediction is the gold's text: not run, the gold's result is its result)"
     )
     assert document["items"][1]["verdicts"]["bird"] == "incorrect"
     lowered = run(databases, semantics="no-limit", semantics_options=("no-limit:lower",)).document()
     assert lowered["signature"].startswith("semantics:no-limit|no_limit:lower|eps:")
     assert (
         lowered["items"][2]["reason"]
-        == "same set of rows (queries run with lower case, as no-limit's script runs them)"
+        == "same set of rows (queries run with lower case, as no-limit's script runs them) "
+        "(the prediction is the gold's text: not run, the gold's result is its result)"
     )
     with pytest.raises(ValueError, match=r"^the no-limit semantics has no option 'upper'; it has: lower$"):
         SqlOptions(str(databases), semantics_options=("no-limit:upper",))

@@ -47,6 +47,7 @@ def test_document_lists_items_in_input_order(result):
     assert document["layout"] == "bird"
     assert document["warnings"] == []
     assert [item["id"] for item in document["items"]] == ["same", "distinct", "wrong", "broken"]
+    assert document["suites"] == {"shop": ["shop.sqlite", "shop2.sqlite"]}
     assert document["items"][1] == {
         "id": "distinct",
         "db_id": "shop",
@@ -118,7 +119,8 @@ def test_document_fits_its_schema_as_json_and_yaml(result):
 
 
 def test_summary_table(result):
-    """Groups with the accuracy under every semantics (headline starred), metric means, the signature."""
+    """Groups with the accuracy under every semantics (headline starred), metric means, the signature, and
+    under test-suite the files of each test suite."""
     assert result.summary_table() == (
         "group                   items  evaluated  correct  incorrect  errors  answerkey  test-suite*    bird  spider2\n"
         "all                         4          3        1          2       1     0.6667       0.3333  0.6667   0.3333\n"
@@ -134,7 +136,9 @@ def test_summary_table(result):
         "\n"
         "* headline semantics: execution accuracy 0.3333 under test-suite\n"
         "the semantics disagree on 1 of 4 items (the reports say why)\n"
-        f"signature: {result.signature}"
+        f"signature: {result.signature}\n"
+        # Under test-suite the files of each suite are named (issue 26, D6).
+        "test suite shop: 2 databases: shop.sqlite, shop2.sqlite"
     )
 
 

@@ -163,13 +163,16 @@ def test_summaries_leave_errors_out(databases):
 
 
 def test_headline_semantics_changes_the_verdict_not_the_decisions(databases):
-    """--semantics bird: the headline verdict follows BIRD's rule; every semantics is still decided."""
+    """--semantics bird: the headline verdict follows BIRD's rule, a failing gold included; every semantics is
+    still decided."""
     result = run(databases, semantics="bird")
     found = outcomes(result)
     assert found["ordered"].verdict == "correct"
     assert found["ordered"].reason == "same set of rows"
     assert found["distinct"].verdicts == {"answerkey": True, "test-suite": True, "bird": True, "spider2": False}
-    assert result.summary.accuracy == 3 / 6
+    # BIRD's script scores an item whose gold fails 0 and counts it (issue 26, D7): 3 of 7, not 3 of 6.
+    assert (found["gold-fails"].verdict, found["gold-fails"].verdicts) == ("incorrect", NONE)
+    assert result.summary.accuracy == 3 / 7
     assert str(result.signature).startswith("semantics:bird|eps:0.0001|strings:exact|engine:sqlite|timeout:30|")
 
 

@@ -1095,7 +1095,7 @@ DISTINCT = "DISTINCT removed"
 FIRST = "only the first statement kept"
 
 # Each case's output is what test-suite-sql-eval's default path makes of it (evaluation.py's
-# " value " replacement for a prediction, exec_eval.postprocess, parse.remove_distinct through
+# "value" replacement for a prediction, exec_eval.postprocess, parse.remove_distinct through
 # sqlparse 0.6.1, exec_eval.replace_cur_year), found by running that code on the case; but
 # white space, on which that code fails (no statement), is left as it is.
 TEST_SUITE_REWRITES = [
@@ -1143,14 +1143,23 @@ def test_test_suite_sql_is_what_the_official_script_runs(sql, expected, rewrites
     assert suite_rewrites(sql) == (expected, rewrites)
 
 
-def test_test_suite_sql_of_a_prediction_replaces_the_value_placeholder():
-    """A prediction's " value " placeholders become " 1 " (before the other rewrites); a gold's stay."""
-    sql = "SELECT DISTINCT a FROM t WHERE x = value AND y > = value value "
-    assert suite_rewrites(sql, predicted=True) == (
-        "SELECT  a FROM t WHERE x = 1 AND y >= 1 value ",
-        ("' value ' replaced by ' 1 '", "'> =' written '>='", DISTINCT),
-    )
-    assert suite_sql(sql) == "SELECT  a FROM t WHERE x = value AND y >= value value "
+# D1 of issue 26: each prediction as test-suite-sql-eval runs it, found by running its code
+# (evaluation.py:569 at e97acc5, p_str.replace("value", "1"), then exec_eval.postprocess and
+# parse.remove_distinct) on the prediction.
+PLACEHOLDER_CASES = [
+    ("SELECT DISTINCT a FROM t WHERE x = value AND y > = value value ", "SELECT  a FROM t WHERE x = 1 AND y >= 1 1 "),
+    ("SELECT total_value_purchased FROM t WHERE x > value", "SELECT total_1_purchased FROM t WHERE x > 1"),
+    ("SELECT count(*) AS value_count FROM t WHERE kind = 'Value'", "SELECT count(*) AS 1_count FROM t WHERE kind = 'Value'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sql", "official"), PLACEHOLDER_CASES)
+def test_test_suite_sql_of_a_prediction_replaces_every_value_substring(sql, official):
+    """A prediction's every substring "value" (case-sensitive) becomes "1", as the official script does (issue 26,
+    D1): inside names too, and at the end of the text; a gold's stay."""
+    assert suite_sql(sql, predicted=True) == official
+    assert suite_rewrites(sql, predicted=True)[1][0] == "'value' replaced by '1'"
+    assert "value" in suite_sql(sql)
 
 
 def test_test_suite_sql_keeps_distinct_when_asked():

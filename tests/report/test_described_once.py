@@ -130,6 +130,7 @@ HIDDEN = {
         "aligned_rows",
         "decided_semantics",
         "rows_shown",
+        "suites_shown",
     },
     "answers-report": set(),
     "compare-report": {"binary", "shown"},

@@ -534,12 +534,21 @@ class Connections(Generic[Connection]):
         self.__init__(state["close"], state["max_idle"])  # type: ignore[misc]
 
 
-def file_databases(engine: str, root: str, db_id: str, suffix: str) -> tuple[Database, ...]:
+SUITE_FILES = ("ending", "containing")
+"""Which files beside ``<db_id>.sqlite`` make a test suite: those whose name ends with the
+suffix (answerkey's rule), or every one whose name contains it (test-suite-sql-eval's)."""
+
+
+def file_databases(
+    engine: str, root: str, db_id: str, suffix: str, *, containing: bool = False
+) -> tuple[Database, ...]:
     """The database files of ``db_id`` under the directory ``root``: ``ROOT/<db_id>/<db_id>SUFFIX``
     first, then the directory's other ``*SUFFIX`` files (test-suite-sql-eval's distilled suites)
-    in natural order (``x2`` before ``x10``); names starting with a dot are skipped. Each file's
-    real path (links resolved) must be a regular file inside the root's real path.
-    ``NoDatabase`` says why there is none."""
+    in natural order (``x2`` before ``x10``); names starting with a dot are skipped. With
+    ``containing``, the others are every entry whose name contains ``SUFFIX``, dot names
+    included, as test-suite-sql-eval lists them (exec_eval.py:201 at e97acc5: ``x.sqlite.bak``
+    and ``x.sqlite-journal`` too). Each file's real path (links resolved) must be a regular
+    file inside the root's real path. ``NoDatabase`` says why there is none."""
     problem = db_id_problem(db_id)
     if problem is not None:
         raise NoDatabase(problem)
@@ -549,7 +558,10 @@ def file_databases(engine: str, root: str, db_id: str, suffix: str) -> tuple[Dat
     try:
         real_root = os.path.realpath(root, strict=True)
         with os.scandir(directory) as entries:
-            others = [entry.name for entry in entries if entry.name.endswith(suffix) and entry.name[0] != "."]
+            if containing:
+                others = [entry.name for entry in entries if suffix in entry.name]
+            else:
+                others = [entry.name for entry in entries if entry.name.endswith(suffix) and entry.name[0] != "."]
     except (FileNotFoundError, NotADirectoryError):
         raise NoDatabase(f"no database {db_id!r} (expected {expected!r})") from None
     except (OSError, ValueError) as error:

@@ -43,7 +43,8 @@ _ALLOWED_ACTIONS = frozenset(
 
 
 # A request to a helper, and its reply: plain values, sent with marshal.
-Request = tuple[str, str, float, int, int]  # real path, query, timeout, max_rows, max_result_bytes
+# real path, query, timeout, max_rows, max_result_bytes, text decoding (TEXT_DECODINGS)
+Request = tuple[str, str, float, int, int, str]
 # columns, the rows not sent on (as SQLite gave them), error, seconds the query took (None
 # unless it ran to completion)
 Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, float | None]
@@ -79,7 +80,7 @@ def execute_request(
     reverse_unordered_selects``), to see whether its result depends on the rows' storage order
     (on a connection of its own, never kept).
     """
-    path, query, timeout, max_rows, max_result_bytes = request
+    path, query, timeout, max_rows, max_result_bytes, decoding = request
     try:
         if connections is not None and not reverse_unordered:
             connection = connections.take(path, max_result_bytes)
@@ -98,11 +99,11 @@ def execute_request(
     try:
         sink = None if send is None else partial(clock.outside, send)
         limits = _Limits(max_rows, max_result_bytes, isolated, expired, timeout)
-        read = _read(connection, query, limits, sink, strict=True)
+        read = _read(connection, query, limits, sink, fallback=TEXT_DECODINGS.get(decoding))
         if read is None:  # text that is not UTF-8: read again (see _read)
             if sink is not None:
                 sink(None)
-            read = _read(connection, query, limits, sink, strict=False)
+            read = _read(connection, query, limits, sink, decode=TEXT_DECODINGS[decoding])
         assert read is not None  # only a strict read gives up
         columns, rows, problem = read
         return columns, rows, problem, (None if problem is not None else clock.seconds())
@@ -232,19 +233,27 @@ class _Limits:
 
 
 def _read(
-    connection: sqlite3.Connection, query: str, limits: _Limits, send: Sink | None, *, strict: bool
+    connection: sqlite3.Connection,
+    query: str,
+    limits: _Limits,
+    send: Sink | None,
+    *,
+    fallback: Callable[[bytes], str] | None = None,
+    decode: Callable[[bytes], str] | None = None,
 ) -> _Read | None:
     """Read a query's rows within the limits: the columns, the rows not sent on, or the
     error. Rows are read one at a time and counted (``CELL_BYTES`` a value, whatever it is,
     and a text its UTF-8 length on top, a blob its length) before the next is read, so the limit is
     overshot by one row at most (and SQLite's heap cap bounds a row).
 
-    ``strict`` (tried first): text is decoded by SQLite's driver itself, in C, and must be
-    UTF-8; None when some is not: the query is then read again from the start (not
-    ``strict``), its text decoded with replacement characters.
+    Without ``decode`` (tried first) text is decoded by SQLite's driver itself, in C, and must
+    be UTF-8. Text that is not makes the query fail, as in ``sqlite3``'s default (BIRD's
+    script), unless there is a ``fallback``: then None, and the query is read again from the
+    start with ``decode`` set to it.
     """
     max_rows, max_result_bytes = limits.max_rows, limits.max_result_bytes
-    connection.text_factory = str if strict else _decode_replacing
+    strict = decode is None
+    connection.text_factory = str if decode is None else decode
     rows: list[tuple[object, ...]] = []
     used = 0
     sent = 0  # rows given to send
@@ -273,7 +282,7 @@ def _read(
     except (sqlite3.Error, sqlite3.Warning) as error:
         if limits.expired.is_set():
             return (), [], past_time_limit(limits.timeout)
-        if strict and str(error).startswith(_NOT_UTF8):
+        if strict and fallback is not None and str(error).startswith(_NOT_UTF8):
             return None
         if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_TOOBIG:
             return (), [], f"the query made or read a value or table row larger than {byte_limit(max_result_bytes)}"
@@ -297,3 +306,20 @@ _NOT_UTF8 = "Could not decode to UTF-8"
 
 def _decode_replacing(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
+
+
+def _decode_ignoring(raw: bytes) -> str:
+    return raw.decode("utf-8", "ignore")
+
+
+TEXT_DECODINGS: dict[str, Callable[[bytes], str] | None] = {
+    "replace": _decode_replacing,
+    "ignore": _decode_ignoring,
+    "strict": None,
+}
+"""How text that is not UTF-8 is read, by name: ``replace``, with replacement characters
+(answerkey's own); ``ignore``, the bytes that are not UTF-8 dropped (test-suite-sql-eval's
+connection, exec_eval.py:140 at e97acc5: ``'Joe \xffSharp'`` reads ``'Joe Sharp'``);
+``strict``, the query fails, as with ``sqlite3``'s default decoder (BIRD's script)."""
+
+DEFAULT_TEXT_DECODING = "replace"

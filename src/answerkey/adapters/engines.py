@@ -54,6 +54,7 @@ from typing import Protocol, runtime_checkable
 
 from answerkey.adapters._engines import (
     MAX_IDLE_CONNECTIONS as MAX_IDLE_CONNECTIONS,
+    SUITE_FILES as SUITE_FILES,
     Connections as Connections,
     Database,
     NoDatabase as NoDatabase,
@@ -68,6 +69,10 @@ from answerkey.adapters._engines import (
     value_bytes as value_bytes,
 )
 from answerkey.adapters._sql_checks import db_id_problem
+from answerkey.adapters._sqlite_read import (
+    DEFAULT_TEXT_DECODING as DEFAULT_TEXT_DECODING,
+    TEXT_DECODINGS as TEXT_DECODINGS,
+)
 from answerkey.adapters.duckdb_engine import NOT_INSTALLED as DUCKDB_NOT_INSTALLED, DuckDBEngine
 from answerkey.adapters.postgresql import NOT_INSTALLED as PSYCOPG_NOT_INSTALLED, PostgreSQLEngine, is_postgresql_url
 from answerkey.adapters.sql import Databases, QueryResult, run_file, run_file_each, run_query
@@ -122,8 +127,11 @@ class SQLiteEngine:
 
     A db_id's databases are ``DIR/<db_id>/<db_id>.sqlite`` and the other ``*.sqlite`` files
     beside it (test-suite-sql-eval's distilled suites), each a regular file inside the
-    directory (links resolved). The fingerprint of a file is its size, modification time and
-    inode (and those of a ``-wal`` or ``-journal`` file beside it).
+    directory (links resolved); with ``suite_files="containing"``, every file whose name
+    contains ``.sqlite`` (test-suite-sql-eval's rule, exec_eval.py:201 at e97acc5: a
+    ``x.sqlite.bak`` counts). ``text_decoding`` says how text that is not UTF-8 is read
+    (``TEXT_DECODINGS``: replaced, ignored, or the query fails). The fingerprint of a file is
+    its size, modification time and inode (and those of a ``-wal`` or ``-journal`` file beside it).
     """
 
     name = "sqlite"
@@ -136,13 +144,24 @@ class SQLiteEngine:
         timeout: float = SQL_TIMEOUT,
         max_rows: int = SQL_MAX_ROWS,
         max_result_bytes: int = SQL_MAX_RESULT_BYTES,
+        suite_files: str = "ending",
+        text_decoding: str = DEFAULT_TEXT_DECODING,
     ) -> None:
         self.timeout, self.max_rows, self.max_result_bytes = checked_limits(timeout, max_rows, max_result_bytes)
         self.location = os.fspath(root)
+        if suite_files not in SUITE_FILES:
+            raise ValueError(
+                f"unknown rule for a test suite's files {suite_files!r} (one of: {', '.join(SUITE_FILES)})"
+            )
+        if text_decoding not in TEXT_DECODINGS:
+            raise ValueError(f"unknown text decoding {text_decoding!r} (one of: {', '.join(TEXT_DECODINGS)})")
+        self.suite_files = suite_files
+        self.text_decoding = text_decoding
 
     def databases(self, db_id: str) -> tuple[Database, ...]:
-        """``DIR/<db_id>/<db_id>.sqlite``, then the other ``*.sqlite`` files beside it."""
-        return file_databases(self.name, self.location, db_id, self.suffix)
+        """``DIR/<db_id>/<db_id>.sqlite``, then the other ``*.sqlite`` files beside it (or
+        every file whose name contains ``.sqlite``: ``suite_files``)."""
+        return file_databases(self.name, self.location, db_id, self.suffix, containing=self.suite_files == "containing")
 
     def run(self, database: Database, query: str) -> QueryResult:
         """Run ``query`` on the SQLite file of ``database``."""
@@ -155,6 +174,7 @@ class SQLiteEngine:
             timeout=self.timeout,
             max_rows=self.max_rows,
             max_result_bytes=self.max_result_bytes,
+            text_decoding=self.text_decoding,
         )
 
     def run_each(self, database: Database, queries: Sequence[str]) -> Iterator[QueryResult]:
@@ -171,6 +191,7 @@ class SQLiteEngine:
             timeout=self.timeout,
             max_rows=self.max_rows,
             max_result_bytes=self.max_result_bytes,
+            text_decoding=self.text_decoding,
         )
 
     def fingerprint(self, database: Database) -> str:
@@ -205,12 +226,15 @@ def open_engine(
     max_result_bytes: int = SQL_MAX_RESULT_BYTES,
     memory_limit: int = DUCKDB_MEMORY_LIMIT,
     threads: int = DUCKDB_THREADS,
+    suite_files: str = "ending",
+    text_decoding: str = DEFAULT_TEXT_DECODING,
 ) -> Engine:
     """The engine of ``location``: a PostgreSQL URL (``postgresql://`` or ``postgres://``), or
     a directory of database files whose engine ``engine`` names or, when None, the suffix of
     its database files tells (``ROOT/<db_id>/*.sqlite`` or ``*.duckdb``: the first db_id
     directory, in name order, that holds one; SQLite when none does). ``memory_limit`` (bytes)
-    and ``threads`` bound DuckDB. ``ValueError`` for a location or option that cannot be used.
+    and ``threads`` bound DuckDB; ``suite_files`` and ``text_decoding`` are SQLite's
+    (``SQLiteEngine``). ``ValueError`` for a location or option that cannot be used.
 
     >>> open_engine("/nowhere/at/all")
     Traceback (most recent call last):
@@ -243,7 +267,14 @@ def open_engine(
             memory_limit=memory_limit,
             threads=threads,
         )
-    return SQLiteEngine(text, timeout=timeout, max_rows=max_rows, max_result_bytes=max_result_bytes)
+    return SQLiteEngine(
+        text,
+        timeout=timeout,
+        max_rows=max_rows,
+        max_result_bytes=max_result_bytes,
+        suite_files=suite_files,
+        text_decoding=text_decoding,
+    )
 
 
 def engine_of(databases: Engine | Databases) -> Engine:

@@ -131,7 +131,7 @@ from answerkey.adapters._sqlite_processes import (
     serve_queries as serve_queries,
     stop_query_processes as stop_query_processes,
 )
-from answerkey.adapters._sqlite_read import Chunk, Reply, Request, execute_request
+from answerkey.adapters._sqlite_read import DEFAULT_TEXT_DECODING, Chunk, Reply, Request, execute_request
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import (
     SQL_HEAP_FACTOR,
@@ -191,10 +191,13 @@ def run_file(
     max_rows: int = DEFAULT_MAX_ROWS,
     max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     reverse_unordered: bool = False,
+    text_decoding: str = DEFAULT_TEXT_DECODING,
 ) -> QueryResult:
     """Run ``query`` on the SQLite file at the real path ``real`` (links resolved by the
     caller, who has checked where it lies), as ``run_query`` does; messages call the
     database ``label``. Never raises for a bad query or database: see ``.error``.
+    ``text_decoding`` says how text that is not UTF-8 is read (``TEXT_DECODINGS``: with
+    replacement characters by default).
 
     ``reverse_unordered`` reads the tables in reverse wherever the query leaves the order
     free (SQLite's ``PRAGMA reverse_unordered_selects``, set on a connection opened for this
@@ -216,7 +219,7 @@ def run_file(
         return QueryResult(error=f"cannot read the database {label}: {os_reason(error)} ({real!r})")
     if not regular:
         return QueryResult(error=f"no database {label} ({real!r})")
-    return _run_file(real, label, query, timeout, max_rows, max_result_bytes, reverse_unordered)
+    return _run_file(real, label, query, timeout, max_rows, max_result_bytes, reverse_unordered, text_decoding)
 
 
 class Databases:
@@ -284,6 +287,7 @@ def run_file_each(
     timeout: float = DEFAULT_TIMEOUT,
     max_rows: int = DEFAULT_MAX_ROWS,
     max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+    text_decoding: str = DEFAULT_TEXT_DECODING,
 ) -> Iterator[QueryResult]:
     """The results of ``queries`` on the SQLite file at the real path ``real``, in order, as
     ``run_file`` gives each: all are sent at once to one helper process, which runs them one
@@ -311,7 +315,9 @@ def run_file_each(
         return
     refused = [query_problem(query) for query in queries]
     requests: list[Request] = [
-        (real, query, float(timeout), max_rows, max_result_bytes) for query, why in zip(queries, refused) if why is None
+        (real, query, float(timeout), max_rows, max_result_bytes, text_decoding)
+        for query, why in zip(queries, refused)
+        if why is None
     ]
     columns = _Columns()
     replies: Generator[Reply | None, None, None] | None = STATE.processes.run_each(requests, columns.receive)
@@ -323,7 +329,7 @@ def run_file_each(
                 continue
             request = next(sent)
             if replies is None:  # a result did not fit in memory: the others one at a time
-                yield _run_file(real, label, request[1], timeout, max_rows, max_result_bytes)
+                yield _run_file(real, label, request[1], timeout, max_rows, max_result_bytes, False, text_decoding)
                 continue
             try:
                 # The rows arrive as millions of tuples, none of them garbage: the cyclic
@@ -351,12 +357,13 @@ def _run_file(
     max_rows: int,
     max_result_bytes: int,
     reverse_unordered: bool = False,
+    text_decoding: str = DEFAULT_TEXT_DECODING,
 ) -> QueryResult:
     """Run a checked query on the regular file ``real``, in a helper process if one can run."""
     problem = being_written(real, label)
     if problem is not None:
         return QueryResult(error=problem)
-    request: Request = (real, query, float(timeout), max_rows, max_result_bytes)
+    request: Request = (real, query, float(timeout), max_rows, max_result_bytes, text_decoding)
     columns = _Columns()
     try:
         # The rows arrive as millions of tuples, none of them garbage: the cyclic collector

@@ -281,10 +281,12 @@ def sql(
     rules; docs/sql.md compares them); --semantics names the headline one; where they
     disagree, the report says which rule decided what.
 
-    When DIR/<db_id>/ holds several *.sqlite files (test-suite-sql-eval's distilled suites)
-    an item is correct only if it is correct on every one; the report names the database
-    where it failed. A gold query that fails is an error of the test (left out of the
-    figures); a predicted query that fails, or a missing one, is incorrect.
+    When DIR/<db_id>/ holds several *.sqlite files (test-suite-sql-eval's distilled suites;
+    under --semantics test-suite, every file whose name contains .sqlite, as its script
+    lists them) an item is correct only if it is correct on every one; the report names the
+    database where it failed. A gold query that fails is an error of the test (left out of
+    the figures; under --semantics bird it scores 0, as BIRD's script scores it); a
+    predicted query that fails, or a missing one, is incorrect.
 
     Metrics (on the first database): QATCH's cell and tuple metrics (tuple_order only where
     the gold is ordered), BIRD mini-dev's soft_f1, and when named valid_efficiency_score

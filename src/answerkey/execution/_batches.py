@@ -25,7 +25,7 @@ from answerkey.execution.semantics import (
     has_outer_order_by,
     semantics_named,
 )
-from answerkey.execution.semantics._base import RewrittenPair
+from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair
 from answerkey.execution.semantics._registry import explained
 from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.efficiency import time_runs, ves
@@ -101,6 +101,7 @@ class ItemOutcome:
     does not apply). ``warnings`` are the problems met on the way (an unreadable cache entry,
     a failed VES run); ``cache_hits`` and ``cache_misses`` count results read from the
     cache and queries run through it (gold and predicted; a reused result is neither).
+    ``suite`` names the databases of a test suite (empty for one database).
     """
 
     index: int
@@ -115,6 +116,7 @@ class ItemOutcome:
     cache_hits: int = 0
     cache_misses: int = 0
     gold_matched: int | None = None
+    suite: tuple[str, ...] = ()
 
 
 def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
@@ -145,6 +147,8 @@ class _Evaluator:
         self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
         self.current = -1  # the index of the item being evaluated
         self.rewritten: dict[tuple[int, str], list[RewrittenPair]] = {}  # by item index and gold
+        # The files of a test suite, for the reports (which files the suite rule took).
+        self.suite = tuple(database.name for database in databases) if len(databases) > 1 else ()
 
     def query(
         self, database: Database, sql: str, notes: list[RunWarning], known: dict[str, QueryResult]
@@ -216,13 +220,15 @@ class _Evaluator:
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
             gold = self.query(database, item.gold, notes, known)
             if gold.error is not None:
-                return self._error(item, f"the gold query failed on {database.label}: {gold.error}", database, notes)
-            if item.predicted is None:
+                failed = self._failed_gold(item, gold.error, rewrites, database, notes)
+                if isinstance(failed, ItemOutcome):
+                    return failed
+                decisions = failed
+            elif item.predicted is None:
                 for name in decided:
                     correct[name] = False
                 break
-            predicted = self.query(database, item.predicted, notes, known)
-            if predicted.error is not None:
+            elif (predicted := self.query(database, item.predicted, notes, known)).error is not None:
                 why = f"the predicted query failed: {predicted.error}"
                 decisions = {name: Decision(name, False, why) for name in decided}
             else:
@@ -245,10 +251,13 @@ class _Evaluator:
                         semantics=decided,
                         dialect=self.engine.name,
                     )
-                except ValueError as error:
-                    # The gold result cannot be judged (a column mixing types, condition columns
-                    # beyond it): a problem of the test, as a failing gold query is.
-                    return self._error(item, f"on {database.label}: {error}", database, notes)
+                except ValueError:
+                    # Some semantics cannot judge the gold result (answerkey: a column mixing
+                    # types; spider2: condition columns beyond it): decided one by one.
+                    apart = self._decided_apart(item, gold, predicted, database, notes)
+                    if isinstance(apart, ItemOutcome):
+                        return apart
+                    decisions = apart
                 if number == 0:
                     metrics = self._metrics(names, ordered, gold, predicted, by_result, same)
             for rewritten in rewrites:
@@ -282,6 +291,8 @@ class _Evaluator:
         elif correct[headline]:
             # Under --plug_value the prediction that held is known on the last database only.
             reason = visited[-1 if headline in alive else 0][headline].reason
+            if semantics_named(headline).official and self._gold_text(item, rewrites):
+                reason += f" ({PREDICTION_NOT_RUN})"
             if several:
                 reason += f" (correct on each of the {len(self.databases)} databases)"
         else:
@@ -310,7 +321,17 @@ class _Evaluator:
             disagreement=self._disagreement(correct, failures, visited),
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
+            suite=self.suite,
         )
+
+    def _gold_text(self, item: BatchItem, rewrites: list[RewrittenPair]) -> bool:
+        """Whether the headline semantics runs the item's prediction as the same text as its
+        gold, so that the prediction is never run (its result is the gold's)."""
+        headline = self.options.semantics
+        pair = next((pair for pair in rewrites if pair.semantics.name == headline), None)
+        if pair is None:
+            return item.predicted == item.gold
+        return pair.predicted.sql == pair.gold.sql
 
     def rewrites(self, item: BatchItem) -> list[RewrittenPair]:
         """The item's queries as the decided semantics that rewrite them run them (worked out
@@ -388,6 +409,70 @@ class _Evaluator:
             disagreement=disagreement,
         )
 
+    def _failed_gold(
+        self, item: BatchItem, error: str, rewrites: list[RewrittenPair], database: Database, notes: list[RunWarning]
+    ) -> dict[str, Decision] | ItemOutcome:
+        """The decisions on ``database`` of an item whose gold query failed there as written,
+        or its outcome as an error of the test. The item goes on when the headline semantics
+        runs another gold text (test-suite closes up ``! =``: exec_eval.py:173 rewrites the
+        gold too) or its official script scores such an item 0 (``Semantics.failed_gold``:
+        BIRD's); the semantics that run the gold as written are then incorrect on it (with a
+        warning, but for the headline, whose reason says what its script does)."""
+        headline = self.options.semantics
+        why = f"the gold query failed on {database.label}: {error}"
+        apart = {pair.semantics.name for pair in rewrites if pair.gold.sql != item.gold}
+        failed_gold = semantics_named(headline).failed_gold
+        if headline not in apart and not failed_gold:
+            return self._error(item, why, database, notes)
+        decisions = {}
+        # The database is named where the reason is shown (``on ...`` for a test suite).
+        failed = f"the gold query failed: {error}"
+        for name in self.options.decided_semantics:
+            if name not in apart:
+                decisions[name] = Decision(name, False, f"{failed} ({failed_gold})" if name == headline else failed)
+        others = [name for name in decisions if name != headline]
+        if others:
+            notes.append(RunWarning(f"{why}; the item is incorrect under {_listed(others)}", "failed-gold"))
+        return decisions
+
+    def _decided_apart(
+        self,
+        item: BatchItem,
+        gold: QueryResult,
+        predicted: QueryResult,
+        database: Database,
+        notes: list[RunWarning],
+    ) -> dict[str, Decision] | ItemOutcome:
+        """The decisions on ``database`` when some semantics cannot judge the gold result:
+        each decided on its own; one that cannot is incorrect, with a warning, when the
+        headline is an official preset that can (test-suite-sql-eval and BIRD's script compare
+        a column mixing numbers and text with Python's ``==``); otherwise the item is an error
+        of the test."""
+        headline = self.options.semantics
+        # Under answerkey's own semantics (no official script) the item stays an error of the test.
+        official = semantics_named(headline).official
+        decisions = {}
+        for name in self.options.decided_semantics:
+            try:
+                decisions[name] = decide(
+                    name,
+                    gold,
+                    predicted,
+                    gold_sql=item.gold,
+                    rule=self.rule,
+                    order_by=_sort_keys(item),
+                    condition_cols=item.condition_cols,
+                    ignore_order=item.ignore_order,
+                    dialect=self.engine.name,
+                )
+            except ValueError as error:
+                why = f"on {database.label}: {error}"
+                if name == headline or not official:
+                    return self._error(item, why, database, notes)
+                decisions[name] = Decision(name, False, str(error))
+                notes.append(RunWarning(f"{why}; the item is incorrect under {name}", f"{name}-gold"))
+        return explained(decisions)
+
     def _error(self, item: BatchItem, reason: str, database: Database, notes: list[RunWarning]) -> ItemOutcome:
         """The outcome of an item that cannot be evaluated on ``database`` (an error of the test)."""
         return ItemOutcome(
@@ -398,6 +483,7 @@ class _Evaluator:
             databases=len(self.databases),
             metrics=dict.fromkeys(self.options.metrics),
             warnings=tuple(notes),
+            suite=self.suite,
         )
 
     def _rewritten(

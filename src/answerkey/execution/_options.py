@@ -13,6 +13,7 @@ from answerkey.execution.semantics import (
     DEFAULT_SEMANTICS,
     decided_semantics,
     names,
+    semantics_named,
 )
 from answerkey.execution.semantics._registry import checked_options, options_of, options_signature
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
@@ -129,6 +130,9 @@ class SqlOptions:
             max_result_bytes=self.max_result_bytes,
             memory_limit=self.memory_limit,
             threads=self.threads,
+            # As the headline's official script lists a test suite and reads text (issue 26: D4, D6).
+            suite_files=semantics_named(self.semantics).suite_files,
+            text_decoding=semantics_named(self.semantics).text_decoding,
         )
 
 

@@ -46,7 +46,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from answerkey.adapters.engines import Database, Engine
+from answerkey.adapters.engines import DEFAULT_TEXT_DECODING, Database, Engine
 from answerkey.adapters.sql import QueryResult
 from answerkey.errors import InputError, ParseError, RunWarning
 from answerkey.files import CACHE_FORMAT as CACHE_FORMAT, EntryCache, write_entry as write_entry
@@ -99,6 +99,10 @@ def query_key(
     fingerprint = fingerprints.get(database)
     if fingerprint is None:
         fingerprint = fingerprints[database] = engine.fingerprint(database)
+    decoding = getattr(engine, "text_decoding", DEFAULT_TEXT_DECODING)
+    if decoding != DEFAULT_TEXT_DECODING:
+        # Text that is not UTF-8 reads otherwise (test-suite's and bird's presets): another result.
+        fingerprint += f"|text:{decoding}"
     return CacheKey(
         engine.name,
         database.location,

@@ -53,6 +53,7 @@ from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MO
 from answerkey.execution._options import SqlOptions
 from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, decide, semantics_named
+from answerkey.execution.semantics._base import PREDICTION_NOT_RUN
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.signature import Signature
 
@@ -345,6 +346,9 @@ class ExecutionJudge:
                     why = f"on {database.label}: {why}"
                 return Judgement(False, why, name, database=database.name)
             reason = reason or why
+        same_text = predicted_sql == gold_sql if rewritten is None else rewritten.predicted.sql == rewritten.gold.sql
+        if self._semantics.official and same_text:
+            reason += f" ({PREDICTION_NOT_RUN})"  # as answerkey sql says it
         if len(databases) > 1:
             reason += f" (correct on each of the {len(databases)} databases)"
         return Judgement(True, reason, name)

@@ -19,8 +19,12 @@ under every semantics (``answerkey.execution.semantics``); under each, the item 
 only if it is correct on every database (test-suite accuracy), and its report names the
 database where it failed under the headline semantics. When the semantics end up
 disagreeing, the report says which rule decided what (``disagreement``). A gold query that
-fails is an error of the test (the item is left out of every figure); a predicted query that
-fails, or a missing prediction, makes the item incorrect under every semantics.
+fails is an error of the test (the item is left out of every figure), unless the headline
+semantics' official script goes on (``Semantics.failed_gold``: BIRD's scores the item 0; or
+test-suite runs the gold rewritten); a predicted query that fails, or a missing prediction,
+makes the item incorrect under every semantics. The engine lists a test suite's files and
+reads text that is not UTF-8 as the headline's official script does (``suite_files``,
+``text_decoding``); the report lists each suite's files (``SqlRun.suites``).
 
 **Rewritten queries.** A semantics whose official script rewrites the queries before running
 them (``Semantics.rewrite``: test-suite's, by default DISTINCT removed unless
@@ -73,6 +77,7 @@ from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, S
 from answerkey.execution.semantics import (
     SEMANTICS as SEMANTICS,
     decided_semantics,
+    semantics_named,
 )
 from answerkey.metrics.efficiency import DEFAULT_VES_RUNS as DEFAULT_VES_RUNS
 from answerkey.parallel import ordered_map, shared
@@ -208,6 +213,15 @@ class SqlRun(Reported):
         return [result for result in self.results if result.verdict == "error"]
 
     @property
+    def suites(self) -> dict[str, list[str]]:
+        """The files of each db_id that is a test suite (several databases), in the order visited."""
+        found: dict[str, list[str]] = {}
+        for result in self.results:
+            if result.outcome.suite and result.item.db_id not in found:
+                found[result.item.db_id] = list(result.outcome.suite)
+        return found
+
+    @property
     def disagreements(self) -> int:
         """How many items the semantics disagree on."""
         return sum(result.outcome.disagreement is not None for result in self.results)
@@ -232,6 +246,8 @@ class SqlRun(Reported):
             ],
             warnings=[str(warning) for warning in self.warnings],
             official=self.official,
+            suites=self.suites,
+            suites_shown=semantics_named(self.options.semantics).suite_files != "ending",
             decided_semantics=list(self.options.decided_semantics),
             rows_shown=self.result_rows is not None,
         )

@@ -299,6 +299,25 @@ class SqlItemReport(BaseModel):
     aligned_rows: SkipJsonSchema[dict[str, Any] | None] = Field(None, exclude=True)
 
 
+# Test suites named one by one in the terminal; the reports list them all.
+_SUITES_SHOWN = 3
+
+
+def suite_lines(suites: dict[str, list[str]]) -> list[str]:
+    """The lines of the summary that say which files made each test suite (the first few).
+
+    >>> suite_lines({"shop": ["shop.sqlite", "shop2.sqlite"]})
+    ['test suite shop: 2 databases: shop.sqlite, shop2.sqlite']
+    """
+    lines = [
+        f"test suite {db_id}: {len(files):,} databases: {', '.join(files)}"
+        for db_id, files in list(suites.items())[:_SUITES_SHOWN]
+    ]
+    if len(suites) > _SUITES_SHOWN:
+        lines.append(f"and {len(suites) - _SUITES_SHOWN:,} other test suites (the reports list them)")
+    return lines
+
+
 class SqlReport(ReportModel):
     """The report of ``answerkey sql`` (``--json`` / ``--yaml``)."""
 
@@ -311,10 +330,19 @@ class SqlReport(ReportModel):
     official: SpiderOfficial | None = Field(
         None, description="Spider's official table (with --tables tables.json); null without it."
     )
+    suites: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="The files of each db_id that is a test suite (several databases), as the headline semantics "
+        "lists them: under test-suite every file whose name contains '.sqlite', else <db_id>.sqlite and the other "
+        "*.sqlite files.",
+    )
     # Shown in the table and the workbook only: not in the document, nor in its schema. The
     # semantics the run decided (the registry's ``decided_semantics``), in their order.
     decided_semantics: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
     rows_shown: SkipJsonSchema[bool] = Field(False, exclude=True)
+    # Whether the table names the test suites' files (under a headline that lists them by its
+    # official rule: test-suite's, every file whose name contains '.sqlite').
+    suites_shown: SkipJsonSchema[bool] = Field(False, exclude=True)
 
     def _groups(self) -> list[tuple[str, GroupFigures]]:
         summary = self.summary
@@ -351,6 +379,8 @@ class SqlReport(ReportModel):
         if disagreements:
             lines.append(f"the semantics disagree on {disagreements:,} of {items:,} items (the reports say why)")
         lines.append(f"signature: {self.signature}")
+        if self.suites_shown:
+            lines.extend(suite_lines(self.suites))
         parts.append("\n".join(lines))
         if self.official is not None:
             parts.append(summary_lines(self.official))

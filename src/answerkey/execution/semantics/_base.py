@@ -13,6 +13,12 @@ from answerkey.comparator import MatchRule, Verdict
 from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows, same_driver_values
 
+PREDICTION_NOT_RUN = "the prediction is the gold's text: not run, the gold's result is its result"
+"""What the reason of an item adds, under an official preset, when its prediction is the
+gold's text as the preset runs them: answerkey does not run it (one execution per query), while
+the official scripts run it again, and a gold whose result changes between runs (``RANDOM()``,
+``LIMIT`` without ``ORDER BY``) may fail there."""
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -142,6 +148,14 @@ class Semantics:
       reasons when its rewritten queries decide.
     - ``options``: the options it takes (``SqlOptions.semantics_options``), each with what it
       does; a chosen option goes into the signature (``test_suite:keep_distinct``).
+    - ``failed_gold``: what its official script does with an item whose gold query fails, as
+      the reason of a run with it as the headline says it: "" (the default) when the script
+      stops, so that the item is an error of the test; otherwise the item is incorrect under
+      it and counted (BIRD's script scores it 0).
+    - ``suite_files`` and ``text_decoding``: how a run with it as the headline lists a test
+      suite's SQLite files and reads text that is not UTF-8 (``SQLiteEngine``): its official
+      script's way (test-suite: every file whose name contains ``.sqlite``, bytes that are not
+      UTF-8 dropped; bird: the query fails), answerkey's otherwise.
 
     It abstains from no item: a predicted query that failed is incorrect under every
     semantics before ``decide`` is called; ``decide`` raises ``ValueError`` for a gold result
@@ -160,6 +174,9 @@ class Semantics:
     default: bool = True
     official: str = ""
     options: ClassVar[Mapping[str, str]] = {}
+    failed_gold: str = ""
+    suite_files: str = "ending"
+    text_decoding: str = "replace"
 
     def decide(self, item: Item) -> Decision:
         """Whether ``item``'s predicted result is correct, and why (one line)."""

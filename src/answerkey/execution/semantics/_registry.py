@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from answerkey.adapters.engines import SUITE_FILES, TEXT_DECODINGS
 from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule
 from answerkey.errors import did_you_mean
@@ -28,6 +29,10 @@ def register(semantics: Semantics) -> Semantics:
         raise ValueError(f"a semantics named {name!r} is registered already")
     if not semantics.rule:
         raise ValueError(f"the semantics {name!r} needs a one-line rule")
+    if semantics.suite_files not in SUITE_FILES:
+        raise ValueError(f"the semantics {name!r} lists a test suite's files as one of: {', '.join(SUITE_FILES)}")
+    if semantics.text_decoding not in TEXT_DECODINGS:
+        raise ValueError(f"the semantics {name!r} reads text as one of: {', '.join(TEXT_DECODINGS)}")
     _REGISTRY[name] = semantics
     return semantics
 

@@ -1,7 +1,9 @@
 """The ``bird`` semantics: BIRD's EX (``evaluation_ex.calculate_ex``), the set of rows.
 
 ``set(predicted) == set(gold)`` over the rows as the Python driver gives them: duplicates
-ignored, columns in the same order, values by Python ``==``.
+ignored, columns in the same order, values by Python ``==``. A gold query that fails scores
+the item 0 (``Bird.failed_gold``), and text that is not UTF-8 makes the query that reads it
+fail, as ``sqlite3``'s default decoder does (``Bird.text_decoding``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ class Bird(Semantics):
     name = "bird"
     rule = "BIRD's EX: the set of rows, columns in the same order, values by Python =="
     official = "BIRD's evaluation_ex.calculate_ex"
+    # Its execute_model scores 0 whatever fails in execute_sql, the gold query included
+    # (DAMO-ConvAI bird/llm/src/evaluation.py:32-43 at 483554e; mini_dev's
+    # evaluation_ex.py:25-43 at 4d970a9), and the item stays in the denominator.
+    failed_gold = "BIRD's script scores an item whose gold query fails 0 and counts it"
+    # Its connection keeps sqlite3's default text decoder: text that is not UTF-8 raises, and
+    # the item scores 0 (evaluation.py:18-22 at 483554e).
+    text_decoding = "strict"
 
     def decide(self, item: Item) -> Decision:
         """``set(predicted) == set(gold)``."""

@@ -101,9 +101,10 @@ def _decide(item: Item) -> Decision:
 TEST_SUITE_YEAR = "2020"
 """What test-suite-sql-eval writes for ``YEAR(CURDATE())`` before it runs a query."""
 
-# Its placeholder for a value the model did not predict, read as the number 1 (predictions
-# only; evaluation.py's evaluate(), before it calls eval_exec_match).
-_PLACEHOLDER = (" value ", " 1 ")
+# Its placeholder for a value the model did not predict, read as the number 1: every
+# substring "value", case-sensitive, wherever it is (predictions only; evaluation.py:569,
+# p_str.replace("value", "1"), before eval_exec_match): `total_value` and `value_count` too.
+_PLACEHOLDER = ("value", "1")
 # Comparison operators written with a space, closed up in both queries, in this order
 # (exec_eval.py:172-174, postprocess, applied to both at :187).
 _SPACED_OPERATORS = (("> =", ">="), ("< =", "<="), ("! =", "!="))
@@ -154,8 +155,9 @@ def test_suite_sql(sql: str, *, keep_distinct: bool = False, predicted: bool = F
     """The query test-suite-sql-eval runs for ``sql`` by default (its ``evaluation.py``, then
     ``eval_exec_match`` and ``exec_on_db``), rewritten in this order:
 
-    1. a prediction (``predicted``) has each ``" value "`` replaced by ``" 1 "`` (the
-       placeholder of a value the model did not predict);
+    1. a prediction (``predicted``) has each ``value`` replaced by ``1``, case-sensitive,
+       wherever it is (the placeholder of a value the model did not predict; inside names
+       and strings too: ``total_value`` becomes ``total_1``);
     2. ``"> ="``, ``"< ="`` and ``"! ="`` are written ``">="``, ``"<="`` and ``"!="``
        (anywhere in the text, strings included);
     3. unless ``keep_distinct`` (its ``--keep_distinct``): only the first statement is kept
@@ -175,8 +177,10 @@ def test_suite_sql(sql: str, *, keep_distinct: bool = False, predicted: bool = F
     "SELECT COUNT( name) FROM singer WHERE country != 'DISTINCT'"
     >>> test_suite_sql("SELECT DISTINCT name FROM singer", keep_distinct=True)
     'SELECT DISTINCT name FROM singer'
-    >>> test_suite_sql("SELECT name FROM singer WHERE age = value ", predicted=True)
-    'SELECT name FROM singer WHERE age = 1 '
+    >>> test_suite_sql("SELECT name FROM singer WHERE age > value", predicted=True)
+    'SELECT name FROM singer WHERE age > 1'
+    >>> test_suite_sql("SELECT total_value FROM shop WHERE kind = 'Value'", predicted=True)
+    "SELECT total_1 FROM shop WHERE kind = 'Value'"
     """
     return test_suite_rewrites(sql, keep_distinct=keep_distinct, predicted=predicted)[0]
 
@@ -193,6 +197,11 @@ class TestSuite(Semantics):
         "run as its script rewrites them (DISTINCT removed unless kept)"
     )
     official = "test-suite-sql-eval"
+    # Its databases: every file of the db_id's directory whose name contains ".sqlite"
+    # (exec_eval.py:201); its connection drops the bytes of text that are not UTF-8
+    # (exec_eval.py:140, text_factory decoding with errors="ignore").
+    suite_files = "containing"
+    text_decoding = "ignore"
     options: ClassVar[Mapping[str, str]] = {
         "keep_distinct": "DISTINCT kept in the queries (its --keep_distinct)",
         "plug_value": "the gold's values also tried in the prediction's value places (its --plug_value)",
