@@ -1,9 +1,12 @@
 """The ``spider2`` semantics: Spider 2.0's ``compare_pandas_table``, column by column.
 
 Every gold column (or only ``condition_cols``) must equal some predicted column, numbers
-within 0.01 (absolute), after the CSV round trip Spider 2.0's evaluator puts every result
+within 0.01 (absolute), missing values counting as 0, after the CSV round trip Spider 2.0's evaluator puts every result
 through (pandas writes the result to CSV and reads it back), emulated here without pandas;
-each column in row order, or sorted when ``ignore_order``.
+each column in row order, or sorted when ``ignore_order``. The rule is that of
+spider2-lite/evaluation_suite/evaluate.py at commit e12c5f1e (``compare_pandas_table``,
+lines 84-130; several golds: ``compare_multi_pandas_table``, lines 67-81, read by
+``answerkey.execution.spider2_lite``).
 """
 
 from __future__ import annotations
@@ -101,16 +104,21 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
+def _normalized(values: list[object]) -> list[object]:
+    """A column as ``vectors_match`` compares it: each missing value is the integer 0
+    (``normalize`` in evaluate.py, lines 87-90 at e12c5f1e), so NULL equals 0, and 0.004."""
+    return [0 if _missing(value) else value for value in values]
+
+
 def _vectors_match(gold: list[object], predicted: list[object], ignore_order: bool) -> bool:
-    """Spider 2.0's ``vectors_match``: (sorted by text when ignoring order) the same length,
-    and pairwise both missing, numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    """Spider 2.0's ``vectors_match``: missing values made 0, (sorted by text when ignoring
+    order) the same length, and pairwise numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    gold, predicted = _normalized(gold), _normalized(predicted)
     if ignore_order:
         gold, predicted = sorted(gold, key=_spider2_key), sorted(predicted, key=_spider2_key)
     if len(gold) != len(predicted):
         return False
     for a, b in zip(gold, predicted):
-        if _missing(a) and _missing(b):
-            continue
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
             try:
                 if not math.isclose(float(a), float(b), abs_tol=SPIDER2_TOLERANCE):
