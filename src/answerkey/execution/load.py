@@ -45,6 +45,7 @@ from typing import Any
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plural
+from answerkey.execution.result_csv import ResultFile, read_result_csv
 from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
 from answerkey.files import Document, load_document, read_text, source_name, validation_errors
 
@@ -82,6 +83,10 @@ class SqlItem:
     # The item's other golds (an answerkey corpus's ``sql`` list after its first): the
     # prediction is correct when it matches ``gold`` or one of them.
     other_golds: tuple[str, ...] = ()
+    # Golds given as results (CSV files) in place of SQL (``gold`` is then empty), and a
+    # prediction given as a result in place of SQL (``predicted`` is then None).
+    gold_results: tuple[ResultFile, ...] = ()
+    predicted_result: ResultFile | None = None
     # A Spider-layout file's session (from 0) and the item's turn in it (from 0); where an
     # item sits, not what it is, so equality leaves them out.
     session: int | None = field(default=None, compare=False)
@@ -91,6 +96,11 @@ class SqlItem:
     def origin(self) -> str:
         """Where the gold item is: ``FILE:LINE`` (``FILE`` when the line is unknown)."""
         return _origin(self.source, self.line)
+
+    @property
+    def needs_database(self) -> bool:
+        """Whether evaluating the item runs a query (False when both sides are results)."""
+        return not (self.gold_results and self.predicted_result is not None)
 
 
 @dataclass
@@ -453,13 +463,17 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
             continue
         line = document.locate((index,))[0]
         first_seen[model.id] = document.locate((index, "id"))[0]
-        golds = [model.sql] if isinstance(model.sql, str) else model.sql
+        golds = [] if model.sql is None else [model.sql] if isinstance(model.sql, str) else model.sql
+        results = _gold_results(document, index, model.gold_results or (), problems)
+        if results is None:
+            continue
         items.append(
             SqlItem(
                 model.id,
                 model.db_id,
-                golds[0],
+                golds[0] if golds else "",
                 other_golds=tuple(golds[1:]),
+                gold_results=results,
                 question=model.question,
                 difficulty=model.difficulty,
                 tags=tuple(model.tags),
@@ -471,6 +485,32 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
             )
         )
     return items
+
+
+def _gold_results(
+    document: Document, index: int, paths: tuple[str, ...], problems: list[InputError]
+) -> tuple[ResultFile, ...] | None:
+    """The gold results of corpus item ``index`` (CSV files relative to the corpus file), or
+    None after recording why one cannot be read."""
+    folder = os.path.dirname(document.source) if document.source != "-" else ""
+    results = []
+    for number, path in enumerate(paths):
+        location = os.path.join(folder, path)
+        if not os.path.isfile(location):
+            what = "is not a file" if os.path.exists(location) else "no such file"
+            where = (
+                (index, "gold_results", number)
+                if isinstance(document.data[index]["gold_results"], list)
+                else (index, "gold_results")
+            )
+            problems.append(document.error(f"gold result {path!r}: {what} ({location})", where))
+            return None
+        try:
+            results.append(read_result_csv(location))
+        except InputError as error:
+            problems.append(error)
+            return None
+    return tuple(results)
 
 
 def _prediction_records(document: Document, problems: list[InputError]) -> Iterator[tuple[str, str | None, tuple]]:

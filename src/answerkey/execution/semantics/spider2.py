@@ -47,10 +47,14 @@ def _csv_written(values: Sequence[object]) -> list[str]:
     return ["" if value is None else repr(value) if type(value) is float else str(value) for value in values]
 
 
-def _csv_read(texts: Sequence[str]) -> tuple[str, list[object]]:
+def pandas_csv_column(texts: Sequence[str]) -> tuple[str, list[object]]:
     """A column as pandas' ``read_csv`` reads it, with its kind (int, float, bool, object):
     missing texts NaN; all integers ints (floats if one is missing); all numbers floats;
-    all ``True``/``False`` booleans; otherwise the texts."""
+    all ``True``/``False`` booleans; otherwise the texts.
+
+    >>> pandas_csv_column(["1", "", "3"]), pandas_csv_column(["007", "x"])
+    (('float', [1.0, nan, 3.0]), ('object', ['007', 'x']))
+    """
     missing = [text in _CSV_MISSING for text in texts]
     present = [text for text, gone in zip(texts, missing) if not gone]
     if not texts:
@@ -72,7 +76,7 @@ def _csv_read(texts: Sequence[str]) -> tuple[str, list[object]]:
 
 
 def _csv_round_trip(values: Sequence[object]) -> tuple[str, list[object]]:
-    """``_csv_read(_csv_written(values))``, without the texts for a column of 64-bit integers
+    """``pandas_csv_column(_csv_written(values))``, without the texts for a column of 64-bit integers
     (``str`` of each reads back as the same int) or of finite floats (``repr`` of each reads
     back as the same float), most columns of a result. (Speed: the texts and their regular
     expressions were most of Spider 2.0's rule.)"""
@@ -81,7 +85,7 @@ def _csv_round_trip(values: Sequence[object]) -> tuple[str, list[object]]:
         return "int", list(values)
     if kinds == {float} and all(map(math.isfinite, values)):  # type: ignore[arg-type]
         return "float", list(values)
-    return _csv_read(_csv_written(values))
+    return pandas_csv_column(_csv_written(values))
 
 
 def _csv_vectors(rows: Sequence[tuple[object, ...]], width: int, columns: Sequence[int]) -> list[list[object]]:
