@@ -346,7 +346,7 @@ def sql(
     if cluster is None:  # a cluster's workers may see databases this machine does not
         databases = options.open_engine()
         try:
-            check_databases(databases, [item.db_id for item in inputs.items])
+            check_databases(databases, [item.db_id for item in inputs.items if item.needs_database])
         except ValueError as error:
             raise Trouble(f"--db {location}: {error}") from None
         finally:

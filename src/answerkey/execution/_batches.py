@@ -387,6 +387,8 @@ class _Evaluator:
         # Nor with defog's alternatives: the golds that run are known only once expanded.
         if run_each is None or self.cache is not None or timed or self.options.defog_alternatives:
             return
+        if not self.databases:  # items that run no query
+            return
         keys: list[tuple[int, str]] = []
         for item in items:
             texts = [] if item.gold_results else [item.gold]

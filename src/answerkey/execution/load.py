@@ -47,9 +47,10 @@ from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plural
 from answerkey.execution.result_csv import ResultFile, read_result_csv
 from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
+from answerkey.execution.spider2_lite import is_spider2_lite, read_spider2_lite
 from answerkey.files import Document, load_document, read_text, source_name, validation_errors
 
-LAYOUTS = ("spider", "bird", "answerkey")
+LAYOUTS = ("spider", "bird", "answerkey", "spider2-lite")
 # What BIRD's predictions put between the SQL and the db_id.
 BIRD_SEPARATOR = "\t----- bird -----\t"
 # Gold files read as Spider text by their suffix.
@@ -639,7 +640,28 @@ def load_inputs(
         ) from None
 
 
+def _load_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLike[str]) -> SqlInputs:
+    found = read_spider2_lite(gold, predictions)
+    items = [
+        SqlItem(
+            item.id,
+            item.db_id,
+            "",
+            item.predicted,
+            gold_results=item.golds,
+            predicted_result=item.predicted_result,
+            ignore_order=item.ignore_order,
+            source=item.source,
+            line=item.line,
+        )
+        for item in found.items
+    ]
+    return SqlInputs("spider2-lite", source_name(gold), source_name(predictions), items, found.warnings)
+
+
 def _load_inputs(gold: str | os.PathLike[str], predictions: str | os.PathLike[str], layout: str | None) -> SqlInputs:
+    if layout == "spider2-lite" or (layout is None and is_spider2_lite(gold)):
+        return _load_spider2_lite(gold, predictions)
     source = source_name(gold)
     text = read_text(gold)
     if layout == "spider" or (layout is None and detect_layout(source, text) == "spider"):
