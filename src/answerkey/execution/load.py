@@ -48,7 +48,7 @@ from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plura
 from answerkey.execution.result_csv import ResultFile, read_result_csv
 from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
 from answerkey.execution.spider2_lite import is_spider2_lite, read_spider2_lite
-from answerkey.files import Document, load_document, read_text, source_name, validation_errors
+from answerkey.files import STDIN, Document, load_document, read_text, source_name, validation_errors
 
 LAYOUTS = ("spider", "bird", "answerkey", "spider2-lite")
 # What BIRD's predictions put between the SQL and the db_id.
@@ -493,7 +493,7 @@ def _gold_results(
 ) -> tuple[ResultFile, ...] | None:
     """The gold results of corpus item ``index`` (CSV files relative to the corpus file), or
     None after recording why one cannot be read."""
-    folder = os.path.dirname(document.source) if document.source != "-" else ""
+    folder = os.path.dirname(document.source) if document.source != STDIN else ""
     results = []
     for number, path in enumerate(paths):
         location = os.path.join(folder, path)

@@ -237,10 +237,13 @@ def storage_order_evidence(rows: Sequence[tuple[Any, ...]], reversed_rows: Seque
 
 
 def probe_golds(engine: Engine, items: Iterable[SqlItem]) -> list[RunWarning]:
-    """The suspect-gold warnings of ``items``, in item order, each gold probed once."""
+    """The suspect-gold warnings of ``items``, in item order, each gold probed once (a gold
+    given as result files has no query to probe)."""
     probed: dict[tuple[str, str], list[tuple[str, str]]] = {}
     warnings = []
     for item in items:
+        if item.gold_results:
+            continue
         key = (item.db_id, item.gold)
         if key not in probed:
             probed[key] = probe_gold(engine, item)

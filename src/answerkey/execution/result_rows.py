@@ -54,10 +54,26 @@ def result_rows(engine: Engine, items: Iterable[SqlItem], shown: int) -> list[Si
     its db_id's first database (None: no prediction, or no database)."""
     found: list[Sides] = []
     for item in items:
+        if not item.needs_database:
+            found.append((_gold_side(engine, None, item, shown), _predicted_side(engine, None, item, shown)))
+            continue
         try:
             database = engine.databases(item.db_id)[0]
         except (NoDatabase, IndexError):
             found.append((None, None))
             continue
-        found.append((_side(engine, database, item.gold, shown), _side(engine, database, item.predicted, shown)))
+        found.append((_gold_side(engine, database, item, shown), _predicted_side(engine, database, item, shown)))
     return found
+
+
+def _gold_side(engine: Engine, database: Any, item: SqlItem, shown: int) -> str | None:
+    if item.gold_results:  # the first gold result file, as the first gold query is shown
+        gold = item.gold_results[0]
+        return rows_text(gold.columns, gold.rows, shown)
+    return _side(engine, database, item.gold, shown)
+
+
+def _predicted_side(engine: Engine, database: Any, item: SqlItem, shown: int) -> str | None:
+    if item.predicted_result is not None:
+        return rows_text(item.predicted_result.columns, item.predicted_result.rows, shown)
+    return _side(engine, database, item.predicted, shown)
