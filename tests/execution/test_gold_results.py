@@ -80,7 +80,10 @@ def test_the_prediction_runs_and_matches_any_gold_result(files):
         ("sql", "correct", None),
     ]
     assert items["second"].reason == "gold 2 of 2: the tuples match as sets"
-    assert items["none"].reason == "no mapping of canonical columns onto system columns gives the canonical tuples as a set"
+    assert (
+        items["none"].reason
+        == "no mapping of canonical columns onto system columns gives the canonical tuples as a set"
+    )
     assert items["one"].databases == 1
     assert report.summary.accuracy == pytest.approx(4 / 5)
 

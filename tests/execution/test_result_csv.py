@@ -65,7 +65,11 @@ def test_blank_lines_are_skipped_and_the_header_names_the_columns(tmp_path):
         ("a,b\n1,2,3\n", "2:1", "the row has 3 cells but the header has 2 columns"),
         ("", "1:1", "no header row: a result file starts with its column names"),
         ('a\n"x"y\n', "2:1", "invalid CSV: ',' expected after '\"'"),
-        (",".join(["c"] * (MAX_COLUMNS + 1)) + "\n", "1:1", f"{MAX_COLUMNS + 1:,} columns, more than the limit of 2,000"),
+        (
+            ",".join(["c"] * (MAX_COLUMNS + 1)) + "\n",
+            "1:1",
+            f"{MAX_COLUMNS + 1:,} columns, more than the limit of 2,000",
+        ),
     ],
 )
 def test_a_bad_file_is_one_located_error(tmp_path, text, where, message):
