@@ -274,6 +274,8 @@ def sql(
       bird       GOLD: BIRD's dev.json; PREDICTIONS: {"0": "SQL\\t----- bird -----\\tdb_id", ...}
       answerkey  GOLD: JSONL/YAML items {id, db_id, sql, difficulty, tags, order_by, ...};
                  PREDICTIONS: JSONL {id, sql}   (answerkey schema sql-corpus, sql-predictions)
+      spider2-lite  GOLD: a folder with spider2lite_eval.jsonl and exec_result/<id>.csv
+                 (or <id>_a.csv, <id>_b.csv...); PREDICTIONS: a folder of <id>.sql or <id>.csv
 
     Every query runs read-only within --timeout, --max-rows and --max-result-bytes; a
     predicted query can never change a database. Each item is decided under every
