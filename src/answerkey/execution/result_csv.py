@@ -34,8 +34,6 @@ from answerkey.files import read_text, source_name
 from answerkey.limits import MAX_COLUMNS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS
 from answerkey.model import Value
 
-__all__ = ["ResultFile", "read_result_csv"]
-
 
 @dataclass(frozen=True)
 class ResultFile:

@@ -35,8 +35,6 @@ from answerkey.execution.result_csv import ResultFile, read_result_csv
 from answerkey.files import Document, load_document, read_text
 from answerkey.limits import MAX_QUERY_CHARS
 
-__all__ = ["EVAL_FILE", "LiteItem", "LiteInputs", "gold_condition_cols", "is_spider2_lite", "read_spider2_lite"]
-
 EVAL_FILE = "spider2lite_eval.jsonl"
 """The file that makes a folder Spider 2.0-lite's gold."""
 GOLD_RESULTS = "exec_result"
