@@ -250,7 +250,6 @@ def read_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLi
         prediction_path = os.path.join(predictions, name)
         sql: str | None = None
         result: ResultFile | None = None
-        db_id = ""
         try:
             golds = tuple(
                 replace(read_result_csv(os.path.join(results_folder, f"{file}.csv")), condition_cols=cols or ())
@@ -263,19 +262,18 @@ def read_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLi
         except InputError as error:
             problems.append(error)
             continue
-        if sql is not None:
-            if databases is None:
-                databases = _metadata(gold)
-            db_id = databases.get(instance_id, "")
-            if not instance_id.startswith("local") or not db_id:
-                why = (
-                    "its database is not SQLite (evaluate.py runs it on BigQuery or Snowflake): export its result "
-                    f"as {instance_id}.csv to evaluate it here"
-                    if not instance_id.startswith("local")
-                    else f"no {METADATA_FILE} names its database (looked for in {gold} and two folders up)"
-                )
-                warnings.append(RunWarning(f"{prediction_path}: not evaluable here: {why}", "not-evaluable"))
-                continue
+        if databases is None:
+            databases = _metadata(gold)
+        db_id = databases.get(instance_id, "")
+        if sql is not None and (not instance_id.startswith("local") or not db_id):
+            why = (
+                "its database is not SQLite (evaluate.py runs it on BigQuery or Snowflake): export its result "
+                f"as {instance_id}.csv to evaluate it here"
+                if not instance_id.startswith("local")
+                else f"no {METADATA_FILE} names its database (looked for in {gold} and two folders up)"
+            )
+            warnings.append(RunWarning(f"{prediction_path}: not evaluable here: {why}", "not-evaluable"))
+            continue
         items.append(LiteItem(instance_id, db_id, golds, sql, result, ignore_order, document.source, line))
     for stem, name in predicted.items():
         if stem not in seen and not problems:
