@@ -119,13 +119,13 @@ def gold_condition_cols(value: Any, golds: int, single: bool) -> list[tuple[int,
     return [_columns(each) for each in value[:golds]]
 
 
-def _gold_files(folder: str) -> dict[str, list[str]]:
-    """The ``.csv`` files of the gold results folder, by name without the suffix."""
+def _gold_files(folder: str) -> set[str]:
+    """The names of the ``.csv`` files of the gold results folder, without the suffix."""
     with os.scandir(folder) as entries:
-        return {entry.name[:-4]: [] for entry in entries if entry.name.endswith(".csv") and entry.is_file()}
+        return {entry.name[:-4] for entry in entries if entry.name.endswith(".csv") and entry.is_file()}
 
 
-def _golds_of(instance_id: str, names: dict[str, list[str]]) -> tuple[list[str], bool]:
+def _golds_of(instance_id: str, names: set[str]) -> tuple[list[str], bool]:
     """The gold file names of ``instance_id`` (``resolve_gold_paths``) and whether it is the single one."""
     if instance_id in names:
         return [instance_id], True
