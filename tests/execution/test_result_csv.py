@@ -24,6 +24,9 @@ TYPED = {
     "pandas' missing spellings": ("t\nNA\nnull\nz\n", [(None,), (None,), ("z",)]),
     "quoted cells": ('a,b\n"1,5","say ""hi"""\n', [("1,5", 'say "hi"')]),
     "a lone quoted empty cell is a missing value": ('t\n""\nz\n', [(None,), ("z",)]),
+    "a line of spaces and tabs is blank": ("t\n1\n  \t\n2\n", [(1,), (2,)]),
+    "a cell of spaces beside others is text": ("t,u\n1, \n", [(1, " ")]),
+    "Windows line ends": ("t,u\r\n1,x\r\n", [(1, "x")]),
 }
 
 

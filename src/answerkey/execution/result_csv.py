@@ -2,8 +2,8 @@
 Spider 2.0-lite's gold and predicted result files), read as Spider 2.0's evaluator reads them.
 
 A file is read with the standard ``csv`` module (comma, double quotes, strict quoting): its
-first non-blank row is the header (the column names), blank lines are skipped, as pandas'
-``read_csv`` skips them, and every other row must have as many cells as the header. Each
+first non-blank row is the header (the column names), blank lines (and lines of spaces and
+tabs) are skipped, as pandas' ``read_csv`` skips them, and every other row must have as many cells as the header. Each
 column is then typed as ``read_csv`` types it with its defaults (``pandas_csv_column``): all
 integers are integers, all numbers reals, ``True``/``False`` booleans, the texts pandas reads
 as missing (the empty text, ``NA``, ``null``, ``NaN``...) NULL, anything else text. A file is
@@ -67,8 +67,8 @@ def _cells(text: str, source: str) -> tuple[list[str], list[list[str]]]:
         except csv.Error as problem:
             raise InputError(f"invalid CSV: {problem}", source=source, line=previous + 1, column=1) from None
         line, previous = previous + 1, reader.line_num
-        if not cells:
-            continue  # a blank line, which read_csv skips too
+        if not cells or (len(cells) == 1 and cells[0] and not cells[0].strip(" \t")):
+            continue  # a blank line, or one of spaces and tabs, which read_csv skips too
         if header is None:
             if len(cells) > MAX_COLUMNS:
                 message = f"{plural(len(cells), 'column')}, more than the limit of {MAX_COLUMNS:,}"
