@@ -101,3 +101,20 @@ def test_a_bad_gold_file_is_one_located_line_and_exit_2(run_cli, lite):
     assert (
         result.stderr == f"{lite / 'gold' / 'exec_result' / 'local001.csv'}:2:1: invalid CSV: unexpected end of data\n"
     )
+
+
+def test_result_files_alone_need_no_database(run_cli, lite):
+    """Without --db: result predictions are evaluated; an SQL one asks for --db (exit 2, one line)."""
+    only = lite / "only"
+    only.mkdir()
+    (only / "bq003.csv").write_text("x,n\na,7.004\n", encoding="utf-8")
+    result = run_cli("sql", lite / "gold", only, "--semantics", "spider2", "--metrics", "none", "--json", "-")
+    assert result.exit_code == 0, result.output
+    assert [(item["id"], item["verdict"]) for item in json.loads(result.stdout)["items"]] == [("bq003", "correct")]
+    assert result.stderr == (
+        f"warning: 3 items of spider2lite_eval.jsonl have no prediction in {only}: left out, as evaluate.py leaves "
+        "them out (its 'Real score' counts each as 0), e.g. 'local001'\n"
+    )
+    result = run_cli("sql", lite / "gold", lite / "pred")
+    assert result.exit_code == 2
+    assert result.stderr == "--db DIR|URL is needed: item local001 runs SQL on its database 'shop'\n"
