@@ -271,3 +271,19 @@ def test_a_gold_folder_without_its_results_folder_is_one_error(tmp_path):
     with pytest.raises(InputError) as raised:
         load_inputs(gold, pred)
     assert str(raised.value) == f"{gold}/exec_result: the gold results folder: No such file or directory"
+
+
+def test_a_condition_column_beyond_the_gold_is_an_error_of_the_test(tmp_path):
+    """condition_cols [3] of a one-column gold: evaluate.py's iloc raises (score 0); here the
+    item is an error of the test, naming the gold file."""
+    ids = build(tmp_path, {"beyond": (([3], False), {"": "a\n1\n"}, ("csv", "x\n1\n"), None, 0)})
+    inputs = load_inputs(tmp_path / "gold", tmp_path / "pred")
+    report = run_sql(
+        inputs, SqlOptions(str(tmp_path / "dbs"), engine="sqlite", semantics="spider2", metrics=())
+    ).report()
+    item = report.items[0]
+    assert (item.id, item.verdict, item.database, item.databases) == (ids["beyond"], "error", None, 0)
+    assert item.reason == (
+        f"on the gold result {tmp_path / 'gold' / 'exec_result' / 'local001.csv'}: condition column 3 is not a "
+        "column of the gold result, which has 1 column (condition columns count from 0)"
+    )

@@ -443,7 +443,7 @@ class _Evaluator:
             item.index,
             "error",
             reason,
-            database=database.name,
+            database=database.name or None,
             databases=len(self.databases),
             metrics=dict.fromkeys(self.options.metrics),
             warnings=tuple(notes),
