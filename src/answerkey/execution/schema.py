@@ -195,8 +195,8 @@ GoldResultPaths = Annotated[
 
 
 class SqlItemSchema(BaseModel):
-    """One item of answerkey's SQL corpus: a question, its database and its gold SQL (one line
-    of a JSON Lines corpus, or one element of a YAML or JSON list)."""
+    """One item of answerkey's SQL corpus: a question, its database and its gold SQL or gold
+    result files (one line of a JSON Lines corpus, or one element of a YAML or JSON list)."""
 
     # Titled as the item it describes: loading gives an ``answerkey.execution.load.SqlItem``.
     model_config = ConfigDict(extra="forbid", title="SqlItem", defer_build=True)
