@@ -103,7 +103,7 @@ def test_spider2_decides_gold_results_as_spider_2_does(files):
 def test_bad_gold_results_are_located_errors(tmp_path):
     """A missing file at its place in the list, a bad CSV at its own line, sql and gold_results
     together or neither, a list of the wrong kind: one error each, nothing runs."""
-    (tmp_path / "bad.csv").write_text("a,b\n1\n", encoding="utf-8")
+    (tmp_path / "bad.csv").write_text("a,b\n1,2,3\n", encoding="utf-8")
     (tmp_path / "gold.jsonl").write_text(
         '{"id": "a", "db_id": "shop", "gold_results": ["bad.csv"]}\n'
         '{"id": "b", "db_id": "shop", "gold_results": ["nope.csv"]}\n'
@@ -117,7 +117,7 @@ def test_bad_gold_results_are_located_errors(tmp_path):
     with pytest.raises(InputErrors) as raised:
         load_inputs(tmp_path / "gold.jsonl", tmp_path / "pred.jsonl")
     assert [str(error).replace(str(tmp_path) + "/", "") for error in raised.value.errors] == [
-        "bad.csv:2:1: the row has 1 cell but the header has 2 columns",
+        "bad.csv:2:1: the row has 3 cells but the header has 2 columns",
         "gold.jsonl:2:47: gold result 'nope.csv': no such file (nope.csv)",
         "gold.jsonl:3:1: an item gives its gold as sql or as gold_results (CSV files), and this one gives both",
         "gold.jsonl:4:1: an item gives its gold as sql or as gold_results (CSV files), and this one gives neither",

@@ -146,6 +146,9 @@ def test_the_reasons_say_what_decided(tmp_path):
         ([[1], [], [0]], 3, False, [(1,), None, (0,)]),
         ([1, 0], 1, False, [(1,)]),
         ([[1, 2, 3], [1, 2, 3], [0]], 2, False, [(1, 2, 3), (1, 2, 3)]),
+        # The comparison raises at a gold without a list of indexes: only the golds before it count.
+        ([[0], [1]], 3, False, [(0,), (1,)]),
+        ([[1], ["x"], [0]], 3, False, [(1,)]),
     ],
 )
 def test_condition_columns_per_gold_as_compare_multi_pandas_table(value, golds, single, expected):
@@ -157,7 +160,7 @@ def test_condition_columns_per_gold_as_compare_multi_pandas_table(value, golds, 
     ("value", "golds", "single", "message"),
     [
         ([[0]], 1, True, "[[0]] is not a list of column indexes"),
-        ([[0], [1]], 3, False, "2 lists of condition columns for 3 gold files"),
+        ([["x"], [1]], 2, False, "['x'] is not a list of column indexes"),
         ("0", 2, False, "'0' is not a list"),
     ],
 )
@@ -247,13 +250,13 @@ def test_problems_are_located_and_listed_together(tmp_path):
         handle.write('{"instance_id": "../x"}\n')
         handle.write('{"instance_id": "local004", "ignore_order": "yes"}\n')
     (gold / "exec_result" / "local002.csv").write_text("n\n1\n", encoding="utf-8")
-    (gold / "exec_result" / "local001.csv").write_text("n,m\n1\n", encoding="utf-8")
+    (gold / "exec_result" / "local001.csv").write_text("n,m\n1,2,3\n", encoding="utf-8")
     for name in ("local001.csv", "local002.csv", "local003.csv", "bq001.sql", "bq001.csv"):
         (pred / name).write_text("n\n1\n", encoding="utf-8")
     with pytest.raises(InputErrors) as raised:
         load_inputs(gold, pred)
     assert [str(error).replace(f"{tmp_path}/evaluation_suite/", "") for error in raised.value.errors] == [
-        "gold/exec_result/local001.csv:2:1: the row has 1 cell but the header has 2 columns",
+        "gold/exec_result/local001.csv:2:1: the row has 3 cells but the header has 2 columns",
         "gold/spider2lite_eval.jsonl:4:29: condition_cols: [[0], [1]] is not a list of column indexes: evaluate.py's "
         "comparison fails on it (scoring the item 0)",
         "gold/spider2lite_eval.jsonl:5:1: no gold result for 'local003' in gold/exec_result (local003.csv, or "
@@ -287,3 +290,46 @@ def test_a_condition_column_beyond_the_gold_is_an_error_of_the_test(tmp_path):
         f"on the gold result {tmp_path / 'gold' / 'exec_result' / 'local001.csv'}: condition column 3 is not a "
         "column of the gold result, which has 1 column (condition columns count from 0)"
     )
+
+
+# Official scores (evaluate.py at e12c5f1e): 0 ("positional indexers are out-of-bounds": gold _b's
+# column 5, though _c matches), 1, 0 ("list index out of range": no list for gold _b), 1 (a short
+# gold row ends in NaN, which counts as 0).
+TRUNCATED = {
+    "later-beyond": (
+        ([[0], [5], [0]], False),
+        {"_a": "a\n1\n", "_b": "a,b\n2,3\n", "_c": "a\n9\n"},
+        ("csv", "x\n9\n"),
+        None,
+        0,
+    ),
+    "later-in": (
+        ([[0], [1], [0]], False),
+        {"_a": "a\n1\n", "_b": "a,b\n2,3\n", "_c": "a\n9\n"},
+        ("csv", "x\n3\n"),
+        None,
+        1,
+    ),
+    "too-few-lists": (([[0]], False), {"_a": "a\n1\n", "_b": "a\n2\n"}, ("csv", "x\n2\n"), None, 0),
+    "short-row": (([], False), {"": "a,b\n1,2\n3\n"}, ("csv", "x,y\n1,2\n3,0\n"), None, 1),
+}
+
+
+def test_golds_the_official_comparison_never_reaches_are_left_out_with_a_warning(tmp_path):
+    """Where evaluate.py raises at a later gold (its condition columns beyond it, or no list
+    for it), scoring 0, the golds from it on are left out, with a warning: the verdicts are
+    the script's."""
+    ids = build(tmp_path, TRUNCATED)
+    inputs = load_inputs(tmp_path / "gold", tmp_path / "pred")
+    eval_file = tmp_path / "gold" / "spider2lite_eval.jsonl"
+    assert [str(warning) for warning in inputs.warnings] == [
+        f"{eval_file}:1: the condition_cols of gold file local001_b.csv are not columns evaluate.py can take: its "
+        "comparison stops there, scoring 0, so 2 gold files from it on are left out",
+        f"{eval_file}:3: the condition_cols of gold file local003_b.csv are not columns evaluate.py can take: its "
+        "comparison stops there, scoring 0, so 1 gold file from it on is left out",
+    ]
+    report = run_sql(
+        inputs, SqlOptions(str(tmp_path / "dbs"), engine="sqlite", semantics="spider2", metrics=())
+    ).report()
+    verdicts = {item.id: item.verdict for item in report.items}
+    assert verdicts == {ids[name]: "correct" if case[-1] else "incorrect" for name, case in TRUNCATED.items()}

@@ -3,7 +3,8 @@ Spider 2.0-lite's gold and predicted result files), read as Spider 2.0's evaluat
 
 A file is read with the standard ``csv`` module (comma, double quotes, strict quoting): its
 first non-blank row is the header (the column names), blank lines (and lines of spaces and
-tabs) are skipped, as pandas' ``read_csv`` skips them, and every other row must have as many cells as the header. Each
+tabs) are skipped, as pandas' ``read_csv`` skips them; a row shorter than the header ends in
+missing values, as ``read_csv`` fills it, and a longer one is an error. Each
 column is then typed as ``read_csv`` types it with its defaults (``pandas_csv_column``): all
 integers are integers, all numbers reals, ``True``/``False`` booleans, the texts pandas reads
 as missing (the empty text, ``NA``, ``null``, ``NaN``...) NULL, anything else text. A file is
@@ -75,9 +76,11 @@ def _cells(text: str, source: str) -> tuple[list[str], list[list[str]]]:
                 raise InputError(message, source=source, line=line, column=1)
             header = cells
             continue
-        if len(cells) != len(header):
+        if len(cells) > len(header):
             counts = f"the row has {plural(len(cells), 'cell')} but the header has {plural(len(header), 'column')}"
             raise InputError(counts, source=source, line=line, column=1)
+        # A short row ends in missing values, as read_csv fills it (Spider 2.0's golds have some).
+        cells += [""] * (len(header) - len(cells))
         if len(rows) == SQL_MAX_ROWS:
             raise InputError(f"more than the limit of {SQL_MAX_ROWS:,} rows", source=source, line=line, column=1)
         rows.append(cells)

@@ -7,7 +7,8 @@ condition_cols, ignore_order}`` a line; other keys ignored) and ``exec_result/``
 results: ``<id>.csv`` alone, or else ``<id>_a.csv``, ``<id>_b.csv``... (one lower-case letter,
 in name order), each an acceptable gold (``resolve_gold_paths``, lines 209-223). Each gold's
 condition columns are resolved as ``compare_multi_pandas_table`` resolves them (lines 67-81,
-``gold_condition_cols``). The databases of ``local*`` items are named by ``spider2-lite.jsonl``
+``gold_condition_cols``); the golds it never reaches (it raises at an earlier one, scoring 0)
+are left out with a warning. The databases of ``local*`` items are named by ``spider2-lite.jsonl``
 (``{instance_id, db, ...}`` a line), looked for in the gold folder, then two folders up (where
 the official script finds it, beside ``evaluation_suite/``).
 
@@ -98,13 +99,19 @@ def gold_condition_cols(value: Any, golds: int, single: bool) -> list[tuple[int,
     evaluate.py resolves them for ``golds`` gold files (``single``: ``<id>.csv`` alone):
     a single gold takes the value; several ``_a``, ``_b``... golds take one list each when
     every element is a list, else all the same value, and a lone ``_a`` gold takes the first
-    element (so ``[1, 0]`` checks column 1 only). ``ValueError`` where the official
-    comparison fails (scoring the item 0).
+    element (so ``[1, 0]`` checks column 1 only).
+
+    The official comparison tries the golds in order and raises at the first one whose
+    columns it cannot take (no list left for it, a list that is not of indexes), scoring the
+    item 0: so only the golds before it can match, and only their columns are returned
+    (fewer than ``golds``). ``ValueError`` when it raises at the first gold.
 
     >>> gold_condition_cols([1, 2], 1, True), gold_condition_cols([[0], [1, 2]], 2, False)
     ([(1, 2)], [(0,), (1, 2)])
     >>> gold_condition_cols([1, 0], 2, False), gold_condition_cols([1, 0], 1, False)
     ([(1, 0), (1, 0)], [(1,)])
+    >>> gold_condition_cols([[0], [1]], 3, False)
+    [(0,), (1,)]
     """
     if single:
         return [_columns(value)]
@@ -114,9 +121,15 @@ def gold_condition_cols(value: Any, golds: int, single: bool) -> list[tuple[int,
         raise ValueError(f"{value!r} is not a list")
     if golds > 1 and not all(isinstance(each, list) for each in value):
         return [_columns(value)] * golds
-    if len(value) < golds:
-        raise ValueError(f"{plural(len(value), 'list')} of condition columns for {plural(golds, 'gold file')}")
-    return [_columns(each) for each in value[:golds]]
+    found: list[tuple[int, ...] | None] = []
+    for each in value[:golds]:
+        try:
+            found.append(_columns(each))
+        except ValueError:
+            if not found:
+                raise
+            break
+    return found
 
 
 def _gold_files(folder: str) -> set[str]:
@@ -172,6 +185,29 @@ def _metadata(gold: str) -> dict[str, str]:
                 if isinstance(record, dict) and isinstance(record.get("db"), str) and "instance_id" in record
             }
     return {}
+
+
+def _reachable(golds: tuple[ResultFile, ...]) -> int:
+    """How many golds come before the first (after the first) whose condition columns go
+    beyond its columns: evaluate.py's comparison raises there (``iloc``), scoring the item 0,
+    so the golds from it on can never match. (Beyond the first gold's, the item is an error
+    of the test, as under every semantics.)"""
+    for number, gold in enumerate(golds[1:], 1):
+        if any(column >= len(gold.columns) for column in gold.condition_cols or ()):
+            return number
+    return len(golds)
+
+
+def _unreachable(document: Document, index: int, files: list[str], reachable: int) -> RunWarning:
+    """The warning for the gold files from ``files[reachable]`` on, which evaluate.py never compares."""
+    line = document.locate((index,))[0]
+    return RunWarning(
+        f"{document.source}:{line}: the condition_cols of gold file {files[reachable]}.csv are not columns "
+        f"evaluate.py can take: its comparison stops there, scoring 0, so "
+        f"{plural(len(files) - reachable, 'gold file')} from it on {'is' if len(files) - reachable == 1 else 'are'} "
+        "left out",
+        "spider2-condition-cols",
+    )
 
 
 def _record(document: Document, index: int, problems: list[InputError]) -> tuple[str, Any, bool] | None:
@@ -247,6 +283,9 @@ def read_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLi
                 )
             )
             continue
+        if len(columns) < len(files):
+            warnings.append(_unreachable(document, index, files, len(columns)))
+            files = files[: len(columns)]
         prediction_path = os.path.join(predictions, name)
         sql: str | None = None
         result: ResultFile | None = None
@@ -262,6 +301,10 @@ def read_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLi
         except InputError as error:
             problems.append(error)
             continue
+        reachable = _reachable(golds)
+        if reachable < len(golds):
+            warnings.append(_unreachable(document, index, files, reachable))
+            golds = golds[:reachable]
         if databases is None:
             databases = _metadata(gold)
         db_id = databases.get(instance_id, "")
