@@ -1,6 +1,6 @@
 """Gold and predicted SQL, in the layouts the benchmarks ship them: errors at ``FILE:LINE:COL``.
 
-Three layouts, named by ``--layout`` or detected from the gold file:
+Four layouts, named by ``--layout`` or detected from the gold file:
 
 - **spider** (test-suite-sql-eval): the gold is text, one ``SQL<TAB>db_id`` per line; the
   predictions one SQL query per line, in the same order (anything after a tab on a
@@ -18,7 +18,11 @@ Three layouts, named by ``--layout`` or detected from the gold file:
   ``SqlItemSchema`` items: ``id``, ``db_id``, ``sql``, optional ``question``,
   ``difficulty``, ``tags``, ``order_by``, ``condition_cols``, ``ignore_order``); the
   predictions JSON Lines (or a JSON/YAML list) of ``{"id": ..., "sql": ...}`` records, or a
-  mapping id: SQL. Every other gold file.
+  mapping id: SQL. Every other gold file. An item may give ``gold_results`` (CSV files,
+  ``answerkey.execution.result_csv``) in place of ``sql``.
+- **spider2-lite**: Spider 2.0-lite's gold folder (``spider2lite_eval.jsonl`` and
+  ``exec_result/``) and a folder of ``<id>.sql`` or ``<id>.csv`` predictions, read by
+  ``answerkey.execution.spider2_lite``. Detected by a gold folder holding that file.
 
 Problems are collected and raised together (``InputErrors``), each located: a malformed
 line, an invalid item, a duplicate id, predictions that do not line up with the gold (Spider:

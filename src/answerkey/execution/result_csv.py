@@ -38,19 +38,30 @@ from answerkey.model import Value
 
 @dataclass(frozen=True)
 class ResultFile:
-    """A result read from a CSV file: where it is, its column names and its typed rows.
+    """A result read from a CSV file: where it is, its column names and its values by column,
+    as pandas reads them (``int``, ``float``, ``bool``, ``str``; None where missing).
 
     ``condition_cols`` are this gold's own Spider 2.0 condition columns (Spider 2.0-lite
     gives one list per gold file); None: the item's."""
 
     source: str
     columns: tuple[str, ...]
-    rows: tuple[tuple[Value, ...], ...]
+    values: tuple[tuple[object, ...], ...]
     condition_cols: tuple[int, ...] | None = None
 
+    @property
+    def rows(self) -> tuple[tuple[Value, ...], ...]:
+        """The rows as typed values (``answerkey.model``)."""
+        return tuple(zip(*([engine_value(value) for value in column] for column in self.values)))
+
     def query_result(self) -> QueryResult:
-        """The rows as a ``QueryResult``, which the semantics decide as a query's."""
-        return QueryResult(self.rows, self.columns)
+        """The rows as a ``QueryResult``, which the semantics decide as a query's: the values
+        as a driver's (typed when first asked for), or typed at once when a column holds
+        booleans (which no SQL driver gives)."""
+        if any(type(value) is bool for column in self.values for value in column):
+            return QueryResult(self.rows, self.columns)
+        count = len(self.values[0]) if self.values else 0
+        return QueryResult.of_driver_columns(tuple(map(list, self.values)), self.columns, count=count)
 
 
 def _cells(text: str, source: str) -> tuple[list[str], list[list[str]]]:
@@ -100,6 +111,6 @@ def read_result_csv(path: str | os.PathLike[str], *, source: str | None = None) 
         raise InputError(error.message, source=name, line=error.line, column=error.column) from None
     header, cells = _cells(text, name)
     columns = [pandas_csv_column(column)[1] for column in zip(*cells)] if cells else [[] for _ in header]
-    typed = [[engine_value(value) for value in column] for column in columns]
-    rows = tuple(zip(*typed)) if cells else ()
-    return ResultFile(name, tuple(header), rows)
+    # pandas' NaN is a missing value: None, as a driver gives NULL.
+    values = tuple(tuple(None if value != value else value for value in column) for column in columns)
+    return ResultFile(name, tuple(header), values)
