@@ -63,8 +63,8 @@ def test_spider2_on_both_kinds_of_prediction(run_cli, lite):
         "all        3          3        3          0       0     0.3333      0.3333  0.3333    1.0000",
     ]
     assert result.stderr == (
-        f"warning: {lite / 'pred' / 'bq004.sql'}: not evaluable here: its database is not SQLite (evaluate.py runs it "
-        "on BigQuery or Snowflake): export its result as bq004.csv to evaluate it here\n"
+        f"warning: {lite / 'pred' / 'bq004.sql'}: not evaluable here: its database is not SQLite (BigQuery or "
+        "Snowflake): export its result as bq004.csv to evaluate it here\n"
     )
     report = json.loads((lite / "report.json").read_text(encoding="utf-8"))
     assert report["layout"] == "spider2-lite"

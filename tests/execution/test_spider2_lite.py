@@ -213,8 +213,8 @@ def test_which_items_are_evaluated_and_the_warnings(tmp_path):
         ("sf_bq002", "", None, True),
     ]
     assert [str(warning) for warning in inputs.warnings] == [
-        f"{pred}/bq001.sql: not evaluable here: its database is not SQLite (evaluate.py runs it on BigQuery or "
-        "Snowflake): export its result as bq001.csv to evaluate it here",
+        f"{pred}/bq001.sql: not evaluable here: its database is not SQLite (BigQuery or Snowflake): export its "
+        "result as bq001.csv to evaluate it here",
         f"{pred}/local999.csv: a prediction for 'local999', which spider2lite_eval.jsonl does not list",
     ]
     (pred / "bq001.sql").unlink()

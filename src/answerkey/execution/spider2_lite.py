@@ -310,7 +310,7 @@ def read_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLi
         db_id = databases.get(instance_id, "")
         if sql is not None and (not instance_id.startswith("local") or not db_id):
             why = (
-                "its database is not SQLite (evaluate.py runs it on BigQuery or Snowflake): export its result "
+                "its database is not SQLite (BigQuery or Snowflake): export its result "
                 f"as {instance_id}.csv to evaluate it here"
                 if not instance_id.startswith("local")
                 else f"no {METADATA_FILE} names its database (looked for in {gold} and two folders up)"
