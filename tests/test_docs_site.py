@@ -29,6 +29,11 @@ OTHER_TOOLS_OPTIONS = {
     "--table",  # test-suite-sql-eval's evaluation.py
     "--plug_value",  # test-suite-sql-eval's evaluation.py
     "--progress_bar_for_each_datapoint",  # test-suite-sql-eval's evaluation.py
+    "--mode",  # Spider 2.0-lite's evaluate.py
+    "--result_dir",  # Spider 2.0-lite's evaluate.py
+    "--gold_dir",  # Spider 2.0-lite's evaluate.py
+    "--max_workers",  # Spider 2.0-lite's evaluate.py
+    "--temp_dir",  # Spider 2.0-lite's evaluate.py
     "--nworkers",  # dask worker
     "--nthreads",  # dask worker
     "--quick",  # benchmarks/run.py

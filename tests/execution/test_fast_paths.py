@@ -17,7 +17,7 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.run import SqlOptions, run_sql
 from answerkey.execution.semantics import decide_all, has_outer_order_by, soft_f1
-from answerkey.execution.semantics.spider2 import _csv_read, _csv_round_trip, _csv_written
+from answerkey.execution.semantics.spider2 import _csv_round_trip, _csv_written, pandas_csv_column
 from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.table import TABLE_METRICS, table_scores
 
@@ -235,6 +235,6 @@ def test_a_run_scores_identical_results_as_the_slow_steps(tmp_path) -> None:
 def test_spider2_round_trip_of_numbers_as_through_text(values: list[object]) -> None:
     """Spider 2.0's CSV round trip of a column of numbers skips the texts and reads what they
     would read back as: the same kind and the same values (by bits for floats: -0.0 stays)."""
-    quick, through_text = _csv_round_trip(values), _csv_read(_csv_written(values))
+    quick, through_text = _csv_round_trip(values), pandas_csv_column(_csv_written(values))
     assert quick[0] == through_text[0]
     assert list(map(repr, quick[1])) == list(map(repr, through_text[1]))

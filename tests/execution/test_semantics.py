@@ -1047,6 +1047,8 @@ def spider2_oracle(gold, predicted, condition_cols, ignore_order):
         return value is None, str(value), isinstance(value, (int, float))
 
     def vectors_match(first, second):
+        # e12c5f1e's normalize (evaluate.py lines 87-90): a missing value is 0 before anything else.
+        first, second = [0 if pd.isna(x) else x for x in first], [0 if pd.isna(x) else x for x in second]
         if ignore_order:
             first, second = sorted(first, key=key), sorted(second, key=key)
         if len(first) != len(second):

@@ -87,8 +87,8 @@ def test_the_page_loads_with_no_console_message(chromium, sql_page):
         "bird",
         "4 / 12",
         "spider2",
-        "4 / 12",
-        "The semantics disagree on 6 of 12 items.",
+        "5 / 12",
+        "The semantics disagree on 7 of 12 items.",
     ]
     assert console(chromium) == []
 

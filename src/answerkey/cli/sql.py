@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import click
 
@@ -111,10 +112,10 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
 @click.option(
     "--db",
     "location",
-    required=True,
     metavar="DIR|URL",
     help="The databases: a directory DIR/<db_id>/<db_id>.sqlite (or .duckdb; other *.sqlite files beside it "
-    "make a test suite), or a postgresql:// URL of a server with one database per db_id.",
+    "make a test suite), or a postgresql:// URL of a server with one database per db_id. Needed unless every "
+    "item's gold and prediction are result files.",
 )
 @click.option(
     "--engine",
@@ -236,7 +237,7 @@ def _item_tags(item: SqlItem) -> tuple[str, ...]:
 def sql(
     gold: str,
     predictions: str,
-    location: str,
+    location: str | None,
     engine: str | None,
     layout: str | None,
     semantics: str,
@@ -274,6 +275,8 @@ def sql(
       bird       GOLD: BIRD's dev.json; PREDICTIONS: {"0": "SQL\\t----- bird -----\\tdb_id", ...}
       answerkey  GOLD: JSONL/YAML items {id, db_id, sql, difficulty, tags, order_by, ...};
                  PREDICTIONS: JSONL {id, sql}   (answerkey schema sql-corpus, sql-predictions)
+      spider2-lite  GOLD: a folder with spider2lite_eval.jsonl and exec_result/<id>.csv
+                 (or <id>_a.csv, <id>_b.csv...); PREDICTIONS: a folder of <id>.sql or <id>.csv
 
     Every query runs read-only within --timeout, --max-rows and --max-result-bytes; a
     predicted query can never change a database. Each item is decided under every
@@ -315,8 +318,10 @@ def sql(
         raise Trouble("only one of GOLD and PREDICTIONS can be read from standard input")
     executor = _executor(executor_name, cluster, jobs)
     start(reports, {"GOLD": gold, "PREDICTIONS": predictions, "--db": location, "--cache": cache})
+    # Without --db no item may run a query (checked once the inputs are read): the engine of
+    # the current directory stands in, and is never asked for a database.
     options = SqlOptions(
-        location,
+        location or os.curdir,
         engine=engine,
         semantics=semantics,
         test_suite_keep_distinct=test_suite_keep_distinct,
@@ -339,16 +344,19 @@ def sql(
     except ValueError as error:
         raise Trouble(str(error)) from None
     if tables is not None:
-        if "://" in location:
+        if location is None or "://" in location:
             raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")
         read_foreign_keys(tables)  # an unreadable tables.json stops the command before anything runs
     inputs = load_inputs(gold, predictions, layout=layout)
+    running = next((item for item in inputs.items if item.needs_database), None)
+    if location is None and running is not None:
+        raise Trouble(f"--db DIR|URL is needed: item {running.id} runs SQL on its database {running.db_id!r}")
     if selection:
         inputs = dataclasses.replace(inputs, items=selection.choose(inputs.items, _item_id, _item_tags))
     if cluster is None:  # a cluster's workers may see databases this machine does not
         databases = options.open_engine()
         try:
-            check_databases(databases, [item.db_id for item in inputs.items])
+            check_databases(databases, [item.db_id for item in inputs.items if item.needs_database])
         except ValueError as error:
             raise Trouble(f"--db {location}: {error}") from None
         finally:
@@ -373,7 +381,9 @@ def sql(
         finally:
             rows_engine.close()
     if tables is not None:
-        run.official = spider_official([(result.item, result.verdict) for result in run.results], tables, location)
+        run.official = spider_official(
+            [(result.item, result.verdict) for result in run.results], tables, location or os.curdir
+        )
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
     if run.official is not None:
         origins = {result.item.id: result.item for result in run.results}

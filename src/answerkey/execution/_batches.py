@@ -17,6 +17,7 @@ from answerkey.execution._options import VES, SqlOptions
 from answerkey.execution._plugged import plugged_decision
 from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.load import SqlItem
+from answerkey.execution.result_csv import ResultFile
 from answerkey.execution.semantics import (
     Decision,
     decide,
@@ -40,7 +41,8 @@ BATCH_SIZE = 64
 @dataclass(frozen=True)
 class BatchItem:
     """What evaluating one item needs: its position in the input, the gold and predicted SQL
-    (None: no prediction) and the item's comparison options."""
+    (None: no prediction) and the item's comparison options; golds given as results
+    (``gold_results``, in place of the gold SQL) and a prediction given as a result."""
 
     index: int
     gold: str
@@ -49,14 +51,23 @@ class BatchItem:
     condition_cols: tuple[int, ...] | None = None
     ignore_order: bool | None = None
     other_golds: tuple[str, ...] = ()
+    gold_results: tuple[ResultFile, ...] = ()
+    predicted_result: ResultFile | None = None
+
+    @property
+    def runs_queries(self) -> bool:
+        """Whether the item runs a query (not when both sides are results)."""
+        return not (self.gold_results and self.predicted_result is not None)
 
 
 @dataclass(frozen=True)
 class Batch:
-    """Items of one db_id, evaluated together by one worker (which keeps its connections)."""
+    """Items of one db_id, evaluated together by one worker (which keeps its connections);
+    ``needs_database`` False for items that run no query (both sides results)."""
 
     db_id: str
     items: tuple[BatchItem, ...]
+    needs_database: bool = True
 
 
 def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch]:
@@ -69,9 +80,9 @@ def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch
     """
     if size < 1:
         raise ValueError("a batch holds at least one item")
-    groups: dict[str, list[BatchItem]] = {}
+    groups: dict[tuple[str, bool], list[BatchItem]] = {}
     for index, item in enumerate(items):
-        groups.setdefault(item.db_id, []).append(
+        groups.setdefault((item.db_id, item.needs_database), []).append(
             BatchItem(
                 index,
                 item.gold,
@@ -80,11 +91,13 @@ def make_batches(items: Sequence[SqlItem], size: int = BATCH_SIZE) -> list[Batch
                 item.condition_cols,
                 item.ignore_order,
                 item.other_golds,
+                item.gold_results,
+                item.predicted_result,
             )
         )
     return [
-        Batch(db_id, tuple(group[start : start + size]))
-        for db_id, group in groups.items()
+        Batch(db_id, tuple(group[start : start + size]), needs_database)
+        for (db_id, needs_database), group in groups.items()
         for start in range(0, len(group), size)
     ]
 
@@ -130,6 +143,16 @@ def _sort_keys(item: BatchItem) -> tuple[int, ...] | None:
 
 def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _with_gold_result(item: BatchItem, gold: ResultFile) -> BatchItem:
+    """``item`` with ``gold`` as its one gold, and that gold's condition columns when it has its own."""
+    condition_cols = item.condition_cols if gold.condition_cols is None else gold.condition_cols
+    return replace(item, gold_results=(gold,), condition_cols=condition_cols)
+
+
+# Where an item whose both sides are results is decided (no database: nothing runs).
+_RESULT_FILES = Database("none", "", "", "")
 
 
 class _Evaluator:
@@ -184,13 +207,16 @@ class _Evaluator:
         """Evaluate one item (cache counts included)."""
         hits, misses = (self.cache.hits, self.cache.misses) if self.cache is not None else (0, 0)
         self.current = item.index
-        if self.options.defog_alternatives:
+        if self.options.defog_alternatives and not item.gold_results:
             try:
                 golds = expanded_golds((item.gold, *item.other_golds))
             except ValueError as error:
                 return ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(self.options.metrics))
             item = replace(item, gold=golds[0], other_golds=golds[1:])
-        outcome = self._item(item) if not item.other_golds else self._golds(item)
+        if len(item.gold_results) == 1:
+            item = _with_gold_result(item, item.gold_results[0])
+        several = item.other_golds or len(item.gold_results) > 1
+        outcome = self._golds(item) if several else self._item(item)
         if self.cache is None:
             return outcome
         return replace(outcome, cache_hits=self.cache.hits - hits, cache_misses=self.cache.misses - misses)
@@ -203,8 +229,13 @@ class _Evaluator:
         if item.order_by is not None:
             ordered = bool(item.order_by)
         else:
-            ordered = any(map(needs_order, names)) and has_outer_order_by(item.gold, self.engine.name)
-        several = len(self.databases) > 1
+            ordered = (
+                any(map(needs_order, names))
+                and not item.gold_results
+                and has_outer_order_by(item.gold, self.engine.name)
+            )
+        databases = self.databases if item.runs_queries else (_RESULT_FILES,)
+        several = len(databases) > 1
         notes: list[RunWarning] = []
         decided = options.decided_semantics
         correct = dict.fromkeys(decided, True)
@@ -216,19 +247,22 @@ class _Evaluator:
         alive: dict[str, Sequence[int]] = {
             pair.semantics.name: range(1 + len(pair.alternatives)) for pair in rewrites if pair.alternatives
         }
-        for number, database in enumerate(self.databases):
+        for number, database in enumerate(databases):
             known: dict[str, QueryResult] = {}  # this item's results on this database, by SQL text
-            gold = self.query(database, item.gold, notes, known)
+            if item.gold_results:
+                gold = item.gold_results[0].query_result()
+            else:
+                gold = self.query(database, item.gold, notes, known)
             if gold.error is not None:
                 failed = self._failed_gold(item, gold.error, rewrites, database, notes)
                 if isinstance(failed, ItemOutcome):
                     return failed
                 decisions = failed
-            elif item.predicted is None:
+            elif item.predicted is None and item.predicted_result is None:
                 for name in decided:
                     correct[name] = False
                 break
-            elif (predicted := self.query(database, item.predicted, notes, known)).error is not None:
+            elif (predicted := self._predicted(item, database, notes, known)).error is not None:
                 why = f"the predicted query failed: {predicted.error}"
                 decisions = {name: Decision(name, False, why) for name in decided}
             else:
@@ -286,7 +320,7 @@ class _Evaluator:
         headline = options.semantics
         verdict = "correct" if correct[headline] else "incorrect"
         database_name = None
-        if item.predicted is None:
+        if item.predicted is None and item.predicted_result is None:
             reason = "no prediction"
         elif correct[headline]:
             # Under --plug_value the prediction that held is known on the last database only.
@@ -294,16 +328,20 @@ class _Evaluator:
             if semantics_named(headline).official and self._gold_text(item, rewrites):
                 reason += f" ({PREDICTION_NOT_RUN})"
             if several:
-                reason += f" (correct on each of the {len(self.databases)} databases)"
+                reason += f" (correct on each of the {len(databases)} databases)"
         else:
             number, reason = failures[headline]
-            database_name = self.databases[number].name
+            database_name = databases[number].name or None
             if several:
-                reason = f"on {self.databases[number].label}: {reason}"
+                reason = f"on {databases[number].label}: {reason}"
+        as_results = bool(item.gold_results) or item.predicted_result is not None
         if VES in options.metrics:
-            metrics[VES] = self._ves(item, correct[headline], notes)
+            # VES times both queries: a side given as a result has none to time.
+            metrics[VES] = None if as_results else self._ves(item, correct[headline], notes)
         for name in options.metrics:
-            if METRIC_KINDS[name] == "sql" and name != VES:
+            if METRIC_KINDS[name] == "sql" and name != VES and as_results:
+                metrics[name] = None
+            elif METRIC_KINDS[name] == "sql" and name != VES:
                 # Another SQL metric: called as the registry's kind says, on the first database.
                 run = partial(self.engine.run, self.databases[0])
                 metrics[name] = (
@@ -317,7 +355,7 @@ class _Evaluator:
             reason,
             verdicts=correct,
             database=database_name,
-            databases=len(self.databases),
+            databases=len(self.databases) if item.runs_queries else 0,
             disagreement=self._disagreement(correct, failures, visited),
             metrics={name: metrics.get(name) for name in options.metrics},
             warnings=tuple(notes),
@@ -343,7 +381,8 @@ class _Evaluator:
         return found
 
     def _rewrites(self, item: BatchItem) -> list[RewrittenPair]:
-        if item.predicted is None:
+        # A side given as a result has no query to rewrite: the prediction runs as written.
+        if item.predicted is None or item.gold_results or item.predicted_result is not None:
             return []
         options = self.options
         return [
@@ -365,9 +404,11 @@ class _Evaluator:
         # Nor with defog's alternatives: the golds that run are known only once expanded.
         if run_each is None or self.cache is not None or timed or self.options.defog_alternatives:
             return
+        if not self.databases:  # items that run no query
+            return
         keys: list[tuple[int, str]] = []
         for item in items:
-            texts = [item.gold]
+            texts = [] if item.gold_results else [item.gold]
             if item.predicted is not None:
                 texts.append(item.predicted)
             for rewritten in self.rewrites(item):
@@ -386,8 +427,12 @@ class _Evaluator:
         that of the first gold matched under the headline semantics (``gold_matched``, from
         1), else the first gold's; a gold that fails makes the item an error of the test."""
         outcomes: list[ItemOutcome] = []
-        for gold in (item.gold, *item.other_golds):
-            outcome = self._item(replace(item, gold=gold, other_golds=()))
+        if item.gold_results:
+            each_gold = [_with_gold_result(item, gold) for gold in item.gold_results]
+        else:
+            each_gold = [replace(item, gold=gold, other_golds=()) for gold in (item.gold, *item.other_golds)]
+        for one in each_gold:
+            outcome = self._item(one)
             if outcome.verdict == "error":
                 return outcome
             outcomes.append(outcome)
@@ -397,7 +442,7 @@ class _Evaluator:
         headline = self.options.semantics
         matched = next((number for number, each in enumerate(outcomes, 1) if each.verdicts[headline]), None)
         chosen = outcomes[0] if matched is None else outcomes[matched - 1]
-        reason = chosen.reason if matched is None else f"gold {matched} of {1 + len(item.other_golds)}: {chosen.reason}"
+        reason = chosen.reason if matched is None else f"gold {matched} of {len(each_gold)}: {chosen.reason}"
         warnings = tuple(warning for each in outcomes for warning in each.warnings)
         disagreement = chosen.disagreement if len(set(verdicts.values())) > 1 else None
         return replace(
@@ -408,6 +453,14 @@ class _Evaluator:
             warnings=warnings,
             disagreement=disagreement,
         )
+
+    def _predicted(
+        self, item: BatchItem, database: Database, notes: list[RunWarning], known: dict[str, QueryResult]
+    ) -> QueryResult:
+        """The prediction's result on ``database``: the result file it was given as, or its query run."""
+        if item.predicted_result is not None:
+            return item.predicted_result.query_result()
+        return self.query(database, item.predicted or "", notes, known)
 
     def _failed_gold(
         self, item: BatchItem, error: str, rewrites: list[RewrittenPair], database: Database, notes: list[RunWarning]
@@ -466,7 +519,8 @@ class _Evaluator:
                     dialect=self.engine.name,
                 )
             except ValueError as error:
-                why = f"on {database.label}: {error}"
+                where = f"the gold result {item.gold_results[0].source}" if item.gold_results else database.label
+                why = f"on {where}: {error}"
                 if name == headline or not official:
                     return self._error(item, why, database, notes)
                 decisions[name] = Decision(name, False, str(error))
@@ -479,7 +533,7 @@ class _Evaluator:
             item.index,
             "error",
             reason,
-            database=database.name,
+            database=database.name or None,
             databases=len(self.databases),
             metrics=dict.fromkeys(self.options.metrics),
             warnings=tuple(notes),
@@ -599,7 +653,7 @@ def run_batch(batch: Batch, options: SqlOptions) -> list[ItemOutcome]:
         ]
     try:
         try:
-            databases = engine.databases(batch.db_id)
+            databases = engine.databases(batch.db_id) if batch.needs_database else ()
         except NoDatabase as error:
             return [
                 ItemOutcome(item.index, "error", str(error), metrics=dict.fromkeys(options.metrics))

@@ -1,6 +1,6 @@
 """Gold and predicted SQL, in the layouts the benchmarks ship them: errors at ``FILE:LINE:COL``.
 
-Three layouts, named by ``--layout`` or detected from the gold file:
+Four layouts, named by ``--layout`` or detected from the gold file:
 
 - **spider** (test-suite-sql-eval): the gold is text, one ``SQL<TAB>db_id`` per line; the
   predictions one SQL query per line, in the same order (anything after a tab on a
@@ -18,7 +18,11 @@ Three layouts, named by ``--layout`` or detected from the gold file:
   ``SqlItemSchema`` items: ``id``, ``db_id``, ``sql``, optional ``question``,
   ``difficulty``, ``tags``, ``order_by``, ``condition_cols``, ``ignore_order``); the
   predictions JSON Lines (or a JSON/YAML list) of ``{"id": ..., "sql": ...}`` records, or a
-  mapping id: SQL. Every other gold file.
+  mapping id: SQL. Every other gold file. An item may give ``gold_results`` (CSV files,
+  ``answerkey.execution.result_csv``) in place of ``sql``.
+- **spider2-lite**: Spider 2.0-lite's gold folder (``spider2lite_eval.jsonl`` and
+  ``exec_result/``) and a folder of ``<id>.sql`` or ``<id>.csv`` predictions, read by
+  ``answerkey.execution.spider2_lite``. Detected by a gold folder holding that file.
 
 Problems are collected and raised together (``InputErrors``), each located: a malformed
 line, an invalid item, a duplicate id, predictions that do not line up with the gold (Spider:
@@ -45,10 +49,12 @@ from typing import Any
 
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plural
+from answerkey.execution.result_csv import ResultFile, read_result_csv
 from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
-from answerkey.files import Document, load_document, read_text, source_name, validation_errors
+from answerkey.execution.spider2_lite import is_spider2_lite, read_spider2_lite
+from answerkey.files import STDIN, Document, load_document, read_text, source_name, validation_errors
 
-LAYOUTS = ("spider", "bird", "answerkey")
+LAYOUTS = ("spider", "bird", "answerkey", "spider2-lite")
 # What BIRD's predictions put between the SQL and the db_id.
 BIRD_SEPARATOR = "\t----- bird -----\t"
 # Gold files read as Spider text by their suffix.
@@ -82,6 +88,10 @@ class SqlItem:
     # The item's other golds (an answerkey corpus's ``sql`` list after its first): the
     # prediction is correct when it matches ``gold`` or one of them.
     other_golds: tuple[str, ...] = ()
+    # Golds given as results (CSV files) in place of SQL (``gold`` is then empty), and a
+    # prediction given as a result in place of SQL (``predicted`` is then None).
+    gold_results: tuple[ResultFile, ...] = ()
+    predicted_result: ResultFile | None = None
     # A Spider-layout file's session (from 0) and the item's turn in it (from 0); where an
     # item sits, not what it is, so equality leaves them out.
     session: int | None = field(default=None, compare=False)
@@ -91,6 +101,11 @@ class SqlItem:
     def origin(self) -> str:
         """Where the gold item is: ``FILE:LINE`` (``FILE`` when the line is unknown)."""
         return _origin(self.source, self.line)
+
+    @property
+    def needs_database(self) -> bool:
+        """Whether evaluating the item runs a query (False when both sides are results)."""
+        return not (self.gold_results and self.predicted_result is not None)
 
 
 @dataclass
@@ -453,13 +468,17 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
             continue
         line = document.locate((index,))[0]
         first_seen[model.id] = document.locate((index, "id"))[0]
-        golds = [model.sql] if isinstance(model.sql, str) else model.sql
+        golds = [] if model.sql is None else [model.sql] if isinstance(model.sql, str) else model.sql
+        results = _gold_results(document, index, model.gold_results or (), problems)
+        if results is None:
+            continue
         items.append(
             SqlItem(
                 model.id,
                 model.db_id,
-                golds[0],
+                golds[0] if golds else "",
                 other_golds=tuple(golds[1:]),
+                gold_results=results,
                 question=model.question,
                 difficulty=model.difficulty,
                 tags=tuple(model.tags),
@@ -471,6 +490,32 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
             )
         )
     return items
+
+
+def _gold_results(
+    document: Document, index: int, paths: tuple[str, ...], problems: list[InputError]
+) -> tuple[ResultFile, ...] | None:
+    """The gold results of corpus item ``index`` (CSV files relative to the corpus file), or
+    None after recording why one cannot be read."""
+    folder = os.path.dirname(document.source) if document.source != STDIN else ""
+    results = []
+    for number, path in enumerate(paths):
+        location = os.path.join(folder, path)
+        if not os.path.isfile(location):
+            what = "is not a file" if os.path.exists(location) else "no such file"
+            where = (
+                (index, "gold_results", number)
+                if isinstance(document.data[index]["gold_results"], list)
+                else (index, "gold_results")
+            )
+            problems.append(document.error(f"gold result {path!r}: {what} ({location})", where))
+            return None
+        try:
+            results.append(read_result_csv(location))
+        except InputError as error:
+            problems.append(error)
+            return None
+    return tuple(results)
 
 
 def _prediction_records(document: Document, problems: list[InputError]) -> Iterator[tuple[str, str | None, tuple]]:
@@ -599,7 +644,28 @@ def load_inputs(
         ) from None
 
 
+def _load_spider2_lite(gold: str | os.PathLike[str], predictions: str | os.PathLike[str]) -> SqlInputs:
+    found = read_spider2_lite(gold, predictions)
+    items = [
+        SqlItem(
+            item.id,
+            item.db_id,
+            "",
+            item.predicted,
+            gold_results=item.golds,
+            predicted_result=item.predicted_result,
+            ignore_order=item.ignore_order,
+            source=item.source,
+            line=item.line,
+        )
+        for item in found.items
+    ]
+    return SqlInputs("spider2-lite", source_name(gold), source_name(predictions), items, found.warnings)
+
+
 def _load_inputs(gold: str | os.PathLike[str], predictions: str | os.PathLike[str], layout: str | None) -> SqlInputs:
+    if layout == "spider2-lite" or (layout is None and is_spider2_lite(gold)):
+        return _load_spider2_lite(gold, predictions)
     source = source_name(gold)
     text = read_text(gold)
     if layout == "spider" or (layout is None and detect_layout(source, text) == "spider"):

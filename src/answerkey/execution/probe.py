@@ -324,6 +324,7 @@ class GoldProbe:
                 max_rows=self.engine.max_rows,
                 max_result_bytes=self.engine.max_result_bytes,
                 reverse_unordered=True,
+                text_decoding=self.engine.text_decoding,
             )
         else:
             result = self.engine.run(database, sql)
@@ -335,7 +336,10 @@ class GoldProbe:
 
     def checks(self, item: SqlItem) -> list[tuple[str, str]]:
         """Every check on one item's gold: (check, evidence) pairs (none when the gold fails:
-        the run reports that already); a gold probed before is not run again."""
+        the run reports that already, or is given as result files: no query to probe); a gold
+        probed before is not run again."""
+        if item.gold_results:
+            return []
         key = (item.db_id, item.gold)
         if key not in self.found:
             self.found[key] = self._checks(item)

@@ -22,6 +22,7 @@ from answerkey.adapters.sql import QueryResult
 from answerkey.comparator import MatchRule
 from answerkey.errors import plural
 from answerkey.execution.load import SqlItem
+from answerkey.execution.result_csv import ResultFile
 from answerkey.grammar.render import render_value
 from answerkey.report.alignment import aligned_document, column_mapping
 
@@ -80,22 +81,36 @@ def _aligned(gold: QueryResult, predicted: QueryResult, rule: MatchRule, shown: 
 def shown_rows(engine: Engine, items: Iterable[SqlItem], shown: int, rule: MatchRule | None = None) -> list[ShownRows]:
     """For each item, in order: the first ``shown`` rows of its gold and of its prediction on
     its db_id's first database (None: no prediction, or no database), and both results
-    aligned, the first ``shown`` lines (values matched by ``rule``, default ``MatchRule()``)."""
+    aligned, the first ``shown`` lines (values matched by ``rule``, default ``MatchRule()``).
+    A side given as a result file is shown as read (the first gold file, as the first gold
+    query is shown), and not aligned."""
     rule = rule or MatchRule()
     found: list[ShownRows] = []
     for item in items:
-        try:
-            database = engine.databases(item.db_id)[0]
-        except (NoDatabase, IndexError):
-            found.append(NO_ROWS)
-            continue
-        gold = None if item.gold is None else engine.run(database, item.gold)
-        predicted = None if item.predicted is None else engine.run(database, item.predicted)
+        database: Any = None
+        if item.needs_database:
+            try:
+                database = engine.databases(item.db_id)[0]
+            except (NoDatabase, IndexError):
+                found.append(NO_ROWS)
+                continue
+        gold = None if item.gold_results or item.gold is None else engine.run(database, item.gold)
+        predicted = None
+        if item.predicted_result is None and item.predicted is not None:
+            predicted = engine.run(database, item.predicted)
         aligned = None
         if gold is not None and predicted is not None and gold.error is None and predicted.error is None:
             aligned = _aligned(gold, predicted, rule, shown)
-        found.append(ShownRows(_side(gold, shown), _side(predicted, shown), aligned))
+        gold_text = _file_side(item.gold_results[0], shown) if item.gold_results else _side(gold, shown)
+        predicted_text = _side(predicted, shown)
+        if item.predicted_result is not None:
+            predicted_text = _file_side(item.predicted_result, shown)
+        found.append(ShownRows(gold_text, predicted_text, aligned))
     return found
+
+
+def _file_side(result: ResultFile, shown: int) -> str:
+    return rows_text(result.columns, result.rows, shown)
 
 
 def result_rows(engine: Engine, items: Iterable[SqlItem], shown: int) -> list[Sides]:

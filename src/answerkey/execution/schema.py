@@ -30,6 +30,7 @@ from pydantic import (
     ValidationError as ValidationError,
     WithJsonSchema,
     model_serializer,
+    model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
@@ -157,18 +158,62 @@ Golds = Annotated[
 ]
 
 
+def _gold_result_paths(value: Any) -> Any:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise PydanticCustomError(
+            "golds", "should be a file name or a list of them, not {kind}", {"kind": kind_of(value)}
+        )
+    if not 1 <= len(value) <= MAX_GOLDS:
+        raise PydanticCustomError(
+            "golds",
+            "a list of gold results holds 1 to {most} files, not {count}",
+            {"most": MAX_GOLDS, "count": len(value)},
+        )
+    for number, path in enumerate(value, 1):
+        if not isinstance(path, str) or not path:
+            what = "empty" if path == "" else kind_of(path)
+            raise PydanticCustomError(
+                "golds", "gold result {number} should be a file name, not {what}", {"number": number, "what": what}
+            )
+    return tuple(value)
+
+
+# An item's gold results: CSV files, relative to the corpus file.
+GoldResultPaths = Annotated[
+    tuple[str, ...] | None,
+    BeforeValidator(_gold_result_paths),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "maxItems": MAX_GOLDS},
+            ]
+        }
+    ),
+]
+
+
 class SqlItemSchema(BaseModel):
-    """One item of answerkey's SQL corpus: a question, its database and its gold SQL (one line
-    of a JSON Lines corpus, or one element of a YAML or JSON list)."""
+    """One item of answerkey's SQL corpus: a question, its database and its gold SQL or gold
+    result files (one line of a JSON Lines corpus, or one element of a YAML or JSON list)."""
 
     # Titled as the item it describes: loading gives an ``answerkey.execution.load.SqlItem``.
     model_config = ConfigDict(extra="forbid", title="SqlItem", defer_build=True)
 
     id: ItemId = Field(description="Unique item id.")
     db_id: DbId = Field(description="The database: DIR/<db_id>/<db_id>.sqlite (or .duckdb), or a PostgreSQL database.")
-    sql: Golds = Field(
+    sql: Golds | None = Field(
+        None,
         description="The gold SQL query, or a list of them (at most 100): the prediction is correct when it "
-        "matches any, and the report says which (gold_matched)."
+        "matches any, and the report says which (gold_matched). Give sql or gold_results.",
+    )
+    gold_results: GoldResultPaths = Field(
+        None,
+        description="In place of sql: the gold results as CSV files with a header row (paths relative to the "
+        "corpus file; at most 100), typed as Spider 2.0's evaluator reads them with pandas; the prediction "
+        "is correct when its result matches any.",
     )
     question: str = Field("", description="The question, as asked.")
     difficulty: str | None = Field(None, description="A difficulty level, for per-difficulty figures.")
@@ -186,6 +231,15 @@ class SqlItemSchema(BaseModel):
         None,
         description="Spider 2.0: compare each column's values ignoring their order (unset: false, as Spider 2.0).",
     )
+
+    @model_validator(mode="after")
+    def _one_kind_of_gold(self) -> SqlItemSchema:
+        if (self.sql is None) == (self.gold_results is None):
+            which = "neither" if self.sql is None else "both"
+            raise ValueError(
+                f"an item gives its gold as sql or as gold_results (CSV files), and this one gives {which}"
+            )
+        return self
 
 
 class SqlPredictionRecord(BaseModel):

@@ -1,9 +1,12 @@
 """The ``spider2`` semantics: Spider 2.0's ``compare_pandas_table``, column by column.
 
 Every gold column (or only ``condition_cols``) must equal some predicted column, numbers
-within 0.01 (absolute), after the CSV round trip Spider 2.0's evaluator puts every result
+within 0.01 (absolute), missing values counting as 0, after the CSV round trip Spider 2.0's evaluator puts every result
 through (pandas writes the result to CSV and reads it back), emulated here without pandas;
-each column in row order, or sorted when ``ignore_order``.
+each column in row order, or sorted when ``ignore_order``. The rule is that of
+spider2-lite/evaluation_suite/evaluate.py at commit e12c5f1e (``compare_pandas_table``,
+lines 84-130; several golds: ``compare_multi_pandas_table``, lines 67-81, read by
+``answerkey.execution.spider2_lite``).
 """
 
 from __future__ import annotations
@@ -44,10 +47,14 @@ def _csv_written(values: Sequence[object]) -> list[str]:
     return ["" if value is None else repr(value) if type(value) is float else str(value) for value in values]
 
 
-def _csv_read(texts: Sequence[str]) -> tuple[str, list[object]]:
+def pandas_csv_column(texts: Sequence[str]) -> tuple[str, list[object]]:
     """A column as pandas' ``read_csv`` reads it, with its kind (int, float, bool, object):
     missing texts NaN; all integers ints (floats if one is missing); all numbers floats;
-    all ``True``/``False`` booleans; otherwise the texts."""
+    all ``True``/``False`` booleans; otherwise the texts.
+
+    >>> pandas_csv_column(["1", "", "3"]), pandas_csv_column(["007", "x"])
+    (('float', [1.0, nan, 3.0]), ('object', ['007', 'x']))
+    """
     missing = [text in _CSV_MISSING for text in texts]
     present = [text for text, gone in zip(texts, missing) if not gone]
     if not texts:
@@ -69,7 +76,7 @@ def _csv_read(texts: Sequence[str]) -> tuple[str, list[object]]:
 
 
 def _csv_round_trip(values: Sequence[object]) -> tuple[str, list[object]]:
-    """``_csv_read(_csv_written(values))``, without the texts for a column of 64-bit integers
+    """``pandas_csv_column(_csv_written(values))``, without the texts for a column of 64-bit integers
     (``str`` of each reads back as the same int) or of finite floats (``repr`` of each reads
     back as the same float), most columns of a result. (Speed: the texts and their regular
     expressions were most of Spider 2.0's rule.)"""
@@ -78,7 +85,7 @@ def _csv_round_trip(values: Sequence[object]) -> tuple[str, list[object]]:
         return "int", list(values)
     if kinds == {float} and all(map(math.isfinite, values)):  # type: ignore[arg-type]
         return "float", list(values)
-    return _csv_read(_csv_written(values))
+    return pandas_csv_column(_csv_written(values))
 
 
 def _csv_vectors(rows: Sequence[tuple[object, ...]], width: int, columns: Sequence[int]) -> list[list[object]]:
@@ -101,16 +108,21 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
+def _normalized(values: list[object]) -> list[object]:
+    """A column as ``vectors_match`` compares it: each missing value is the integer 0
+    (``normalize`` in evaluate.py, lines 87-90 at e12c5f1e), so NULL equals 0, and 0.004."""
+    return [0 if _missing(value) else value for value in values]
+
+
 def _vectors_match(gold: list[object], predicted: list[object], ignore_order: bool) -> bool:
-    """Spider 2.0's ``vectors_match``: (sorted by text when ignoring order) the same length,
-    and pairwise both missing, numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    """Spider 2.0's ``vectors_match``: missing values made 0, (sorted by text when ignoring
+    order) the same length, and pairwise numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    gold, predicted = _normalized(gold), _normalized(predicted)
     if ignore_order:
         gold, predicted = sorted(gold, key=_spider2_key), sorted(predicted, key=_spider2_key)
     if len(gold) != len(predicted):
         return False
     for a, b in zip(gold, predicted):
-        if _missing(a) and _missing(b):
-            continue
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
             try:
                 if not math.isclose(float(a), float(b), abs_tol=SPIDER2_TOLERANCE):
