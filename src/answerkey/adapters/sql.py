@@ -129,6 +129,7 @@ from answerkey.adapters._sqlite_processes import (
     STATE,
     chunk_of,
     serve_queries as serve_queries,
+    start_query_process as start_query_process,
     stop_query_processes as stop_query_processes,
 )
 from answerkey.adapters._sqlite_read import Chunk, Reply, Request, execute_request
