@@ -334,11 +334,11 @@ def sql(
         threads=threads,
     )
     try:
-        engine = options.open_engine()
+        opened = options.open_engine()
     except ValueError as error:
         raise Trouble(str(error)) from None
-    engine.close()
-    if engine.name == "sqlite" and executor is None and jobs == 1:
+    opened.close()
+    if opened.name == "sqlite" and executor is None and jobs == 1:
         start_query_process()  # this process runs the queries: their helper starts while the inputs load
     if tables is not None:
         if "://" in location:
