@@ -25,12 +25,14 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   with many ``%`` over a long string, ``instr``, ``replace``: measured, an interrupt at
   0.5 s took effect after 8 s), so queries run in helper processes (``serve_queries``):
   a thread running a query takes an idle helper or starts one (up to four idle ones are
-  kept). Half a second past the deadline a helper still inside the query ends itself, a
-  second past it this process kills it, and the next query starts another. A helper ends
-  when this process ends (its requests pipe closes; if it is running a query then, or this
-  process was killed, within half a second: it watches for it) and ignores Ctrl-C, which is
-  this process's to handle. A helper sends the rows on as it reads them, in chunks, which this
-  process takes in while the helper reads on; time the helper spends waiting for this
+  kept; ``start_query_process`` starts one ahead, without waiting for it: ``answerkey sql
+  -j 1`` does as it begins, so that the helper starts while the inputs load, and the first
+  query waits for it, killing it if it has not started within 30 seconds). Half a second
+  past the deadline a helper still inside the query ends itself, a second past it this process
+  kills it, and the next query starts another. A helper ends when this process ends (its
+  requests pipe closes; if it is running a query then, or this process was killed, within half
+  a second: it watches for it) and ignores Ctrl-C, which is this process's to handle. A
+  helper sends the rows on as it reads them, in chunks, which this process takes in while the helper reads on; time the helper spends waiting for this
   process to take a chunk is not the query's: it moves the deadline and is not counted in
   ``QueryResult.seconds``. Several queries on one database go to a helper in one message
   (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs them one
