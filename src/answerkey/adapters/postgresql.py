@@ -145,7 +145,7 @@ _IDLE_IN_TRANSACTION = 60.0
 
 # PostgreSQL's tokens, as far as the checks need them: comments, literals, identifiers.
 # Compiled on first use (``_token_pattern``): its classes span all of Unicode, which takes
-# ``re`` some 20 ms, and every ``answerkey sql`` imports this module, most runs for SQLite.
+# ``re`` about 10 ms, and every ``answerkey sql`` imports this module, most runs for SQLite.
 _TOKEN = (
     r"""
       (?P<space>\s+|--[^\n]*)
