@@ -78,14 +78,25 @@ class QueryProcess:
         self.replies: IO[bytes] = self.process.stdout
         _widen(self.replies)
         self.killed = False
+        # Whether its ready message has come: the process starts while this one goes on.
+        self.ready = False
+
+    def wait_ready(self) -> None:
+        """Wait for the process's ready message (at once if it has come); a process that does
+        not send it within ``_START_WAIT`` seconds is killed. ``OSError`` if it did not start."""
+        if self.ready:
+            return
         alarm = arm_alarm(time.monotonic() + _START_WAIT, self.kill)
         try:
             ready = _receive(self.replies)
+        except (OSError, ValueError):
+            ready = None
         finally:
             disarm_alarm(alarm)
         if ready != b"":
             self.end()
             raise OSError("the query process did not start")
+        self.ready = True
 
     def kill(self) -> None:
         """Kill the process now (from the alarm thread, past a deadline)."""
@@ -133,7 +144,10 @@ class QueryProcess:
             receive(message)
 
     def end(self) -> int:
-        """Wait for the process to end (it ends when its requests pipe closes): its exit status."""
+        """Wait for the process to end (it ends when its requests pipe closes): its exit status.
+        One not yet ready was never asked anything: it is killed rather than waited for."""
+        if not self.ready:
+            self.kill()
         for pipe in (self.requests, self.replies):
             with contextlib.suppress(OSError):
                 pipe.close()
@@ -254,20 +268,37 @@ class QueryProcesses:
         how = f"signal {-status}" if status < 0 else f"exit status {status}"
         return (), [], f"the process running the query ended unexpectedly ({how})", None
 
+    def start(self) -> None:
+        """Start a helper now and keep it idle, without waiting for it: it starts while this
+        process does other work, and the first query waits for it. Nothing when a helper is
+        idle already or none can run."""
+        with self._lock:
+            if self._idle or self._unavailable:
+                return
+            try:
+                self._idle.append(QueryProcess())
+            except (OSError, ValueError, subprocess.SubprocessError):
+                self._unavailable = True
+
     def _take(self) -> QueryProcess | None:
         with self._lock:
+            process = None
             while self._idle:
                 process = self._idle.pop()
                 if process.process.poll() is None:
-                    return process
-                process.end()  # it ended while idle (killed from outside)
-            if self._unavailable:
+                    break
+                process.end()  # it ended while idle (killed from outside, or it did not start)
+                process = None
+            if process is None and self._unavailable:
                 return None
         try:
-            return QueryProcess()
+            if process is None:
+                process = QueryProcess()
+            process.wait_ready()
         except (OSError, ValueError, subprocess.SubprocessError):
             self._unavailable = True
             return None
+        return process
 
     def _give_back(self, process: QueryProcess) -> None:
         with self._lock:
@@ -371,6 +402,13 @@ def _message(rows: list[tuple[object, ...]] | None) -> bytes:
 def chunk_of(rows: list[tuple[object, ...]]) -> Chunk:
     """Rows as a helper sends them."""
     return list(zip(*rows)), len(rows)
+
+
+def start_query_process() -> None:
+    """Start a helper process for the queries to come, without waiting for it to be ready
+    (``QueryProcesses.start``): its start overlaps what this process does before its first
+    query."""
+    STATE.processes.start()
 
 
 def stop_query_processes() -> None:

@@ -67,7 +67,7 @@ import re
 import threading
 import time
 import urllib.parse
-from functools import partial
+from functools import cache, partial
 from itertools import islice
 from typing import Any
 
@@ -144,7 +144,9 @@ _CANCEL_GRACE = 1.0
 _IDLE_IN_TRANSACTION = 60.0
 
 # PostgreSQL's tokens, as far as the checks need them: comments, literals, identifiers.
-_TOKEN = re.compile(
+# Compiled on first use (``_token_pattern``): its classes span all of Unicode, which takes
+# ``re`` about 10 ms, and every ``answerkey sql`` imports this module, most runs for SQLite.
+_TOKEN = (
     r"""
       (?P<space>\s+|--[^\n]*)
     | (?P<comment>/\*)
@@ -156,6 +158,13 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
+
+
+@cache
+def _token_pattern() -> re.Pattern[str]:
+    return re.compile(*_TOKEN)
+
+
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _UESCAPE = re.compile(r"\s*UESCAPE\s*'(.)'", re.IGNORECASE | re.DOTALL)
 
@@ -268,8 +277,9 @@ def _words(query: str) -> list[tuple[str, bool, bool]]:
     words: list[tuple[str, bool, bool]] = []
     position, end = 0, len(query)
     pending: tuple[str, bool] | None = None
+    token_at = _token_pattern().match
     while position < end:
-        match = _TOKEN.match(query, position)
+        match = token_at(query, position)
         if match is None:  # never: "other" takes any character
             break
         kind, token = match.lastgroup, match.group()

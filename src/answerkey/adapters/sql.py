@@ -18,29 +18,32 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
 - **db_id**: at most ``MAX_DB_ID_CHARS`` characters, letters, digits, ``_``, ``.``, ``-``
   and spaces, not starting with a dot ("the db_id is longer than ...", "the db_id is not
   valid text: ...", "not a database name: ...").
-- **time** (``timeout`` seconds, default ``SQL_TIMEOUT``; ``--timeout``; an infinite one is
-  no limit): at the deadline one alarm thread (per process, not per query) interrupts the
-  query ("the query ran past the time limit of T s"). SQLite notices an interrupt only
-  between the steps of its virtual machine, not inside one long function call (``LIKE``
-  with many ``%`` over a long string, ``instr``, ``replace``: measured, an interrupt at
-  0.5 s took effect after 8 s), so queries run in helper processes (``serve_queries``):
-  a thread running a query takes an idle helper or starts one (up to four idle ones are
-  kept). Half a second past the deadline a helper still inside the query ends itself, a
-  second past it this process kills it, and the next query starts another. A helper ends
-  when this process ends (its requests pipe closes; if it is running a query then, or this
-  process was killed, within half a second: it watches for it) and ignores Ctrl-C, which is
-  this process's to handle. A helper sends the rows on as it reads them, in chunks, which this
-  process takes in while the helper reads on; time the helper spends waiting for this
-  process to take a chunk is not the query's: it moves the deadline and is not counted in
-  ``QueryResult.seconds``. Several queries on one database go to a helper in one message
-  (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs them one
-  after the other, sending each result as soon as it is read (no round trip between them),
-  on one connection while the queries succeed; each query keeps its own time, row and byte
-  limits, and a helper that ends inside one (past its time limit, killed) costs only that
-  query: the ones after it go to another helper. A result keeps the values as SQLite gave them, by column
-  (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
-  Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not
-  UTF-8 is read again from the start, that text decoded with replacement characters.
+- **time** (``timeout`` seconds, default ``SQL_TIMEOUT``; ``--timeout``; an infinite one is no
+  limit): at the deadline one alarm thread (per process, not per query) interrupts the query
+  ("the query ran past the time limit of T s"). SQLite notices an interrupt only between the
+  steps of its virtual machine, not inside one long function call (``LIKE`` with many ``%``
+  over a long string, ``instr``, ``replace``: measured, an interrupt at 0.5 s took effect
+  after 8 s), so queries run in helper processes (``serve_queries``): a thread running a query
+  takes an idle helper or starts one (up to four idle ones are kept; ``start_query_process``
+  starts one ahead, without waiting for it: ``answerkey sql -j 1`` does as it begins, so that
+  the helper starts while the inputs load, and the first query waits for it, killing it if it
+  has not started within 30 seconds). Half a second past the deadline a helper still inside
+  the query ends itself, a second past it this process kills it, and the next query starts
+  another. A helper ends when this process ends (its requests pipe closes; if it is running a
+  query then, or this process was killed, within half a second: it watches for it) and ignores
+  Ctrl-C, which is this process's to handle. A helper sends the rows on as it reads them, in
+  chunks, which this process takes in while the helper reads on; time the helper spends
+  waiting for this process to take a chunk is not the query's: it moves the deadline and is
+  not counted in ``QueryResult.seconds``. Several queries on one database go to a helper in
+  one message (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs
+  them one after the other, sending each result as soon as it is read (no round trip between
+  them), on one connection while the queries succeed; each query keeps its own time, row and
+  byte limits, and a helper that ends inside one (past its time limit, killed) costs only that
+  query: the ones after it go to another helper. A result keeps the values as SQLite gave
+  them, by column (``QueryResult.driver_columns``), and makes its typed rows when they are
+  first asked for. Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text
+  that is not UTF-8 is read again from the start, that text decoded with replacement
+  characters.
 - **rows** (``max_rows``, default ``SQL_MAX_ROWS``; ``--max-rows``): reading stops at the
   first row past the limit ("the query returned more than N rows").
 - **bytes** (``max_result_bytes``, default ``SQL_MAX_RESULT_BYTES``;
@@ -129,6 +132,7 @@ from answerkey.adapters._sqlite_processes import (
     STATE,
     chunk_of,
     serve_queries as serve_queries,
+    start_query_process as start_query_process,
     stop_query_processes as stop_query_processes,
 )
 from answerkey.adapters._sqlite_read import DEFAULT_TEXT_DECODING, Chunk, Reply, Request, execute_request

@@ -9,6 +9,7 @@ import click
 
 from answerkey import limits
 from answerkey.adapters.engines import ENGINES, check_databases
+from answerkey.adapters.sql import start_query_process
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
@@ -340,9 +341,12 @@ def sql(
         threads=threads,
     )
     try:
-        options.open_engine().close()
+        opened = options.open_engine()
     except ValueError as error:
         raise Trouble(str(error)) from None
+    opened.close()
+    if opened.name == "sqlite" and executor is None and jobs == 1:
+        start_query_process()  # this process runs the queries: their helper starts while the inputs load
     if tables is not None:
         if location is None or "://" in location:
             raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")

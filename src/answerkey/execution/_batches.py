@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.errors import RunWarning
@@ -132,8 +132,29 @@ class ItemOutcome:
     suite: tuple[str, ...] = ()
 
 
-def _zeros(names: Sequence[str], ordered: bool) -> dict[str, float | None]:
+def _zeros(names: tuple[str, ...], ordered: bool) -> dict[str, float | None]:
+    """Each metric's value for an item it does not score: None where it needs an order the gold lacks."""
+    return dict(_zeros_of(names, ordered))
+
+
+@lru_cache(maxsize=16)
+def _zeros_of(names: tuple[str, ...], ordered: bool) -> dict[str, float | None]:
+    # Worked out once a run (it is the same for every item): the caller copies it.
     return {name: (None if needs_order(name) and not ordered else 0.0) for name in names}
+
+
+@lru_cache(maxsize=16)
+def _table_metrics(names: tuple[str, ...], ordered: bool) -> tuple[str, ...]:
+    """The table metrics among ``names`` that an item scores (those needing an order only where the gold has one)."""
+    return tuple(name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name)))
+
+
+@lru_cache(maxsize=16)
+def _result_metrics_of(metrics: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """The metrics among ``metrics`` computed from results (not by running queries), and
+    whether one of them needs the gold's order."""
+    names = tuple(name for name in metrics if METRIC_KINDS[name] != "sql")
+    return names, any(map(needs_order, names))
 
 
 def _sort_keys(item: BatchItem) -> tuple[int, ...] | None:
@@ -223,17 +244,13 @@ class _Evaluator:
 
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
-        names = [name for name in options.metrics if METRIC_KINDS[name] != "sql"]
+        names, orders = _result_metrics_of(tuple(options.metrics))
         # Whether the gold is ordered matters only to a metric that needs an order (tuple_order):
         # the gold's text is not read for it otherwise (--metrics none).
         if item.order_by is not None:
             ordered = bool(item.order_by)
         else:
-            ordered = (
-                any(map(needs_order, names))
-                and not item.gold_results
-                and has_outer_order_by(item.gold, self.engine.name)
-            )
+            ordered = orders and not item.gold_results and has_outer_order_by(item.gold, self.engine.name)
         databases = self.databases if item.runs_queries else (_RESULT_FILES,)
         several = len(databases) > 1
         notes: list[RunWarning] = []
@@ -592,7 +609,7 @@ class _Evaluator:
 
     def _metrics(
         self,
-        names: Sequence[str],
+        names: tuple[str, ...],
         ordered: bool,
         gold: QueryResult,
         predicted: QueryResult,
@@ -601,16 +618,16 @@ class _Evaluator:
     ) -> dict[str, float | None]:
         """The metrics of the item's first database; ``same``: both results hold the same
         driver values (``same_driver_values``)."""
-        wanted = [name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name))]
+        wanted = _table_metrics(names, ordered)
         values: dict[str, float | None] = _zeros(names, ordered)
         values.update(by_result)
         if same:
             # Speed (a correct prediction): QATCH's metrics of a table against the same rows,
             # in the same order, are all 1.0; the typed rows need not be made for them.
             values.update((name, 1.0) for name in wanted if name in TABLE_METRICS)
-            wanted = [name for name in wanted if name not in TABLE_METRICS]
-            if not wanted:
-                return values
+            wanted = tuple(name for name in wanted if name not in TABLE_METRICS)
+        if not wanted:
+            return values  # (--metrics none) no table metric: the typed rows need not be made for them
         values.update(table_scores(gold.rows, predicted.rows, rule=self.rule, metrics=wanted))
         return values
 

@@ -201,6 +201,8 @@ def _cell_sorted(rows: list[tuple]) -> list[tuple]:
     multiset of cells become equal tuples. Keys of different types do not compare, so cells
     are sorted by hash (C-level, fast); a row where distinct cells share a hash (the ints -1
     and -2 do) is sorted by hash, type and repr instead."""
+    if max(map(len, rows), default=0) < 2:
+        return list(map(tuple, rows))  # Speed: a row of one cell is in order already
     ordered = list(map(tuple, map(_BY_HASH, rows)))
     # Only a row with fewer distinct hashes than cells can hold a collision.
     distinct_hashes = map(len, map(set, map(partial(map, hash), rows)))
