@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -99,10 +98,10 @@ def execute_request(
             connection = _open_read_only(path, max_result_bytes, isolated, reverse_unordered)
     except (sqlite3.Error, MemoryError) as error:
         return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
-    expired = threading.Event()
+    expired = _Expiry()
 
     def expire() -> None:
-        expired.set()
+        expired.past = True
         connection.interrupt()
 
     clock = _QueryClock(timeout, expire, isolated)
@@ -278,6 +277,17 @@ def _authorize(action: int, *_details: object) -> int:
     return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
 
 
+class _Expiry:
+    """Whether a query's deadline has passed: set by the alarm thread before it interrupts
+    SQLite, read by the reader once SQLite stops (a plain flag: a ``threading.Event`` costs
+    more to make than a small query to read)."""
+
+    __slots__ = ("past",)
+
+    def __init__(self) -> None:
+        self.past = False
+
+
 @dataclass(frozen=True)
 class _Limits:
     """What bounds reading one query, and what to say past its time limit."""
@@ -285,7 +295,7 @@ class _Limits:
     max_rows: int
     max_result_bytes: int
     isolated: bool
-    expired: threading.Event
+    expired: _Expiry
     timeout: float
 
 
@@ -329,7 +339,7 @@ def _read(
             rows.append(row)
         columns = tuple(column[0] for column in cursor.description or ())
     except (sqlite3.Error, sqlite3.Warning) as error:
-        if limits.expired.is_set():
+        if limits.expired.past:
             return (), [], past_time_limit(limits.timeout), _BROKEN_OFF
         if strict and str(error).startswith(_NOT_UTF8):
             return None
@@ -339,7 +349,7 @@ def _read(
             return (), [], too_big, _BROKEN_OFF
         return (), [], str(error) or type(error).__name__, (_REFUSED if code in _QUERY_ERRORS else _BROKEN_OFF)
     except MemoryError:
-        if limits.expired.is_set():
+        if limits.expired.past:
             return (), [], past_time_limit(limits.timeout), _BROKEN_OFF
         if limits.isolated:
             heap = max(SQL_HEAP_FACTOR * max_result_bytes, SQL_HEAP_FLOOR)
