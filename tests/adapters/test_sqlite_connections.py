@@ -156,3 +156,22 @@ def test_threads_each_get_their_rows_from_kept_connections(tmp_path):
     for thread in threads:
         thread.join()
     assert wrong == []
+
+
+def test_a_file_is_looked_at_by_the_first_query_on_it_of_each_message(tmp_path):
+    """Within a message a kept connection is taken again as it is (the database is at rest
+    while a message reads it); the next message's first query looks at the file again."""
+    real = _database(tmp_path / "shop" / "shop.sqlite", ["pen"])
+    connections = ReadOnlyConnections(isolated=False)
+    connections.new_message()
+    first = connections.take(real, 1000)
+    connections.give_back(real, 1000, first)
+    os.replace(_database(tmp_path / "new" / "shop.sqlite", ["cap"]), real)
+    assert connections.take(real, 1000) is first
+    connections.give_back(real, 1000, first)
+    connections.new_message()
+    again = connections.take(real, 1000)
+    assert again is not first
+    assert again.execute("SELECT name FROM item").fetchall() == [("cap",)]
+    connections.give_back(real, 1000, again)
+    connections.close()

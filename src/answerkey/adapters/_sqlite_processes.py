@@ -343,6 +343,7 @@ def _answer_requests(
     """In a helper: run ``requests`` one after the other, each reply ``send``t as soon as it is
     made (its rows in chunks before it, the last of them inside it), on the ``connections``
     kept open (``ReadOnlyConnections``)."""
+    connections.new_message()
     for request in requests:
         # A query's rows are acyclic and freed as they are sent: the cyclic collector
         # would walk the chunk being read again and again (a third of the time).

@@ -141,8 +141,9 @@ class ReadOnlyConnections:
     queries on them, in this message and the next ones (opening one reads the schema again and
     starts with an empty page cache, which costs a small query more than running it): at most
     ``size``, the least recently used closed first. One is used again only while its file is
-    the file it opened (same device, inode, size and modification time: a database replaced
-    between two queries is opened again), and only after queries that ended as a query may:
+    the file it opened (same device, inode, size and modification time, looked at by the first
+    query on it of each message: a database replaced between two messages is opened again),
+    and only after queries that ended as a query may:
     read to the end, or refused by SQLite for what the query says (a syntax error, a name
     that does not exist, an action the authorizer denies)."""
 
@@ -152,12 +153,24 @@ class ReadOnlyConnections:
         # (path, byte limit) -> (the file's identity when opened, connection), least recent first
         self._kept: OrderedDict[tuple[str, int], tuple[tuple[int, ...] | None, sqlite3.Connection]] = OrderedDict()
         self._identities: dict[int, tuple[int, ...] | None] = {}  # of the connections taken, by id
+        # The databases whose files were looked at in this message: as within one query, a
+        # database must be at rest while a message's queries read it.
+        self._looked_at: set[tuple[str, int]] = set()
+
+    def new_message(self) -> None:
+        """Look at each file again before its next query: a new message has come."""
+        self._looked_at.clear()
 
     def take(self, path: str, max_result_bytes: int) -> sqlite3.Connection:
-        """The connection kept for ``path`` with that byte limit while its file is unchanged,
-        else a new one."""
+        """The connection kept for ``path`` with that byte limit while its file is unchanged
+        (looked at once a message: see ``new_message``), else a new one."""
+        key = (path, max_result_bytes)
+        kept = self._kept.pop(key, None)
+        if kept is not None and key in self._looked_at:
+            self._identities[id(kept[1])] = kept[0]
+            return kept[1]
         identity = _identity(path)
-        kept = self._kept.pop((path, max_result_bytes), None)
+        self._looked_at.add(key)
         if kept is not None:
             if identity is not None and kept[0] == identity:
                 self._identities[id(kept[1])] = identity
