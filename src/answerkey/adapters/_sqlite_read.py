@@ -328,6 +328,7 @@ def _read(
     connection.text_factory = str if strict else _decode_replacing
     rows: list[tuple[object, ...]] = []
     used = 0
+    cells = 0  # what a row's cells count, text aside
     sent = 0  # rows given to send
     try:
         cursor = connection.execute(query)
@@ -340,7 +341,9 @@ def _read(
                 rows = []
             if sent + len(rows) == max_rows:
                 return (), [], too_many_rows(max_rows), _BROKEN_OFF
-            used += CELL_BYTES * len(row)
+            if not rows:  # every row of a query has its width
+                cells = CELL_BYTES * len(row)
+            used += cells
             for value in row:
                 kind = type(value)
                 if kind is str:
