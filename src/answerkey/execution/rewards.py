@@ -7,7 +7,8 @@ run once and kept in memory (and, given ``cache``, on disk in the cache ``answer
 --cache`` uses); and one semantics of the registry (``answerkey.execution.semantics``).
 ``judge(db_id, gold_sql, predicted_sql)`` returns a ``Judgement``: correct or not, and why,
 as ``answerkey sql`` decides the item under that semantics; ``judge_many`` judges many
-predictions of one question, each distinct text run once; ``Judgement.reward`` is 1.0 or 0.0.
+predictions of one question, each distinct text run once, and ``judge_all`` a batch of
+``(db_id, gold_sql, predicted_sql)``, each question's together; ``Judgement.reward`` is 1.0 or 0.0.
 
 Every query runs as ``answerkey sql`` runs it, through ``answerkey.adapters.engines``:
 read-only (a ``DROP``, ``INSERT`` or ``ATTACH`` is refused and changes no byte of the
@@ -240,6 +241,28 @@ class ExecutionJudge:
                 )
         return [judged[predicted] for predicted in texts]
 
+    def judge_all(self, items: Iterable[tuple[str, str, str | None]]) -> list[Judgement]:
+        """``judge`` of each ``(db_id, gold_sql, predicted_sql)`` of ``items``, in order: the
+        predictions of one question (the same db_id and gold) are judged together
+        (``judge_many``: one message to the SQLite helper, not a round trip each), wherever
+        they stand. What a trainer's reward function gets, a batch of completions with their
+        questions' columns, is judged so: ``judge_all(zip(db_ids, gold_sqls, completions))``."""
+        listed = list(items)
+        judged: list[Judgement | None] = [None] * len(listed)
+        questions: dict[tuple[str, str], list[int]] = {}
+        for index, (db_id, gold_sql, predicted) in enumerate(listed):
+            try:
+                hash((db_id, gold_sql, predicted))
+            except TypeError:  # not text: judged alone, as judge does (it says why)
+                judged[index] = self.judge(db_id, gold_sql, predicted)
+                continue
+            questions.setdefault((db_id, gold_sql), []).append(index)
+        for (db_id, gold_sql), indexes in questions.items():
+            judgements = self.judge_many(db_id, gold_sql, [listed[index][2] for index in indexes])
+            for index, judgement in zip(indexes, judgements):
+                judged[index] = judgement
+        return [judgement for judgement in judged if judgement is not None]
+
     def rewards(self, db_id: str, gold_sql: str, predictions: Iterable[str | None]) -> list[float]:
         """The reward of each of ``predictions``: 1.0 when correct, else 0.0 (``judge_many``)."""
         return [judgement.reward for judgement in self.judge_many(db_id, gold_sql, predictions)]
@@ -421,6 +444,11 @@ class ExecutionJudge:
 
     def _predicted(self, database: Database, sql: str, results: dict[tuple[str, str, str], QueryResult]) -> QueryResult:
         """The result of the predicted ``sql`` on ``database`` (run once per ``judge_many``)."""
+        if not isinstance(sql, str):  # the engine refuses it with the reason; it is no key
+            self._check_open()
+            with self._lock:
+                self.predicted_runs += 1
+            return self.engine.run(database, sql)
         key = ("predicted", database.location, sql)
         result = results.get(key)
         if result is None:
