@@ -123,7 +123,8 @@ def execute_request(
             if sink is not None:
                 sink(None)
         columns, rows, problem, ending = read
-        keep = ending is _READ or ending is _REFUSED
+        # Not one the deadline's interrupt reached as the query ended: it is not trusted.
+        keep = (ending is _READ or ending is _REFUSED) and not expired.past
         return columns, rows, problem, (None if problem is not None else clock.seconds())
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
