@@ -62,10 +62,11 @@ def training_step(judge: ExecutionJudge) -> list[list[float]]:
 def reward_function(judge: ExecutionJudge) -> Callable[..., list[float]]:
     """A reward function of the form trainers call (TRL's GRPOTrainer): the completions, and
     the dataset's columns as keywords, one value per completion (here ``db_id`` and
-    ``gold_sql``). A completion is taken to be the SQL itself; extract it first if not."""
+    ``gold_sql``). A completion is taken to be the SQL itself; extract it first if not.
+    ``judge_all`` judges the completions of each question together (one message each)."""
 
     def execution_reward(completions: list[str], db_id: list[str], gold_sql: list[str], **_: object) -> list[float]:
-        return [judge.judge(*item).reward for item in zip(db_id, gold_sql, completions)]
+        return [judgement.reward for judgement in judge.judge_all(zip(db_id, gold_sql, completions))]
 
     return execution_reward
 

@@ -543,3 +543,44 @@ def test_a_postgresql_server_judged_as_sqlite_is(postgres_server, shop):
             assert (dropped.verdict, dropped.reason.startswith("the predicted query failed: ")) == ("incorrect", True)
         assert [verdict for verdict, _ in expected] == verdicts_there
     assert postgres_server.execute("shop", "SELECT count(*) FROM item") == [(3,)]
+
+
+# ------------------------------------------------------------------ a batch of several questions
+
+
+def test_a_batch_is_judged_question_by_question_in_its_own_order(shop):
+    """``judge_all`` gives each item the judgement ``judge`` gives it, in the batch's order,
+    and judges each question's predictions together (each distinct text runs once)."""
+    count, names = "SELECT count(*) FROM item", "SELECT name FROM item"
+    items = [
+        ("shop", count, "SELECT 3"),
+        ("shop", names, "SELECT name FROM item ORDER BY price"),
+        ("shop", count, "SELECT 4"),
+        ("shop", count, "SELECT 3"),
+        ("nowhere", count, "SELECT 3"),
+        ("shop", names, None),
+        ("shop", names, ["SELECT", "name"]),
+        ("shop", count, "DROP TABLE item"),
+    ]
+    with ExecutionJudge(shop, semantics="bird") as judge:
+        judged = judge.judge_all(iter(items))
+        assert judge.predicted_runs == 5  # SELECT 3, SELECT 4, DROP, ORDER BY, and the list refused
+        with ExecutionJudge(shop, semantics="bird") as alone:
+            assert judged == [alone.judge(*item) for item in items]
+    assert [judgement.verdict for judgement in judged] == [
+        "correct",
+        "correct",
+        "incorrect",
+        "correct",
+        "error",
+        "incorrect",
+        "incorrect",
+        "incorrect",
+    ]
+    assert judged[7].reason == "the predicted query failed: not authorized"
+    assert judge_all_of_nothing(shop) == []
+
+
+def judge_all_of_nothing(root: Path) -> list:
+    with ExecutionJudge(root, semantics="bird") as judge:
+        return judge.judge_all([])

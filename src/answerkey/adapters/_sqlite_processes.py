@@ -361,29 +361,29 @@ def serve_queries() -> None:
     sys.stdout = sys.stderr  # nothing else may write into the replies
     try:
         _send(replies, b"")
+        connections = ReadOnlyConnections(isolated=True)  # kept from one message to the next
         while (message := _receive(requests)) is not None:
-            _answer_requests(marshal.loads(message), lambda body: _send(replies, body))
+            _answer_requests(marshal.loads(message), lambda body: _send(replies, body), connections)
     except BrokenPipeError:
         pass  # the process that started this one has ended
 
 
-def _answer_requests(requests: list[Request], send: Callable[[bytes], object]) -> None:
+def _answer_requests(
+    requests: list[Request], send: Callable[[bytes], object], connections: ReadOnlyConnections
+) -> None:
     """In a helper: run ``requests`` one after the other, each reply ``send``t as soon as it is
-    made (its rows in chunks before it, the last of them inside it), on one connection per
-    database while its queries succeed."""
-    connections = ReadOnlyConnections(isolated=True)
-    try:
-        for request in requests:
-            # A query's rows are acyclic and freed as they are sent: the cyclic collector
-            # would walk the chunk being read again and again (a third of the time).
-            with gc_paused():
-                columns, rows, error, seconds = execute_request(
-                    request, isolated=True, send=lambda rows: send(_message(rows)), connections=connections
-                )
-            last = chunk_of(rows) if rows else None
-            send(marshal.dumps((columns, last, error, seconds), _MARSHAL_VERSION))
-    finally:
-        connections.close()
+    made (its rows in chunks before it, the last of them inside it), on the ``connections``
+    kept open (``ReadOnlyConnections``)."""
+    connections.new_message()
+    for request in requests:
+        # A query's rows are acyclic and freed as they are sent: the cyclic collector
+        # would walk the chunk being read again and again (a third of the time).
+        with gc_paused():
+            columns, rows, error, seconds = execute_request(
+                request, isolated=True, send=lambda rows: send(_message(rows)), connections=connections
+            )
+        last = chunk_of(rows) if rows else None
+        send(marshal.dumps((columns, last, error, seconds), _MARSHAL_VERSION))
 
 
 def _end_when_orphaned(parent: int) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -33,6 +33,9 @@ EXIT_TIMEOUT = 124
 
 # SQLite's limits are C ints.
 _INT_MAX = 2**31 - 1
+# How many databases' connections a helper keeps open (ReadOnlyConnections): a page cache
+# holds at most about 2 MB (SQLite's default), so these hold a small part of the capped heap.
+KEPT_CONNECTIONS = 32
 
 
 # What a query may do: read tables, call functions, recurse in a CTE. Anything else (ATTACH,
@@ -48,8 +51,14 @@ Request = tuple[str, str, float, int, int, str]
 # columns, the rows not sent on (as SQLite gave them), error, seconds the query took (None
 # unless it ran to completion)
 Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, float | None]
-# What reading a query gives: columns, the rows not sent on, error.
-_Read = tuple[tuple[str, ...], list[tuple[object, ...]], str | None]
+# What reading a query gives: columns, the rows not sent on, error, and how it ended (_READ,
+# _REFUSED, _OUT_OF_MEMORY or _BROKEN_OFF).
+_Read = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, object]
+# How reading a query ended: read to the end; refused by SQLite for what the query says (a
+# syntax error, a name that does not exist, an action the authorizer denies), which leaves the
+# connection as it was; out of SQLite's capped heap; broken off otherwise (time, rows, bytes).
+_READ, _REFUSED, _OUT_OF_MEMORY, _BROKEN_OFF = object(), object(), object(), object()
+_QUERY_ERRORS = frozenset({sqlite3.SQLITE_ERROR, sqlite3.SQLITE_AUTH})
 # Where rows go as they are read (a helper sends them on, in chunks of CHUNK_ROWS rows);
 # None says to drop those sent so far: the query is read again from the start.
 Sink = Callable[[list[tuple[object, ...]] | None], object]
@@ -75,7 +84,9 @@ def execute_request(
     ``CHUNK_ROWS`` (the reply then holds the last ones); the time it takes (waiting for
     the process that asked to take a chunk) is not the query's: it moves the deadline and
     is not counted in the seconds. ``connections``, when given, keeps the connection open
-    for the next query on the same database while queries succeed. ``reverse_unordered``: the
+    for the next query on the same database (``ReadOnlyConnections`` says when); a query out
+    of SQLite's capped heap while it keeps other databases' connections is read again without
+    them, within the same time limit. ``reverse_unordered``: the
     tables are read in reverse wherever the query leaves the order free (SQLite's ``PRAGMA
     reverse_unordered_selects``), to see whether its result depends on the rows' storage order
     (on a connection of its own, never kept).
@@ -88,61 +99,121 @@ def execute_request(
             connection = _open_read_only(path, max_result_bytes, isolated, reverse_unordered)
     except (sqlite3.Error, MemoryError) as error:
         return (), [], f"cannot open {path!r}: {str(error) or 'out of memory'}", None
-    expired = threading.Event()
+    expired = _Expiry()
 
     def expire() -> None:
-        expired.set()
+        expired.past = True
         connection.interrupt()
 
     clock = _QueryClock(timeout, expire, isolated)
-    problem: str | None = "unfinished"
+    keep = False
     try:
         sink = None if send is None else partial(clock.outside, send)
         limits = _Limits(max_rows, max_result_bytes, isolated, expired, timeout)
-        read = _read(connection, query, limits, sink, fallback=TEXT_DECODINGS.get(decoding))
-        if read is None:  # text that is not UTF-8: read again (see _read)
+        decode, retried = None, False
+        while True:
+            read = _read(connection, query, limits, sink, fallback=TEXT_DECODINGS.get(decoding), decode=decode)
+            if read is None:  # text that is not UTF-8: read again (see _read)
+                decode = TEXT_DECODINGS[decoding]
+            elif read[3] is _OUT_OF_MEMORY and not retried and connections is not None and connections.close_others():
+                # The connections kept for other databases held part of the capped heap:
+                # read again with the room the query has alone.
+                retried = True
+            else:
+                break
             if sink is not None:
                 sink(None)
-            read = _read(connection, query, limits, sink, decode=TEXT_DECODINGS[decoding])
-        assert read is not None  # only a strict read gives up
-        columns, rows, problem = read
+        columns, rows, problem, ending = read
+        # Not one the deadline's interrupt reached as the query ended: it is not trusted.
+        keep = (ending is _READ or ending is _REFUSED) and not expired.past
         return columns, rows, problem, (None if problem is not None else clock.seconds())
     finally:
         # Disarmed first: an interrupt must never reach a closed connection.
         clock.stop()
-        if connections is not None and problem is None and not reverse_unordered:
-            connections.give_back(path, max_result_bytes, connection)
-        else:  # a connection a query failed on (or reads in reverse) is not kept for the next one
+        if connections is None or reverse_unordered:
             connection.close()
+        elif keep:
+            connections.give_back(path, max_result_bytes, connection)
+        else:  # a connection a query broke off on (time, memory, size) is not kept for the next one
+            connections.forget(connection)
 
 
 class ReadOnlyConnections:
-    """In a helper answering several requests: the connection of the last database, kept
-    open for the next query on it (opening one reads the schema again)."""
+    """In a helper: the connections of the databases queried last, kept open for the next
+    queries on them, in this message and the next ones (opening one reads the schema again and
+    starts with an empty page cache, which costs a small query more than running it): at most
+    ``size``, the least recently used closed first. One is used again only while its file is
+    the file it opened (same device, inode, size and modification time, looked at by the first
+    query on it of each message: a database replaced between two messages is opened again),
+    and only after queries that ended as a query may:
+    read to the end, or refused by SQLite for what the query says (a syntax error, a name
+    that does not exist, an action the authorizer denies)."""
 
-    def __init__(self, *, isolated: bool) -> None:
+    def __init__(self, *, isolated: bool, size: int = KEPT_CONNECTIONS) -> None:
         self._isolated = isolated
-        self._kept: tuple[str, int, sqlite3.Connection] | None = None
+        self._size = size
+        # (path, byte limit) -> (the file's identity when opened, connection), least recent first
+        self._kept: OrderedDict[tuple[str, int], tuple[tuple[int, ...] | None, sqlite3.Connection]] = OrderedDict()
+        self._identities: dict[int, tuple[int, ...] | None] = {}  # of the connections taken, by id
+        # The databases whose files were looked at in this message: as within one query, a
+        # database must be at rest while a message's queries read it.
+        self._looked_at: set[tuple[str, int]] = set()
+
+    def new_message(self) -> None:
+        """Look at each file again before its next query: a new message has come."""
+        self._looked_at.clear()
 
     def take(self, path: str, max_result_bytes: int) -> sqlite3.Connection:
-        """The connection kept for ``path`` with that byte limit, else a new one."""
-        kept, self._kept = self._kept, None
+        """The connection kept for ``path`` with that byte limit while its file is unchanged
+        (looked at once a message: see ``new_message``), else a new one."""
+        key = (path, max_result_bytes)
+        kept = self._kept.pop(key, None)
+        if kept is not None and key in self._looked_at:
+            self._identities[id(kept[1])] = kept[0]
+            return kept[1]
+        identity = _identity(path)
+        self._looked_at.add(key)
         if kept is not None:
-            if kept[:2] == (path, max_result_bytes):
-                return kept[2]
-            kept[2].close()
-        return _open_read_only(path, max_result_bytes, self._isolated)
+            if identity is not None and kept[0] == identity:
+                self._identities[id(kept[1])] = identity
+                return kept[1]
+            kept[1].close()
+        connection = _open_read_only(path, max_result_bytes, self._isolated)
+        self._identities[id(connection)] = identity
+        return connection
 
     def give_back(self, path: str, max_result_bytes: int, connection: sqlite3.Connection) -> None:
-        """Keep ``connection`` for the next query (closing the one kept before, if any)."""
-        self.close()
-        self._kept = (path, max_result_bytes, connection)
+        """Keep ``connection`` (taken from ``take``) for the next queries on its database."""
+        identity = self._identities.pop(id(connection), None)
+        self._kept[path, max_result_bytes] = (identity, connection)
+        while len(self._kept) > self._size:
+            oldest = self._kept.popitem(last=False)[1]
+            oldest[1].close()
+
+    def forget(self, connection: sqlite3.Connection) -> None:
+        """Close ``connection`` (taken from ``take``) rather than keep it."""
+        self._identities.pop(id(connection), None)
+        connection.close()
+
+    def close_others(self) -> bool:
+        """Close the connections kept (not those taken): whether there were any."""
+        kept, self._kept = self._kept, OrderedDict()
+        for _identity, connection in kept.values():
+            connection.close()
+        return bool(kept)
 
     def close(self) -> None:
-        """Close the connection kept."""
-        kept, self._kept = self._kept, None
-        if kept is not None:
-            kept[2].close()
+        """Close the connections kept."""
+        self.close_others()
+
+
+def _identity(path: str) -> tuple[int, ...] | None:
+    """What tells a file from the same file changed or replaced (None if it cannot be read)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
 
 
 class _QueryClock:
@@ -221,6 +292,17 @@ def _authorize(action: int, *_details: object) -> int:
     return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
 
 
+class _Expiry:
+    """Whether a query's deadline has passed: set by the alarm thread before it interrupts
+    SQLite, read by the reader once SQLite stops (a plain flag: a ``threading.Event`` costs
+    more to make than a small query to read)."""
+
+    __slots__ = ("past",)
+
+    def __init__(self) -> None:
+        self.past = False
+
+
 @dataclass(frozen=True)
 class _Limits:
     """What bounds reading one query, and what to say past its time limit."""
@@ -228,7 +310,7 @@ class _Limits:
     max_rows: int
     max_result_bytes: int
     isolated: bool
-    expired: threading.Event
+    expired: _Expiry
     timeout: float
 
 
@@ -256,6 +338,7 @@ def _read(
     connection.text_factory = str if decode is None else decode
     rows: list[tuple[object, ...]] = []
     used = 0
+    cells = 0  # what a row's cells count, text aside
     sent = 0  # rows given to send
     try:
         cursor = connection.execute(query)
@@ -267,8 +350,10 @@ def _read(
                 sent += len(rows)
                 rows = []
             if sent + len(rows) == max_rows:
-                return (), [], too_many_rows(max_rows)
-            used += CELL_BYTES * len(row)
+                return (), [], too_many_rows(max_rows), _BROKEN_OFF
+            if not rows:  # every row of a query has its width
+                cells = CELL_BYTES * len(row)
+            used += cells
             for value in row:
                 kind = type(value)
                 if kind is str:
@@ -276,28 +361,30 @@ def _read(
                 elif kind is bytes:
                     used += len(value)
             if used > max_result_bytes:
-                return (), [], too_many_bytes(max_result_bytes)
+                return (), [], too_many_bytes(max_result_bytes), _BROKEN_OFF
             rows.append(row)
         columns = tuple(column[0] for column in cursor.description or ())
     except (sqlite3.Error, sqlite3.Warning) as error:
-        if limits.expired.is_set():
-            return (), [], past_time_limit(limits.timeout)
+        if limits.expired.past:
+            return (), [], past_time_limit(limits.timeout), _BROKEN_OFF
         if strict and fallback is not None and str(error).startswith(_NOT_UTF8):
             return None
-        if getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_TOOBIG:
-            return (), [], f"the query made or read a value or table row larger than {byte_limit(max_result_bytes)}"
-        return (), [], str(error) or type(error).__name__
+        code = getattr(error, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_TOOBIG:
+            too_big = f"the query made or read a value or table row larger than {byte_limit(max_result_bytes)}"
+            return (), [], too_big, _BROKEN_OFF
+        return (), [], str(error) or type(error).__name__, (_REFUSED if code in _QUERY_ERRORS else _BROKEN_OFF)
     except MemoryError:
-        if limits.expired.is_set():
-            return (), [], past_time_limit(limits.timeout)
+        if limits.expired.past:
+            return (), [], past_time_limit(limits.timeout), _BROKEN_OFF
         if limits.isolated:
             heap = max(SQL_HEAP_FACTOR * max_result_bytes, SQL_HEAP_FLOOR)
-            return (), [], f"the query needed more memory than {byte_limit(heap)}"
-        return (), [], "the query's result does not fit in memory"
+            return (), [], f"the query needed more memory than {byte_limit(heap)}", _OUT_OF_MEMORY
+        return (), [], "the query's result does not fit in memory", _OUT_OF_MEMORY
     except (ValueError, OverflowError) as error:
         # A column name that is not UTF-8, say: still the query's failure, not ours.
-        return (), [], str(error) or type(error).__name__
-    return columns, rows, None
+        return (), [], str(error) or type(error).__name__, _BROKEN_OFF
+    return columns, rows, None, _READ
 
 
 # How Python's sqlite3 says that text is not UTF-8 (text_factory = str).

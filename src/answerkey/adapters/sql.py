@@ -37,13 +37,15 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   not counted in ``QueryResult.seconds``. Several queries on one database go to a helper in
   one message (``run_file_each``; ``answerkey sql`` sends a batch's queries this way): it runs
   them one after the other, sending each result as soon as it is read (no round trip between
-  them), on one connection while the queries succeed; each query keeps its own time, row and
-  byte limits, and a helper that ends inside one (past its time limit, killed) costs only that
-  query: the ones after it go to another helper. A result keeps the values as SQLite gave
-  them, by column (``QueryResult.driver_columns``), and makes its typed rows when they are
-  first asked for. Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text
-  that is not UTF-8 is read again from the start, that text decoded with replacement
-  characters.
+  them), on connections it keeps open for the next queries and messages
+  (``ReadOnlyConnections``: a database's until its file changes, not after a query broken
+  off); each query keeps its own time, row and byte limits, and a helper that ends inside
+  one (past its time limit, killed) costs only that query: the ones after it go to another
+  helper. A result keeps the values as SQLite gave them, by column
+  (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
+  Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not UTF-8
+  is read again from the start, that text decoded as the request's ``text_decoding`` says
+  (``TEXT_DECODINGS``: replacement characters by default), or fails (``strict``).
 - **rows** (``max_rows``, default ``SQL_MAX_ROWS``; ``--max-rows``): reading stops at the
   first row past the limit ("the query returned more than N rows").
 - **bytes** (``max_result_bytes``, default ``SQL_MAX_RESULT_BYTES``;

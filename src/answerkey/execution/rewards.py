@@ -7,7 +7,8 @@ run once and kept in memory (and, given ``cache``, on disk in the cache ``answer
 --cache`` uses); and one semantics of the registry (``answerkey.execution.semantics``).
 ``judge(db_id, gold_sql, predicted_sql)`` returns a ``Judgement``: correct or not, and why,
 as ``answerkey sql`` decides the item under that semantics; ``judge_many`` judges many
-predictions of one question, each distinct text run once; ``Judgement.reward`` is 1.0 or 0.0.
+predictions of one question, each distinct text run once, and ``judge_all`` a batch of
+``(db_id, gold_sql, predicted_sql)``, each question's together; ``Judgement.reward`` is 1.0 or 0.0.
 
 Every query runs as ``answerkey sql`` runs it, through ``answerkey.adapters.engines``:
 read-only (a ``DROP``, ``INSERT`` or ``ATTACH`` is refused and changes no byte of the
@@ -53,7 +54,7 @@ from answerkey.comparator import DEFAULT_ABS_EPSILON, DEFAULT_EPSILON, STRING_MO
 from answerkey.execution._options import SqlOptions
 from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, decide, semantics_named
-from answerkey.execution.semantics._base import PREDICTION_NOT_RUN
+from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.signature import Signature
 
@@ -207,7 +208,7 @@ class ExecutionJudge:
         in a corpus. A ``predicted_sql`` of None (nothing generated) is incorrect: "no
         prediction". Never raises for what the queries or the db_id hold; ``ValueError``
         once the judge is closed."""
-        return self._judge(db_id, gold_sql, predicted_sql, order_by, condition_cols, ignore_order, {})
+        return self._judge(db_id, gold_sql, predicted_sql, order_by, condition_cols, ignore_order, {}, {})
 
     def judge_many(
         self,
@@ -226,13 +227,41 @@ class ExecutionJudge:
         # The results of this call, shared by its predictions: the gold's (one that failed runs
         # once here, not once per prediction) and the predicted texts a rewrite makes alike.
         results: dict[tuple[str, str, str], QueryResult] = {}
-        self._run_ahead(db_id, gold_sql, texts, results)
+        # Each distinct text as the semantics runs it, found once for both uses.
+        pairs = {
+            predicted: self._rewritten(gold_sql, predicted)
+            for predicted in dict.fromkeys(texts)
+            if predicted is not None
+        }
+        self._run_ahead(db_id, gold_sql, pairs, results)
         for predicted in texts:
             if predicted not in judged:
                 judged[predicted] = self._judge(
-                    db_id, gold_sql, predicted, order_by, condition_cols, ignore_order, results
+                    db_id, gold_sql, predicted, order_by, condition_cols, ignore_order, results, pairs
                 )
         return [judged[predicted] for predicted in texts]
+
+    def judge_all(self, items: Iterable[tuple[str, str, str | None]]) -> list[Judgement]:
+        """``judge`` of each ``(db_id, gold_sql, predicted_sql)`` of ``items``, in order: the
+        predictions of one question (the same db_id and gold) are judged together
+        (``judge_many``: one message to the SQLite helper, not a round trip each), wherever
+        they stand. What a trainer's reward function gets, a batch of completions with their
+        questions' columns, is judged so: ``judge_all(zip(db_ids, gold_sqls, completions))``."""
+        listed = list(items)
+        judged: list[Judgement | None] = [None] * len(listed)
+        questions: dict[tuple[str, str], list[int]] = {}
+        for index, (db_id, gold_sql, predicted) in enumerate(listed):
+            try:
+                hash((db_id, gold_sql, predicted))
+            except TypeError:  # not text: judged alone, as judge does (it says why)
+                judged[index] = self.judge(db_id, gold_sql, predicted)
+                continue
+            questions.setdefault((db_id, gold_sql), []).append(index)
+        for (db_id, gold_sql), indexes in questions.items():
+            judgements = self.judge_many(db_id, gold_sql, [listed[index][2] for index in indexes])
+            for index, judgement in zip(indexes, judgements):
+                judged[index] = judgement
+        return [judgement for judgement in judged if judgement is not None]
 
     def rewards(self, db_id: str, gold_sql: str, predictions: Iterable[str | None]) -> list[float]:
         """The reward of each of ``predictions``: 1.0 when correct, else 0.0 (``judge_many``)."""
@@ -278,6 +307,7 @@ class ExecutionJudge:
         condition_cols: Sequence[int] | None,
         ignore_order: bool | None,
         results: dict[tuple[str, str, str], QueryResult],
+        pairs: dict[str, RewrittenPair | None],
     ) -> Judgement:
         name = self.semantics
         try:
@@ -286,10 +316,8 @@ class ExecutionJudge:
             return Judgement(False, str(error), name, error=True)
         if predicted_sql is None:  # as a corpus item without a prediction
             return Judgement(False, "no prediction", name)
-        # The official script of the semantics may run other texts (test-suite removes DISTINCT);
-        # what is not text is left to the engine, which refuses it with the reason.
-        texts = isinstance(gold_sql, str) and isinstance(predicted_sql, str)
-        rewritten = self._semantics.rewritten_pair(gold_sql, predicted_sql, self._chosen) if texts else None
+        known = isinstance(predicted_sql, str) and predicted_sql in pairs
+        rewritten = pairs[predicted_sql] if known else self._rewritten(gold_sql, predicted_sql)
         sort_keys = None if order_by is None else tuple(column - 1 for column in order_by)
         reason = ""
         for database in databases:
@@ -353,11 +381,19 @@ class ExecutionJudge:
             reason += f" (correct on each of the {len(databases)} databases)"
         return Judgement(True, reason, name)
 
+    def _rewritten(self, gold_sql: str, predicted_sql: str) -> RewrittenPair | None:
+        """The pair of texts the semantics runs, when its official script runs other texts
+        (test-suite removes DISTINCT); None when it runs them as written, and for what is not
+        text, which is left to the engine to refuse with the reason."""
+        if not (isinstance(gold_sql, str) and isinstance(predicted_sql, str)):
+            return None
+        return self._semantics.rewritten_pair(gold_sql, predicted_sql, self._chosen)
+
     def _run_ahead(
         self,
         db_id: str,
         gold_sql: str,
-        texts: Sequence[str | None],
+        pairs: dict[str, RewrittenPair | None],
         results: dict[tuple[str, str, str], QueryResult],
     ) -> None:
         """The results of the predicted texts on ``db_id``'s first database, asked of the
@@ -375,10 +411,9 @@ class ExecutionJudge:
         if self._gold_once(database, gold_sql, results).error is not None:
             return
         wanted: dict[str, None] = {}
-        for predicted in dict.fromkeys(texts):
+        for predicted, rewritten in pairs.items():
             if not isinstance(predicted, str):
-                continue
-            rewritten = self._semantics.rewritten_pair(gold_sql, predicted, self._chosen)
+                continue  # left to the engine, which refuses it with the reason
             gold_text, text = (
                 (gold_sql, predicted) if rewritten is None else (rewritten.gold.sql, rewritten.predicted.sql)
             )
@@ -412,6 +447,11 @@ class ExecutionJudge:
 
     def _predicted(self, database: Database, sql: str, results: dict[tuple[str, str, str], QueryResult]) -> QueryResult:
         """The result of the predicted ``sql`` on ``database`` (run once per ``judge_many``)."""
+        if not isinstance(sql, str):  # the engine refuses it with the reason; it is no key
+            self._check_open()
+            with self._lock:
+                self.predicted_runs += 1
+            return self.engine.run(database, sql)
         key = ("predicted", database.location, sql)
         result = results.get(key)
         if result is None:

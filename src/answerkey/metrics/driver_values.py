@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass
 
+from answerkey.adapters._sql_result import ColumnFacts
 from answerkey.adapters.engines import plain_values
 from answerkey.adapters.sql import QueryResult
 from answerkey.grammar.render import render_value
@@ -64,9 +65,21 @@ def driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
     are where typing them and back changes none (no blob, no infinity), which spares making
     the typed values."""
     plain = result.driver_columns
-    if plain is not None and all(map(plain_values, plain)):
+    if plain is not None and all(map(_plain_column, plain, result.driver_facts or [None] * len(plain))):
         return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
+
+
+# The types of plain values (``plain_values``), floats when finite.
+_PLAIN_TYPES = frozenset({type(None), int, float, str})
+
+
+def _plain_column(values: list[object], facts: ColumnFacts | None) -> bool:
+    """``plain_values`` of a column, from the types its reader found where it holds no float
+    (whose finiteness only its values tell)."""
+    if facts is not None and float not in facts.types:
+        return facts.types <= _PLAIN_TYPES
+    return plain_values(values)
 
 
 def same_driver_values(gold: QueryResult, predicted: QueryResult) -> bool:
