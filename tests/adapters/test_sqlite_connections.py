@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from answerkey.adapters._sqlite_read import ReadOnlyConnections, execute_request
+from answerkey.adapters._sqlite_read import DEFAULT_TEXT_DECODING, ReadOnlyConnections, execute_request
 from answerkey.adapters.sql import run_file, run_file_each, stop_query_processes
 
 RUNAWAY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
@@ -86,15 +86,15 @@ def test_connections_are_kept_after_refusals_and_dropped_after_a_time_out(tmp_pa
     SQLite refused, is kept for the next; that of a query stopped at its time limit is closed."""
     real = _database(tmp_path / "shop" / "shop.sqlite", ["pen"])
     connections = ReadOnlyConnections(isolated=False)
-    request = (real, "SELECT name FROM item", 30.0, 100, 1 << 20)
+    request = (real, "SELECT name FROM item", 30.0, 100, 1 << 20, DEFAULT_TEXT_DECODING)
     assert execute_request(request, isolated=False, connections=connections)[2] is None
     kept = connections.take(real, 1 << 20)
     connections.give_back(real, 1 << 20, kept)
-    refused = (real, "SELECT nope FROM item", 30.0, 100, 1 << 20)
+    refused = (real, "SELECT nope FROM item", 30.0, 100, 1 << 20, DEFAULT_TEXT_DECODING)
     assert execute_request(refused, isolated=False, connections=connections)[2] == "no such column: nope"
     assert connections.take(real, 1 << 20) is kept
     connections.give_back(real, 1 << 20, kept)
-    slow = (real, RUNAWAY, 0.2, 100, 1 << 20)
+    slow = (real, RUNAWAY, 0.2, 100, 1 << 20, DEFAULT_TEXT_DECODING)
     assert execute_request(slow, isolated=False, connections=connections)[2] == (
         "the query ran past the time limit of 0.2 s"
     )
@@ -175,3 +175,24 @@ def test_a_file_is_looked_at_by_the_first_query_on_it_of_each_message(tmp_path):
     assert again.execute("SELECT name FROM item").fetchall() == [("cap",)]
     connections.give_back(real, 1000, again)
     connections.close()
+
+
+def test_a_kept_connection_reads_text_as_each_request_says(tmp_path):
+    """One connection kept across requests of different text decodings (the presets' D4):
+    each request's text that is not UTF-8 is read its own way, whatever the one before did."""
+    real = _database(tmp_path / "shop" / "shop.sqlite", [])
+    with sqlite3.connect(real) as connection:
+        connection.execute("INSERT INTO item VALUES (CAST(X'4a6f6520ff5368617270' AS TEXT))")
+    connection.close()
+    connections = ReadOnlyConnections(isolated=False)
+    query = "SELECT name FROM item"
+    answers = []
+    for decoding in ("ignore", "strict", "replace", "ignore"):
+        columns, rows, error, _ = execute_request(
+            (real, query, 30.0, 100, 1 << 20, decoding), isolated=False, connections=connections
+        )
+        answers.append(error if error is not None else rows[0][0])
+    assert answers[0] == "Joe Sharp"
+    assert answers[1].startswith("Could not decode to UTF-8 column 'name'")
+    assert answers[2] == "Joe \ufffdSharp"
+    assert answers[3] == "Joe Sharp"
