@@ -256,6 +256,19 @@ def test_the_comparison_as_html(run_cli, tmp_path):
     data = json.loads(text.split('id="answerkey-data">')[1].split("</script>")[0])
     assert [column["header"] for column in data["items"]["columns"]] == ["id", a, b]
     assert data["items"]["rows"][2] == ["2", 0, 1]
+    (headline,) = data["headline"]
+    comparison = compare_runs([read_run(a), read_run(b)], measure="accuracy").comparisons[0]
+    assert headline == {
+        "name": f"{b} - {a}",
+        "value": comparison.difference,
+        "low": comparison.low,
+        "high": comparison.high,
+        "n": comparison.items,
+        "method": "bootstrap",
+    }
+    statistics = next(sheet for sheet in data["sheets"] if sheet["name"] == "Statistics")
+    formats = {column["header"]: column["format"] for column in statistics["columns"]}
+    assert (formats["randomization p"], formats["McNemar p"]) == ("ratio", "ratio")
 
 
 @pytest.mark.parametrize(

@@ -240,3 +240,24 @@ def test_without_html_score_aligns_nothing(tmp_path, run_cli):
     examples = SPIDER.parents[1] / "personnel"
     run = run_score(load_corpus(str(examples / "corpus.yaml")), load_answers(str(examples / "answers.jsonl")))
     assert run.workbook().details == ()
+
+
+def test_a_comparison_page_heads_with_the_difference_and_names_each_series(chromium, tmp_path, run_cli):
+    """`compare --html`: the overview's figure is the difference with its bootstrap interval,
+    and the chart of the two means names each bar's run and series (baseline, system)."""
+    reports = []
+    for name, predictions in (("old", SPIDER / "pred.sql"), ("new", SPIDER / "gold.sql")):
+        report = tmp_path / f"{name}.json"
+        args = ["sql", SPIDER / "gold.sql", predictions, "--db", SPIDER / "database", "--json", report, "-q"]
+        assert run_cli(*args).exit_code == 0
+        reports.append(report)
+    page = tmp_path / "compare.html"
+    assert run_cli("compare", *reports, "--html", page, "-q").exit_code == 0
+    open_page(chromium, page)
+    figure = chromium.find_element("css selector", ".figures .figure")
+    assert figure.find_element("css selector", ".name").text == f"{reports[1]} - {reports[0]}"
+    assert figure.find_element("css selector", ".value").text == "0.5000"
+    assert figure.find_element("css selector", ".how").text == "paired bootstrap interval, n = 12"
+    labels = [label.text for label in chromium.find_elements("css selector", ".chart .bar-label")]
+    assert labels == [f"{reports[1]}: baseline mean", f"{reports[1]}: system mean"]
+    assert console(chromium) == []

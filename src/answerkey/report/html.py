@@ -112,7 +112,8 @@ def headline_figures(document: Mapping[str, Any], overview: Sheet) -> list[dict[
     """The run's headline figures, each with its 95% interval and how it was computed: the
     accuracy of the JSON report's summary (Wilson interval over its scored or evaluated
     items), then the mean of each ratio column of the ``Overview`` sheet over the items that
-    have a value (mean ± 1.96 standard errors)."""
+    have a value (mean ± 1.96 standard errors); for ``answerkey compare``, each system's
+    difference from the baseline with its paired bootstrap interval."""
     figures: list[dict[str, Any]] = []
     summary = document.get("summary")
     if isinstance(summary, Mapping):
@@ -123,6 +124,23 @@ def headline_figures(document: Mapping[str, Any], overview: Sheet) -> list[dict[
             figures.append(
                 {"name": "accuracy", "value": accuracy, "low": low, "high": high, "n": trials, "method": "Wilson"}
             )
+    comparisons = document.get("comparisons")
+    for comparison in comparisons if isinstance(comparisons, list) else ():
+        # answerkey compare: each system's difference from the baseline, with its paired
+        # bootstrap interval, as the report computed them (the Overview holds item values).
+        if isinstance(comparison, Mapping) and _number(comparison.get("difference")) is not None:
+            figures.append(
+                {
+                    "name": f"{comparison.get('system')} - {comparison.get('baseline')}",
+                    "value": comparison["difference"],
+                    "low": comparison.get("low"),
+                    "high": comparison.get("high"),
+                    "n": comparison.get("items"),
+                    "method": "bootstrap",
+                }
+            )
+    if figures and comparisons:
+        return figures
     for index, column in enumerate(overview.columns):
         if column.format != "ratio":
             continue

@@ -64,7 +64,7 @@
       box.appendChild(el("div", "value", figure.value.toFixed(data.decimals.ratio)));
       const interval = figure.low === null ? "no interval (one value)" : "[" + figure.low.toFixed(data.decimals.ratio) + ", " + figure.high.toFixed(data.decimals.ratio) + "]";
       box.appendChild(el("div", "ci", interval));
-      const how = figure.method === "Wilson" ? "Wilson score interval" : "mean ± 1.96 standard errors";
+      const how = {Wilson: "Wilson score interval", bootstrap: "paired bootstrap interval"}[figure.method] || "mean ± 1.96 standard errors";
       box.appendChild(el("div", "how", how + ", n = " + figure.n));
       figures.appendChild(box);
     }
@@ -256,7 +256,9 @@
         const values = sheet.rows[index];
         const value = values[column];
         const line = el("div", "bar-row");
-        line.appendChild(el("span", "bar-label", chart.labels === null ? sheet.columns[column].header : values[chart.labels]));
+        // Several series over labelled rows: each bar names its row and its series.
+        const series = chart.values.length > 1 ? ": " + sheet.columns[column].header : "";
+        line.appendChild(el("span", "bar-label", chart.labels === null ? sheet.columns[column].header : values[chart.labels] + series));
         const track = el("div");
         const bar = el("div", "bar");
         bar.style.width = (typeof value === "number" ? Math.max(0, Math.min(1, value)) * 100 : 0) + "%";
