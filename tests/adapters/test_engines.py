@@ -169,11 +169,17 @@ def test_databases_refuses_a_malformed_db_id(suite, db_id, message):
 
 
 def test_databases_says_where_an_absent_database_was_expected(suite):
-    """No directory, or a directory without <db_id>.sqlite, raises NoDatabase naming the expected path."""
+    """No directory nor flat file names both paths looked at; a directory without <db_id>.sqlite its own."""
     engine = open_engine(suite)
     (suite / "empty").mkdir()
     _sqlite(suite / "other" / "other2.sqlite")
-    for db_id in ("missing", "empty", "other"):
+    with pytest.raises(NoDatabase) as caught:
+        engine.databases("missing")
+    assert str(caught.value) == (
+        f"no database 'missing' (expected {str(suite / 'missing' / 'missing.sqlite')!r} "
+        f"or {str(suite / 'missing.sqlite')!r})"
+    )
+    for db_id in ("empty", "other"):
         with pytest.raises(NoDatabase) as caught:
             engine.databases(db_id)
         assert str(caught.value) == f"no database {db_id!r} (expected {str(suite / db_id / (db_id + '.sqlite'))!r})"

@@ -95,7 +95,8 @@ class DuckDBEngine:
         self.connections: Connections[Any] = Connections(_close)
 
     def databases(self, db_id: str) -> tuple[Database, ...]:
-        """``DIR/<db_id>/<db_id>.duckdb``, then the other ``*.duckdb`` files beside it."""
+        """``DIR/<db_id>/<db_id>.duckdb``, then the other ``*.duckdb`` files beside it; without
+        that directory, the flat ``DIR/<db_id>.duckdb`` alone."""
         return file_databases(self.name, self.location, db_id, self.suffix)
 
     def run(self, database: Database, query: str) -> QueryResult:
