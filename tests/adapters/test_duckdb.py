@@ -77,7 +77,22 @@ def test_databases_lists_the_suite_and_runs_on_each_file(root, engines):
     assert results[1].rows == ((String("pen"), Number(Decimal("1.50"), True, "1.50")),)
     with pytest.raises(NoDatabase) as caught:
         engine.databases("nowhere")
-    assert str(caught.value) == f"no database 'nowhere' (expected {str(root / 'nowhere' / 'nowhere.duckdb')!r})"
+    assert str(caught.value) == (
+        f"no database 'nowhere' (expected {str(root / 'nowhere' / 'nowhere.duckdb')!r} "
+        f"or {str(root / 'nowhere.duckdb')!r})"
+    )
+
+
+def test_a_root_of_flat_files_opens_duckdb_and_finds_each(tmp_path, engines):
+    """No db_id directory: the flat ROOT/<db_id>.duckdb files name the engine and are found alone."""
+    flat = tmp_path / "flat"
+    _duckdb(flat / "shop.duckdb", "CREATE TABLE item (name VARCHAR); INSERT INTO item VALUES ('pen');")
+    _duckdb(flat / "shop2.duckdb", "CREATE TABLE item (name VARCHAR);")
+    engine = engines(flat)
+    assert isinstance(engine, DuckDBEngine)
+    databases = engine.databases("shop")
+    assert [database.name for database in databases] == ["shop.duckdb"]
+    assert engine.run(databases[0], "SELECT name FROM item").rows == ((String("pen"),),)
 
 
 def test_each_type_maps_onto_the_model_exactly(tmp_path, engines):

@@ -169,14 +169,75 @@ def test_databases_refuses_a_malformed_db_id(suite, db_id, message):
 
 
 def test_databases_says_where_an_absent_database_was_expected(suite):
-    """No directory, or a directory without <db_id>.sqlite, raises NoDatabase naming the expected path."""
+    """No directory nor flat file names both paths looked at; a directory without <db_id>.sqlite its own."""
     engine = open_engine(suite)
     (suite / "empty").mkdir()
     _sqlite(suite / "other" / "other2.sqlite")
-    for db_id in ("missing", "empty", "other"):
+    with pytest.raises(NoDatabase) as caught:
+        engine.databases("missing")
+    assert str(caught.value) == (
+        f"no database 'missing' (expected {str(suite / 'missing' / 'missing.sqlite')!r} "
+        f"or {str(suite / 'missing.sqlite')!r})"
+    )
+    for db_id in ("empty", "other"):
         with pytest.raises(NoDatabase) as caught:
             engine.databases(db_id)
         assert str(caught.value) == f"no database {db_id!r} (expected {str(suite / db_id / (db_id + '.sqlite'))!r})"
+
+
+def test_a_flat_file_is_found_when_there_is_no_directory(tmp_path):
+    """Spider 2.0-lite's layout: ROOT/<db_id>.sqlite alone, a suite of one under either rule."""
+    root = tmp_path / "localdb"
+    _sqlite(root / "shop.sqlite")
+    _sqlite(root / "shop2.sqlite")
+    _sqlite(root / "shop.sqlite.bak")
+    for suite_files in ("ending", "containing"):
+        engine = open_engine(root, suite_files=suite_files)
+        assert isinstance(engine, SQLiteEngine)
+        databases = engine.databases("shop")
+        assert [(d.db_id, d.name, d.location, d.label) for d in databases] == [
+            ("shop", "shop.sqlite", os.path.realpath(root / "shop.sqlite"), "'shop'")
+        ]
+        assert [row[0].text for row in engine.run(databases[0], "SELECT name FROM item ORDER BY name").rows] == [
+            "ink",
+            "pen",
+        ]
+
+
+def test_a_directory_is_preferred_to_a_flat_file(suite):
+    """Both ROOT/shop/ and ROOT/shop.sqlite: the directory's suite, the flat file unused."""
+    _sqlite(suite / "shop.sqlite", "CREATE TABLE other (x INT);")
+    assert [d.name for d in open_engine(suite).databases("shop")] == [
+        "shop.sqlite",
+        "shop1.sqlite",
+        "shop2.sqlite",
+        "shop10.sqlite",
+    ]
+    assert all(d.location.startswith(os.path.realpath(suite / "shop")) for d in open_engine(suite).databases("shop"))
+
+
+def test_a_flat_link_that_leads_outside_the_root_is_refused(tmp_path):
+    """A flat ROOT/<db_id>.sqlite linking outside the root is refused, naming both paths; a link
+    to a directory is not a regular file; a dangling link names the path looked at."""
+    root = tmp_path / "localdb"
+    root.mkdir()
+    outside = _sqlite(tmp_path / "outside.sqlite")
+    (root / "shop.sqlite").symlink_to(outside)
+    (tmp_path / "folder").mkdir()
+    (root / "dir.sqlite").symlink_to(tmp_path / "folder")
+    (root / "gone.sqlite").symlink_to(tmp_path / "gone")
+    engine = open_engine(root)
+    with pytest.raises(NoDatabase) as caught:
+        engine.databases("shop")
+    assert str(caught.value) == (
+        f"the database 'shop' is outside the root: {str(root / 'shop.sqlite')!r} leads to {str(outside)!r}"
+    )
+    with pytest.raises(NoDatabase) as caught:
+        engine.databases("dir")
+    assert str(caught.value) == f"the database 'dir' is not a regular file: {str(root / 'dir.sqlite')!r}"
+    with pytest.raises(NoDatabase) as caught:
+        engine.databases("gone")
+    assert str(caught.value) == f"no database 'gone' (expected {str(root / 'gone.sqlite')!r})"
 
 
 def test_databases_refuses_a_suite_file_that_leads_outside_the_root(suite, tmp_path):

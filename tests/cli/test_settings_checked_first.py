@@ -23,7 +23,8 @@ def test_db_one_level_too_high_is_one_line_naming_the_right_one(run_cli):
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         f"--db {SPIDER}: none of the 2 db_ids has a database: no database 'concert_singer' "
-        f"(expected '{SPIDER}/concert_singer/concert_singer.sqlite'); did you mean --db {SPIDER / 'database'}?\n"
+        f"(expected '{SPIDER}/concert_singer/concert_singer.sqlite' or '{SPIDER}/concert_singer.sqlite'); "
+        f"did you mean --db {SPIDER / 'database'}?\n"
     )
 
 
@@ -42,7 +43,8 @@ def test_qatch_db_one_level_too_high_is_one_line(run_cli):
     result = run_cli("qatch", qatch / "sp-tests.jsonl", "--task", "sp", "--db", qatch)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"--db {qatch}: no database 'uk' (expected '{qatch}/uk/uk.sqlite'); did you mean --db {qatch / 'databases'}?\n"
+        f"--db {qatch}: no database 'uk' (expected '{qatch}/uk/uk.sqlite' or '{qatch}/uk.sqlite'); "
+        f"did you mean --db {qatch / 'databases'}?\n"
     )
 
 

@@ -118,3 +118,28 @@ def test_result_files_alone_need_no_database(run_cli, lite):
     result = run_cli("sql", lite / "gold", lite / "pred")
     assert result.exit_code == 2
     assert result.stderr == "--db DIR|URL is needed: item local001 runs SQL on its database 'shop'\n"
+
+
+def test_flat_databases_as_spider2_lite_ships_them(run_cli, lite):
+    """--db a folder of flat <db>.sqlite files (evaluate.py line 267 at e12c5f1e): the same
+    verdicts as with the folder per database; a db absent from both places names both."""
+    flat = lite / "localdb"
+    flat.mkdir()
+    (lite / "dbs" / "shop" / "shop.sqlite").rename(flat / "shop.sqlite")
+    result = run_cli(
+        "sql", lite / "gold", lite / "pred", "--db", flat, "--semantics", "spider2", "--metrics", "none",
+        "--json", lite / "report.json", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((lite / "report.json").read_text(encoding="utf-8"))
+    assert [(item["id"], item["db_id"], item["verdict"]) for item in report["items"]] == [
+        ("local001", "shop", "correct"),
+        ("local002", "shop", "correct"),
+        ("bq003", "", "correct"),
+    ]
+    (flat / "shop.sqlite").rename(lite / "shop.sqlite")
+    result = run_cli("sql", lite / "gold", lite / "pred", "--db", flat, "--semantics", "spider2", "--metrics", "none")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"--db {flat}: no database 'shop' (expected '{flat / 'shop' / 'shop.sqlite'}' or '{flat / 'shop.sqlite'}')\n"
+    )

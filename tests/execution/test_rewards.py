@@ -143,7 +143,8 @@ def test_an_item_that_cannot_be_judged_is_an_error_not_an_exception(shop):
     )
     assert (missing.verdict, missing.reason) == (
         "error",
-        f"no database 'nowhere' (expected {str(shop / 'nowhere' / 'nowhere.sqlite')!r})",
+        f"no database 'nowhere' (expected {str(shop / 'nowhere' / 'nowhere.sqlite')!r} "
+        f"or {str(shop / 'nowhere.sqlite')!r})",
     )
     assert (malformed.verdict, malformed.reason) == ("error", "not a database name: '../shop'")
 

@@ -64,7 +64,7 @@ def test_a_databases_root_runs_through_its_sqlite_engine(root):
     assert (engine.location, engine.timeout, engine.max_rows, engine.max_result_bytes) == (str(root), 7, 3, 900)
     assert engine_of(engine) is engine
     assert run_on(engine, "mars", "SELECT 1").error == (
-        f"no database 'mars' (expected '{root / 'mars' / 'mars.sqlite'}')"
+        f"no database 'mars' (expected '{root / 'mars' / 'mars.sqlite'}' or '{root / 'mars.sqlite'}')"
     )
 
 

@@ -547,14 +547,17 @@ def file_databases(
     in natural order (``x2`` before ``x10``); names starting with a dot are skipped. With
     ``containing``, the others are every entry whose name contains ``SUFFIX``, dot names
     included, as test-suite-sql-eval lists them (exec_eval.py:201 at e97acc5: ``x.sqlite.bak``
-    and ``x.sqlite-journal`` too). Each file's real path (links resolved) must be a regular
-    file inside the root's real path. ``NoDatabase`` says why there is none."""
+    and ``x.sqlite-journal`` too). When ``ROOT/<db_id>/`` is not a directory, the flat file
+    ``ROOT/<db_id>SUFFIX`` alone (Spider 2.0-lite's layout, evaluate.py:267 at e12c5f1e: a
+    suite of one). Each file's real path (links resolved) must be a regular file inside the
+    root's real path. ``NoDatabase`` says why there is none."""
     problem = db_id_problem(db_id)
     if problem is not None:
         raise NoDatabase(problem)
     directory = os.path.join(root, db_id)
     main = f"{db_id}{suffix}"
     expected = os.path.join(directory, main)
+    flat = os.path.join(root, main)
     try:
         real_root = os.path.realpath(root, strict=True)
         with os.scandir(directory) as entries:
@@ -563,29 +566,36 @@ def file_databases(
             else:
                 others = [entry.name for entry in entries if entry.name.endswith(suffix) and entry.name[0] != "."]
     except (FileNotFoundError, NotADirectoryError):
-        raise NoDatabase(f"no database {db_id!r} (expected {expected!r})") from None
+        if not os.path.lexists(flat):
+            raise NoDatabase(f"no database {db_id!r} (expected {expected!r} or {flat!r})") from None
+        return (_checked_file(engine, db_id, real_root, root, main),)
     except (OSError, ValueError) as error:
         raise NoDatabase(f"cannot read the database {db_id!r}: {_why(error)} ({directory!r})") from None
     if main not in others:
         raise NoDatabase(f"no database {db_id!r} (expected {expected!r})")
     others.remove(main)
-    found = []
-    for name in [main, *sorted(others, key=_natural)]:
-        path = os.path.join(directory, name)
-        database = Database(engine, db_id, name, path)
-        try:
-            real = os.path.realpath(path, strict=True)
-            regular = stat.S_ISREG(os.stat(real).st_mode)
-        except (FileNotFoundError, NotADirectoryError):
-            raise NoDatabase(f"no database {database.label} (expected {path!r})") from None
-        except (OSError, ValueError) as error:
-            raise NoDatabase(f"cannot read the database {database.label}: {_why(error)} ({path!r})") from None
-        if not regular:
-            raise NoDatabase(f"the database {database.label} is not a regular file: {path!r}")
-        if not inside_root(real_root, real):
-            raise NoDatabase(f"the database {database.label} is outside the root: {path!r} leads to {real!r}")
-        found.append(Database(engine, db_id, name, real))
-    return tuple(found)
+    return tuple(
+        _checked_file(engine, db_id, real_root, directory, name) for name in [main, *sorted(others, key=_natural)]
+    )
+
+
+def _checked_file(engine: str, db_id: str, real_root: str, directory: str, name: str) -> Database:
+    """The database file ``name`` of ``directory``, once its real path is known to be a regular
+    file inside ``real_root``; ``NoDatabase`` says why not."""
+    path = os.path.join(directory, name)
+    database = Database(engine, db_id, name, path)
+    try:
+        real = os.path.realpath(path, strict=True)
+        regular = stat.S_ISREG(os.stat(real).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        raise NoDatabase(f"no database {database.label} (expected {path!r})") from None
+    except (OSError, ValueError) as error:
+        raise NoDatabase(f"cannot read the database {database.label}: {_why(error)} ({path!r})") from None
+    if not regular:
+        raise NoDatabase(f"the database {database.label} is not a regular file: {path!r}")
+    if not inside_root(real_root, real):
+        raise NoDatabase(f"the database {database.label} is outside the root: {path!r} leads to {real!r}")
+    return Database(engine, db_id, name, real)
 
 
 def _natural(name: str) -> list[object]:

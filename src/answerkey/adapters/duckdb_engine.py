@@ -1,7 +1,8 @@
 """DuckDB database files, read-only, into typed rows (the optional ``answerkey[duckdb]``).
 
 A directory in the Spider/BIRD layout holds one DuckDB file per db_id,
-``DIR/<db_id>/<db_id>.duckdb`` (and, for a test suite, other ``*.duckdb`` files beside it).
+``DIR/<db_id>/<db_id>.duckdb`` (and, for a test suite, other ``*.duckdb`` files beside it),
+or, without that directory, the flat ``DIR/<db_id>.duckdb``.
 
 What a query may do: read. A file is opened with ``read_only=True`` and
 ``enable_external_access=false`` (no file is read or written: no ``ATTACH``, ``COPY``,
@@ -95,7 +96,8 @@ class DuckDBEngine:
         self.connections: Connections[Any] = Connections(_close)
 
     def databases(self, db_id: str) -> tuple[Database, ...]:
-        """``DIR/<db_id>/<db_id>.duckdb``, then the other ``*.duckdb`` files beside it."""
+        """``DIR/<db_id>/<db_id>.duckdb``, then the other ``*.duckdb`` files beside it; without
+        that directory, the flat ``DIR/<db_id>.duckdb`` alone."""
         return file_databases(self.name, self.location, db_id, self.suffix)
 
     def run(self, database: Database, query: str) -> QueryResult:

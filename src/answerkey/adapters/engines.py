@@ -43,7 +43,7 @@ returns) keeps the driver's values by column and makes its typed rows when first
 >>> engine.databases("nowhere")
 Traceback (most recent call last):
   ...
-answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../nowhere/nowhere.sqlite')
+answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../nowhere/nowhere.sqlite' or ...)
 """
 
 from __future__ import annotations
@@ -129,7 +129,8 @@ class SQLiteEngine:
     beside it (test-suite-sql-eval's distilled suites), each a regular file inside the
     directory (links resolved); with ``suite_files="containing"``, every file whose name
     contains ``.sqlite`` (test-suite-sql-eval's rule, exec_eval.py:201 at e97acc5: a
-    ``x.sqlite.bak`` counts). ``text_decoding`` says how text that is not UTF-8 is read
+    ``x.sqlite.bak`` counts). Without a ``DIR/<db_id>/`` directory, the flat file
+    ``DIR/<db_id>.sqlite`` alone (Spider 2.0-lite's layout). ``text_decoding`` says how text that is not UTF-8 is read
     (``TEXT_DECODINGS``: replaced, ignored, or the query fails). The fingerprint of a file is
     its size, modification time and inode (and those of a ``-wal`` or ``-journal`` file beside it).
     """
@@ -160,7 +161,8 @@ class SQLiteEngine:
 
     def databases(self, db_id: str) -> tuple[Database, ...]:
         """``DIR/<db_id>/<db_id>.sqlite``, then the other ``*.sqlite`` files beside it (or
-        every file whose name contains ``.sqlite``: ``suite_files``)."""
+        every file whose name contains ``.sqlite``: ``suite_files``); without that directory,
+        the flat ``DIR/<db_id>.sqlite`` alone."""
         return file_databases(self.name, self.location, db_id, self.suffix, containing=self.suite_files == "containing")
 
     def run(self, database: Database, query: str) -> QueryResult:
@@ -232,7 +234,8 @@ def open_engine(
     """The engine of ``location``: a PostgreSQL URL (``postgresql://`` or ``postgres://``), or
     a directory of database files whose engine ``engine`` names or, when None, the suffix of
     its database files tells (``ROOT/<db_id>/*.sqlite`` or ``*.duckdb``: the first db_id
-    directory, in name order, that holds one; SQLite when none does). ``memory_limit`` (bytes)
+    directory, in name order, that holds one, else the first flat ``ROOT/*.sqlite`` or
+    ``*.duckdb`` file; SQLite when none does). ``memory_limit`` (bytes)
     and ``threads`` bound DuckDB; ``suite_files`` and ``text_decoding`` are SQLite's
     (``SQLiteEngine``). ``ValueError`` for a location or option that cannot be used.
 
@@ -300,7 +303,7 @@ def run_on(engine: Engine, db_id: str, query: str) -> QueryResult:
     db_id that names no database is an error in the result, never raised.
 
     >>> run_on(SQLiteEngine("/nowhere"), "shop", "SELECT 1").error
-    "no database 'shop' (expected '/nowhere/shop/shop.sqlite')"
+    "no database 'shop' (expected '/nowhere/shop/shop.sqlite' or '/nowhere/shop.sqlite')"
     """
     try:
         database = engine.databases(db_id)[0]
@@ -320,6 +323,11 @@ def _engine_of_directory(root: str) -> str:
         for suffix, chosen in FILE_SUFFIXES.items():
             if os.path.isfile(os.path.join(root, name, f"{name}{suffix}")):
                 return chosen
+    # No db_id directory: the flat files (Spider 2.0-lite's ROOT/<db>.sqlite), in name order.
+    for name in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        for suffix, chosen in FILE_SUFFIXES.items():
+            if name.endswith(suffix) and name[0] != "." and os.path.isfile(os.path.join(root, name)):
+                return chosen
     return "sqlite"
 
 
@@ -334,7 +342,7 @@ def check_databases(engine: Engine, db_ids: Iterable[str]) -> None:
     >>> check_databases(SQLiteEngine(root), ["shop", "shop", "pets"])
     Traceback (most recent call last):
       ...
-    ValueError: none of the 2 db_ids has a database: no database 'shop' (expected '.../shop/shop.sqlite')
+    ValueError: none of the 2 db_ids has a database: no database 'shop' (expected '.../shop/shop.sqlite' or ...)
     """
     if engine.name == "duckdb":
         try:
@@ -349,6 +357,7 @@ def check_databases(engine: Engine, db_ids: Iterable[str]) -> None:
     # A malformed db_id is its item's problem (an error of the test), not the databases'.
     distinct = [db_id for db_id in dict.fromkeys(db_ids) if db_id_problem(db_id) is None]
     first: str | None = None
+    own = None  # the db_id whose own folder --db is (its flat file found), when others are missing
     for db_id in distinct:
         try:
             engine.databases(db_id)
@@ -357,11 +366,26 @@ def check_databases(engine: Engine, db_ids: Iterable[str]) -> None:
             if str(error).startswith("cannot connect"):
                 raise ValueError(str(error)) from None  # the server, not this database: the same for all
             continue
+        if len(distinct) > 1 and _own_folder(engine, db_id):
+            own = db_id  # proves nothing: --db may be one level too low
+            continue
         return
     if first is None:
         return
+    if own is not None:
+        raise ValueError(first + _elsewhere(engine, own))
     what = first if len(distinct) == 1 else f"none of the {plural(len(distinct), 'db_id')} has a database: {first}"
     raise ValueError(what + _elsewhere(engine, distinct[0]))
+
+
+def _own_folder(engine: Engine, db_id: str) -> bool:
+    """Whether the directory of a file engine is ``db_id``'s own (Spider's ``DIR/<db_id>/``):
+    named ``db_id`` and holding ``<db_id>SUFFIX``, which the flat rule then finds."""
+    suffix = getattr(engine, "suffix", None)
+    if suffix is None:
+        return False
+    root = os.path.normpath(engine.location)
+    return os.path.basename(root) == db_id and os.path.isfile(os.path.join(root, f"{db_id}{suffix}"))
 
 
 def _elsewhere(engine: Engine, db_id: str) -> str:
@@ -371,7 +395,7 @@ def _elsewhere(engine: Engine, db_id: str) -> str:
     if suffix is None:
         return ""
     root = engine.location
-    if os.path.isfile(os.path.join(root, f"{db_id}{suffix}")):
+    if _own_folder(engine, db_id):
         return f"; did you mean --db {os.path.dirname(os.path.normpath(root)) or os.curdir}?"
     try:
         with os.scandir(root) as entries:
