@@ -37,6 +37,24 @@ def test_db_one_level_too_low_is_one_line_naming_the_right_one(run_cli):
     assert result.stderr.endswith(f"; did you mean --db {SPIDER / 'database'}?\n")
 
 
+def test_db_the_folder_of_the_only_database_is_refused(run_cli, tmp_path):
+    """--db the own folder of the run's only db_id: refused, though the flat rule would find
+    its file there (the run would read that one file, not the test suite beside it)."""
+    folder = tmp_path / "database" / "concert_singer"
+    folder.mkdir(parents=True)
+    for name in ("concert_singer.sqlite", "concert_singer2.sqlite"):
+        (folder / name).write_bytes((SPIDER / "database" / "concert_singer" / "concert_singer.sqlite").read_bytes())
+    gold = tmp_path / "gold.sql"
+    gold.write_text("SELECT count(*) FROM singer\tconcert_singer\n")
+    result = run_cli("sql", gold, gold, "--db", folder)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"--db {folder}: this is the folder of the database 'concert_singer', not the folder of the "
+        f"databases; did you mean --db {tmp_path / 'database'}?\n"
+    )
+    assert run_cli("sql", gold, gold, "--db", folder.parent, "-q").exit_code == 0
+
+
 def test_qatch_db_one_level_too_high_is_one_line(run_cli):
     """qatch --task sp with --db the examples folder: one line, the databases folder named."""
     qatch = EXAMPLES / "qatch"

@@ -366,14 +366,17 @@ def check_databases(engine: Engine, db_ids: Iterable[str]) -> None:
             if str(error).startswith("cannot connect"):
                 raise ValueError(str(error)) from None  # the server, not this database: the same for all
             continue
-        if len(distinct) > 1 and _own_folder(engine, db_id):
-            own = db_id  # proves nothing: --db may be one level too low
+        if _own_folder(engine, db_id):
+            # Found by the flat rule in the db_id's own folder: --db is one level too low (a
+            # run there would take that one file, not the test suite beside it).
+            own = db_id
             continue
         return
+    if own is not None:
+        why = first or f"this is the folder of the database {own!r}, not the folder of the databases"
+        raise ValueError(why + _elsewhere(engine, own))
     if first is None:
         return
-    if own is not None:
-        raise ValueError(first + _elsewhere(engine, own))
     what = first if len(distinct) == 1 else f"none of the {plural(len(distinct), 'db_id')} has a database: {first}"
     raise ValueError(what + _elsewhere(engine, distinct[0]))
 
