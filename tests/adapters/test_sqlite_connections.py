@@ -188,7 +188,7 @@ def test_a_kept_connection_reads_text_as_each_request_says(tmp_path):
     query = "SELECT name FROM item"
     answers = []
     for decoding in ("ignore", "strict", "replace", "ignore"):
-        columns, rows, error, _ = execute_request(
+        _, rows, error, _ = execute_request(
             (real, query, 30.0, 100, 1 << 20, decoding), isolated=False, connections=connections
         )
         answers.append(error if error is not None else rows[0][0])
