@@ -9,7 +9,7 @@ import pytest
 
 from answerkey.adapters.engines import open_engine
 from answerkey.execution.load import SqlItem
-from answerkey.execution.result_rows import result_rows
+from answerkey.execution.result_rows import shown_rows
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_each_side_keeps_its_first_rows_and_says_what_it_left_out(root):
         SqlItem("4", "nowhere", "SELECT 1", "SELECT 1"),
     ]
     try:
-        assert result_rows(engine, items, 2) == [
+        assert [(rows.gold, rows.predicted) for rows in shown_rows(engine, items, 2)] == [
             (
                 'name | points\n"a" | 10\n"b" | 8\n... and 2 more rows (--show-rows shows 2)',
                 'name\n"a"\n"b"\n... and 2 more rows (--show-rows shows 2)',

@@ -29,8 +29,6 @@ from answerkey.report.alignment import aligned_document, column_mapping
 SHOW_ROWS_MAX = 1000
 """The most rows of each side ``--show-rows`` keeps per item."""
 
-Sides = tuple[str | None, str | None]  # the gold's rows, the prediction's rows, as text
-
 
 class ShownRows(NamedTuple):
     """One item's rows as ``--show-rows`` keeps them: each side's first rows as text, and
@@ -111,9 +109,3 @@ def shown_rows(engine: Engine, items: Iterable[SqlItem], shown: int, rule: Match
 
 def _file_side(result: ResultFile, shown: int) -> str:
     return rows_text(result.columns, result.rows, shown)
-
-
-def result_rows(engine: Engine, items: Iterable[SqlItem], shown: int) -> list[Sides]:
-    """For each item, in order: the first ``shown`` rows of its gold and of its prediction on
-    its db_id's first database (None: no prediction, or no database)."""
-    return [(rows.gold, rows.predicted) for rows in shown_rows(engine, items, shown)]
