@@ -20,6 +20,7 @@ from answerkey.adapters import _sqlite_processes
 from answerkey.adapters.sql import Databases, QueryResult, run_query, sql_value, stop_query_processes
 from answerkey.limits import MAX_DB_ID_CHARS
 from answerkey.model import NIL, Number, Relation, String
+from child_processes import live_children as _children
 
 RUNAWAY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 # One function call that runs for tens of seconds (2e6 x 2e4 character comparisons), in which
@@ -187,22 +188,6 @@ def test_mixed_column_types_are_rows_not_a_relation(spider):
     with pytest.raises(ValueError, match="a string in a column of numbers"):
         result.relation()
     assert Relation(result.rows[:1]) == Relation.from_rows([[1]])
-
-
-def _children(parent: int | None = None) -> set[int]:
-    """The live (not zombie) child processes of ``parent`` (this process), read from /proc."""
-    parent = os.getpid() if parent is None else parent
-    children = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as file:
-                    state, of = file.read().rsplit(")", 1)[1].split()[:2]
-            except OSError:
-                continue
-            if int(of) == parent and state != "Z":
-                children.add(int(entry))
-    return children
 
 
 def _snapshot(root):

@@ -18,6 +18,7 @@ from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.run import SqlOptions, run_sql
 from answerkey.limits import MAX_QUERY_CHARS
 from answerkey.model import Number
+from child_processes import live_children as _children
 
 RUNAWAY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
 # One function call that runs for tens of seconds, in which SQLite never looks at its interrupt flag.
@@ -40,20 +41,6 @@ def shop(tmp_path):
 
 def _rows(result):
     return None if result.error is not None else result.rows
-
-
-def _children() -> set[int]:
-    """The live (not zombie) child processes of this process, read from /proc."""
-    found = set()
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z":
-            found.add(int(entry))
-    return found
 
 
 def test_a_batch_answers_each_query_in_order_with_its_own_error(shop):

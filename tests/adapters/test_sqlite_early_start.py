@@ -14,6 +14,7 @@ import pytest
 from answerkey.adapters import _sqlite_processes
 from answerkey.adapters.sql import run_file_each, start_query_process, stop_query_processes
 from answerkey.model import Number
+from child_processes import live_children as _children
 
 LINUX = sys.platform.startswith("linux")
 pytestmark = pytest.mark.skipif(not LINUX, reason="lists child processes in /proc")
@@ -28,20 +29,6 @@ def shop(tmp_path):
         connection.executescript("CREATE TABLE item (qty INTEGER); INSERT INTO item VALUES (10), (4), (7);")
     connection.close()
     return os.path.realpath(path)
-
-
-def _children() -> set[int]:
-    """The live (not zombie) child processes of this process, read from /proc."""
-    found = set()
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == os.getpid() and fields[0] != "Z":
-            found.add(int(entry))
-    return found
 
 
 def _values(results):

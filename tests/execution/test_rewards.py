@@ -22,6 +22,7 @@ import pytest
 from answerkey.adapters.sql import stop_query_processes
 from answerkey.execution import ExecutionJudge, Judgement
 from answerkey.execution.semantics import SEMANTICS
+from child_processes import live_children as children
 
 REPO = Path(__file__).resolve().parents[2]
 SPIDER = REPO / "examples" / "sql" / "spider"
@@ -54,20 +55,6 @@ def snapshot(root: Path) -> dict[str, str]:
         for path in sorted(root.rglob("*"))
         if path.is_file()
     }
-
-
-def children() -> set[int]:
-    """The live (not zombie) child processes of this process, read from /proc."""
-    found = set()
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                state, parent = file.read().rsplit(")", 1)[1].split()[:2]
-        except OSError:
-            continue
-        if int(parent) == os.getpid() and state != "Z":
-            found.add(int(entry))
-    return found
 
 
 def has_open(pid: int, path: str) -> bool:
