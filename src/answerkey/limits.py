@@ -55,6 +55,9 @@ MAX_QUERY_CHARS = 1_000_000
 # Predictions tried with the gold's values plugged in (test-suite --plug-value): the official
 # script makes len(values) ** places of them; 4 values in 6 places are 4,096.
 MAX_PLUGGED_PREDICTIONS = 4096
+# Golds of one SQL item (a corpus item's list, or defog's {...} alternatives): the prediction is
+# correct when it matches any of them.
+MAX_GOLDS = 100
 MAX_DB_ID_CHARS = 128
 # DuckDB's memory (its buffer manager; nothing spills to disk) and threads while one query
 # runs: one thread, as --jobs runs queries side by side.

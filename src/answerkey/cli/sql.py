@@ -27,7 +27,6 @@ from answerkey.cli.query_options import query_limit_options, ves_runs_option
 from answerkey.errors import InputError, RunWarning, plural
 from answerkey.execution.distributed import ClusterError, DaskExecutor, require_dask
 from answerkey.execution.load import LAYOUTS, SqlItem, load_inputs
-from answerkey.execution.official import spider_official
 from answerkey.execution.probe import GoldProbe, gold_counts
 from answerkey.execution.result_rows import SHOW_ROWS_MAX, shown_rows
 from answerkey.execution.run import (
@@ -385,6 +384,9 @@ def sql(
         finally:
             rows_engine.close()
     if tables is not None:
+        # Its report model is pydantic's (~0.1 s to import): loaded only when the table is asked for.
+        from answerkey.execution.official import spider_official
+
         run.official = spider_official(
             [(result.item, result.verdict) for result in run.results], tables, location or os.curdir
         )

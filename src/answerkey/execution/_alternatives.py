@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 
-from answerkey.execution.schema import MAX_GOLDS
+from answerkey.limits import MAX_GOLDS
 
 
 def defog_alternatives(query: str) -> list[str]:

@@ -50,7 +50,6 @@ from typing import Any
 from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import InputError, InputErrors, RunWarning, kind_of, plural
 from answerkey.execution.result_csv import ResultFile, read_result_csv
-from answerkey.execution.schema import BirdQuestion, SqlItemSchema, SqlPredictionRecord, ValidationError
 from answerkey.execution.spider2_lite import is_spider2_lite, read_spider2_lite
 from answerkey.files import STDIN, Document, load_document, read_text, source_name, validation_errors
 
@@ -323,6 +322,10 @@ def _bird_gold(document: Document, problems: list[InputError]) -> list[SqlItem]:
         raise document.error(f"BIRD's gold is a list of questions, not {kind_of(data)}")
     if not data:
         raise document.error("the gold has no questions (an empty input is refused)")
+    # The models need pydantic (~0.1 s to import): imported by the layouts they validate, so
+    # that Spider's text layout never loads it (as the report package imports its Excel writer).
+    from answerkey.execution.schema import BirdQuestion, ValidationError
+
     items = []
     for index, value in enumerate(data):
         if not isinstance(value, dict):
@@ -446,6 +449,9 @@ def _corpus(document: Document, problems: list[InputError]) -> list[SqlItem]:
         if problems:
             raise InputErrors(problems)
         raise InputError("the corpus has no items (an empty input is refused)", source=document.source)
+    # pydantic's model, imported here as in _bird_gold (the Spider layout never loads pydantic).
+    from answerkey.execution.schema import SqlItemSchema, ValidationError
+
     items: list[SqlItem] = []
     first_seen: dict[str, int | None] = {}
     for index, value in enumerate(data):
@@ -532,6 +538,9 @@ def _prediction_records(document: Document, problems: list[InputError]) -> Itera
         return
     if not isinstance(data, list):
         raise document.error(f"predictions are a list of {{id, sql}} records or a mapping id: SQL, not {kind_of(data)}")
+    # pydantic's model, imported here as in _bird_gold (the Spider layout never loads pydantic).
+    from answerkey.execution.schema import SqlPredictionRecord, ValidationError
+
     for index, value in enumerate(data):
         if not isinstance(value, dict):
             problems.append(document.error(f"a prediction is a mapping, not {kind_of(value)}", (index,)))

@@ -58,7 +58,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from answerkey.errors import RunWarning, plural
 from answerkey.execution._batches import (
@@ -71,9 +71,7 @@ from answerkey.execution._batches import (
 )
 from answerkey.execution._options import VES as VES, SqlOptions as SqlOptions
 from answerkey.execution.load import SqlInputs, SqlItem
-from answerkey.execution.official_schema import SpiderOfficial
 from answerkey.execution.result_rows import NO_ROWS, ShownRows
-from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
 from answerkey.execution.semantics import (
     SEMANTICS as SEMANTICS,
     decided_semantics,
@@ -83,8 +81,11 @@ from answerkey.metrics.efficiency import DEFAULT_VES_RUNS as DEFAULT_VES_RUNS
 from answerkey.parallel import ordered_map, shared
 from answerkey.progress import ProgressBar
 from answerkey.report import Reported
-from answerkey.report.schema import build
 from answerkey.signature import Signature
+
+if TYPE_CHECKING:
+    from answerkey.execution.official_schema import SpiderOfficial
+    from answerkey.execution.schema import SqlReport
 
 # Difficulty levels in the order the benchmarks list them (Spider, then BIRD); others follow by name.
 DIFFICULTY_ORDER = ("easy", "simple", "medium", "moderate", "hard", "challenging", "extra")
@@ -228,20 +229,27 @@ class SqlRun(Reported):
 
     def report(self) -> SqlReport:
         """The report (``answerkey schema sql-report``): items in input order."""
+        # The report models are pydantic's (~0.1 s to import): imported when a report is
+        # built, so that a run that writes none (--quiet, no report file) never loads pydantic.
+        from answerkey.execution.schema import GroupFigures, SqlItemReport, SqlReport, SqlSummary
+        from answerkey.report.schema import build
+
         return build(
             SqlReport,
             signature=str(self.signature),
             layout=self.layout,
-            summary=_figures(
-                self.summary,
+            summary=build(
                 SqlSummary,
+                **_figures(self.summary),
                 semantics=self.options.semantics,
                 disagreements=self.disagreements,
-                by_difficulty={name: _figures(group) for name, group in self.by_difficulty.items()},
-                by_tag={name: _figures(group) for name, group in self.by_tag.items()},
+                by_difficulty={
+                    name: build(GroupFigures, **_figures(group)) for name, group in self.by_difficulty.items()
+                },
+                by_tag={name: build(GroupFigures, **_figures(group)) for name, group in self.by_tag.items()},
             ),
             items=[
-                _item_report(result, self.result_rows[index] if self.result_rows else NO_ROWS)
+                build(SqlItemReport, **_item_fields(result, self.result_rows[index] if self.result_rows else NO_ROWS))
                 for index, result in enumerate(self.results)
             ],
             warnings=[str(warning) for warning in self.warnings],
@@ -253,49 +261,47 @@ class SqlRun(Reported):
         )
 
 
-def _figures(group: GroupSummary, model: type[GroupFigures] = GroupFigures, **more: Any) -> Any:
-    """``group``'s figures as a ``model`` (``SqlSummary`` takes ``more``: the headline, the groups)."""
-    return build(
-        model,
-        items=group.items,
-        evaluated=group.evaluated,
-        correct=group.correct,
-        incorrect=group.incorrect,
-        errors=group.errors,
-        accuracy=group.accuracy,
-        accuracy_by_semantics=dict(group.accuracy_by_semantics),
-        metrics=dict(group.metrics),
-        **more,
-    )
+def _figures(group: GroupSummary) -> dict[str, Any]:
+    """``group``'s fields of a ``GroupFigures`` (the first of a ``SqlSummary``'s), in its order."""
+    return {
+        "items": group.items,
+        "evaluated": group.evaluated,
+        "correct": group.correct,
+        "incorrect": group.incorrect,
+        "errors": group.errors,
+        "accuracy": group.accuracy,
+        "accuracy_by_semantics": dict(group.accuracy_by_semantics),
+        "metrics": dict(group.metrics),
+    }
 
 
 def _verdict(correct: bool) -> str:
     return "correct" if correct else "incorrect"
 
 
-def _item_report(result: ItemResult, rows: ShownRows = NO_ROWS) -> SqlItemReport:
+def _item_fields(result: ItemResult, rows: ShownRows = NO_ROWS) -> dict[str, Any]:
+    """The fields of ``result``'s ``SqlItemReport``, in its order."""
     item, outcome = result.item, result.outcome
-    return build(
-        SqlItemReport,
-        id=item.id,
-        db_id=item.db_id,
-        verdict=outcome.verdict,
-        reason=outcome.reason,
-        database=outcome.database,
-        databases=outcome.databases,
-        verdicts={name: _verdict(correct) for name, correct in outcome.verdicts.items()},
-        disagreement=outcome.disagreement,
-        gold_matched=outcome.gold_matched,
-        difficulty=item.difficulty,
-        tags=list(item.tags),
-        metrics=dict(outcome.metrics),
-        question=item.question or None,
-        gold=item.gold,
-        predicted=item.predicted,
-        gold_rows=rows.gold,
-        predicted_rows=rows.predicted,
-        aligned_rows=rows.aligned,
-    )
+    return {
+        "id": item.id,
+        "db_id": item.db_id,
+        "verdict": outcome.verdict,
+        "reason": outcome.reason,
+        "database": outcome.database,
+        "databases": outcome.databases,
+        "verdicts": {name: _verdict(correct) for name, correct in outcome.verdicts.items()},
+        "disagreement": outcome.disagreement,
+        "gold_matched": outcome.gold_matched,
+        "difficulty": item.difficulty,
+        "tags": list(item.tags),
+        "metrics": dict(outcome.metrics),
+        "question": item.question or None,
+        "gold": item.gold,
+        "predicted": item.predicted,
+        "gold_rows": rows.gold,
+        "predicted_rows": rows.predicted,
+        "aligned_rows": rows.aligned,
+    }
 
 
 def _difficulty_key(name: str) -> tuple[int, str]:

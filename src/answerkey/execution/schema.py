@@ -39,6 +39,7 @@ from answerkey.adapters.sql import db_id_problem
 from answerkey.errors import kind_of
 from answerkey.execution.official_schema import SpiderOfficial, summary_lines
 from answerkey.files import read_id
+from answerkey.limits import MAX_GOLDS as MAX_GOLDS
 from answerkey.report import text_table
 from answerkey.report.agreement import agreement_chart, deciding_rules_chart
 from answerkey.report.figures import ratio
@@ -119,8 +120,6 @@ ConditionColumns = Annotated[
     WithJsonSchema({"type": ["array", "null"], "items": {"type": "integer", "minimum": 0}}),
 ]
 Sql = Annotated[str, Field(min_length=1)]
-# An item's golds: the prediction is correct when it matches any of them.
-MAX_GOLDS = 100
 
 
 def _golds(value: Any) -> Any:
