@@ -1,6 +1,7 @@
 """What a plain ``answerkey sql`` run on SQLite imports (issue 25): no Dask, no PostgreSQL or
-DuckDB driver, and no sqlglot when no gold query holds the word ORDER (importing it costs
-about 0.1 s); a gold with ORDER BY brings sqlglot in, for its sort keys."""
+DuckDB driver, no pydantic when it writes no report (the report models need it; importing it
+costs about 0.1 s), and no sqlglot when no gold query holds the word ORDER (about 0.1 s too);
+a gold with ORDER BY brings sqlglot in, for its sort keys."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ try:
     main()
 except SystemExit as exit:
     status = exit.code
-watched = ("sqlglot", "dask", "distributed", "psycopg", "duckdb")
+watched = ("sqlglot", "dask", "distributed", "psycopg", "duckdb", "pydantic", "pydantic_core")
 print("probe:", status, *sorted(name for name in watched if name in sys.modules))
 """
 
@@ -54,7 +55,8 @@ PREDICTIONS = ["SELECT name FROM item WHERE 5 < qty", "SELECT COUNT(name) FROM i
 @pytest.mark.parametrize("options", [(), ("--semantics", "test-suite", "--metrics", "none")])
 def test_a_run_whose_golds_have_no_order_imports_no_sqlglot(suite, options):
     """Four semantics and the default metrics (or the headline test-suite alone, no metrics)
-    on golds without the word ORDER: sqlglot, Dask and the other engines' drivers stay unloaded."""
+    on golds without the word ORDER, no report written: sqlglot, Dask, the other engines'
+    drivers and pydantic stay unloaded."""
     assert _imported(suite, GOLDS, PREDICTIONS, *options) == ["0"]
 
 
@@ -62,3 +64,10 @@ def test_a_gold_with_order_by_brings_sqlglot_in(suite):
     """A gold with an outer ORDER BY needs sqlglot, for its sort keys (answerkey's semantics)."""
     golds = [*GOLDS, "SELECT name FROM item ORDER BY qty"]
     assert _imported(suite, golds, [*PREDICTIONS, "SELECT name FROM item ORDER BY qty"]) == ["0", "sqlglot"]
+
+
+def test_a_report_brings_pydantic_in(suite, tmp_path):
+    """The JSON report is written from its pydantic model: asking for one imports pydantic."""
+    imported = _imported(suite, GOLDS, PREDICTIONS, "--json", str(tmp_path / "report.json"))
+    assert imported == ["0", "pydantic", "pydantic_core"]
+    assert (tmp_path / "report.json").read_text().startswith('{\n  "signature": ')
