@@ -24,9 +24,7 @@ started.
 
 from __future__ import annotations
 
-import logging
 import os
-import socket
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -172,6 +170,10 @@ def _probe(address: str, timeout: float) -> None:
     seconds: before a ``Client`` is made, which would retry until its own time-out and
     leave a half-made client behind. The asking runs in a thread of its own, with its own
     event loop (the caller may be running one: a notebook)."""
+    # Imported here, as Dask is: only a run on a cluster reaches a scheduler (about 2 ms of
+    # `answerkey sql`'s start otherwise).
+    import socket
+
     from distributed.comm import parse_address, parse_host_port
 
     try:
@@ -271,6 +273,8 @@ class DaskExecutor:
     def _connect(self, distributed: ModuleType) -> tuple[Any, Any]:
         """The cluster we started (None for one at an address) and a client of it."""
         if self.address is None:
+            import logging  # as in _quiet_logs
+
             try:
                 cluster = distributed.LocalCluster(
                     n_workers=self.workers,
@@ -386,6 +390,10 @@ def _close(closable: Any) -> None:
 def _quiet_logs() -> Iterator[None]:
     """Dask's loggers at ERROR for a while: their warnings about connections closed, workers
     restarted or retries are not the user's business (a ``ClusterError`` says what went wrong)."""
+    # Imported here, as Dask is: a run without a cluster logs nothing (about 4 ms of
+    # `answerkey sql`'s start otherwise).
+    import logging
+
     loggers = [logging.getLogger(name) for name in ("distributed", "tornado")]
     levels = [logger.level for logger in loggers]
     for logger in loggers:

@@ -44,9 +44,9 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult
 from answerkey.adapters.sql import stop_query_processes
@@ -57,6 +57,9 @@ from answerkey.execution.semantics import DEFAULT_SEMANTICS, decide, semantics_n
 from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair
 from answerkey.limits import DUCKDB_MEMORY_LIMIT, DUCKDB_THREADS, SQL_MAX_RESULT_BYTES, SQL_MAX_ROWS, SQL_TIMEOUT
 from answerkey.signature import Signature
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 GOLD_RESULTS = 16_384
 """How many gold results a judge keeps in memory by default (the least recently used go first)."""
@@ -470,6 +473,10 @@ class ExecutionJudge:
                 raise ValueError("the judge is closed")
             found = self._golds.get(key)
             if found is None:
+                # Imported here: with the logging it brings, about 4 ms of `answerkey sql`'s
+                # start, which imports this module but judges with no ExecutionJudge.
+                from concurrent.futures import Future
+
                 running: Future[QueryResult] = Future()
                 self._golds[key] = running
             else:
