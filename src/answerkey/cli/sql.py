@@ -35,7 +35,6 @@ from answerkey.execution.run import (
     run_sql,
 )
 from answerkey.execution.semantics import DEFAULT_SEMANTICS, names, semantics_named
-from answerkey.execution.spider_match import read_foreign_keys
 from answerkey.metrics import defaults_for, metrics_for
 from answerkey.report import ReportPaths
 
@@ -349,7 +348,11 @@ def sql(
     if tables is not None:
         if location is None or "://" in location:
             raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")
-        read_foreign_keys(tables)  # an unreadable tables.json stops the command before anything runs
+        # The official table's module (Spider's parser, and the table's report model: pydantic's,
+        # about 0.1 s to import) is loaded only when --tables asks for the table.
+        from answerkey.execution import official
+
+        official.read_foreign_keys(tables)  # an unreadable tables.json stops the command before anything runs
     inputs = load_inputs(gold, predictions, layout=layout)
     running = next((item for item in inputs.items if item.needs_database), None)
     if location is None and running is not None:
@@ -384,10 +387,7 @@ def sql(
         finally:
             rows_engine.close()
     if tables is not None:
-        # Its report model is pydantic's (~0.1 s to import): loaded only when the table is asked for.
-        from answerkey.execution.official import spider_official
-
-        run.official = spider_official(
+        run.official = official.spider_official(
             [(result.item, result.verdict) for result in run.results], tables, location or os.curdir
         )
     finish(run, reports, quiet=quiet, evaluated=len(run.results), nothing="GOLD has no item")
