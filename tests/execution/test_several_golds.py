@@ -8,6 +8,8 @@ import sqlite3
 
 import pytest
 
+from answerkey import limits
+from answerkey.execution import schema
 from answerkey.execution.load import InputErrors, load_inputs
 from answerkey.execution.run import SqlOptions, run_sql
 
@@ -64,6 +66,12 @@ def test_a_bad_list_of_golds_is_one_located_error(tmp_path):
         "3:30: sql: gold 2 should be SQL text, not empty",
         "4:30: sql: should not be empty",
     ]
+
+
+def test_the_bound_on_golds_is_in_the_limits_and_still_in_the_schema():
+    """``MAX_GOLDS`` is in ``answerkey.limits`` (the run reads it without pydantic), and its
+    old home ``answerkey.execution.schema`` still gives it."""
+    assert schema.MAX_GOLDS is limits.MAX_GOLDS == 100
 
 
 def test_the_item_is_correct_when_one_gold_matches_and_the_report_says_which(files):
