@@ -443,7 +443,7 @@ class _Evaluator:
             for rewritten in self.rewrites(item):
                 texts += [rewritten.gold.sql, rewritten.predicted.sql]
             keys += [(item.index, sql) for sql in dict.fromkeys(texts)]
-        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys], golds))
+        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys], read_orders=golds))
 
     def close(self) -> None:
         """Stop the queries run ahead and not taken."""
