@@ -41,7 +41,12 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   (``ReadOnlyConnections``: a database's until its file changes, not after a query broken
   off); each query keeps its own time, row and byte limits, and a helper that ends inside
   one (past its time limit, killed) costs only that query: the ones after it go to another
-  helper. A result keeps the values as SQLite gave them, by column
+  helper. ``run_file_each`` may ask the helper to read some queries' outer ORDER BY too
+  (``read_orders``; ``answerkey sql`` asks for its golds'): it reads it with sqlglot once the
+  query has run, outside the query's time limit and seconds, bounded as sqlglot's work always
+  is (``answerkey.adapters.sqltext``); this process waits 10 seconds more for such a reply
+  before it kills the helper (``ORDER_READING_WAIT``: the longest text sqlglot is given takes
+  it about a second). A result keeps the values as SQLite gave them, by column
   (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
   Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not UTF-8
   is read again from the start, that text decoded as the request's ``text_decoding`` says

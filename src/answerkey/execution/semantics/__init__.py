@@ -38,7 +38,8 @@ read the registry, and so do ``answerkey sql --semantics``, the run, the reports
 (docs/semantics.md: Write your own semantics). Shared helpers are
 private modules: ``_base`` (``Decision``, ``Item``, ``Semantics``), ``_registry``,
 ``_result`` (a result's width, its error on one line), ``_permutation``,
-``_sqlparse`` (sqlparse's tokens, for test-suite). ``soft_f1`` is a metric
+``_sqlparse`` (sqlparse's tokens, for test-suite); the gold's ORDER BY is read by
+``answerkey.adapters.sqltext`` (``Item.gold_order``). ``soft_f1`` is a metric
 (``answerkey.metrics.soft_f1``), re-exported here where it was.
 
 test-suite-sql-eval does not run the queries as written: its script rewrites both first
