@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from answerkey.execution.semantics._sqltext import has_outer_order_by, sort_keys
+from answerkey.adapters.sqltext import has_outer_order_by, sort_keys
 
 GOLD = (
     "SELECT T1.name, count(*) FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id "

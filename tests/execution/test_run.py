@@ -518,9 +518,9 @@ class CountingEngine:
         """The real engine's run_each, recording the queries (AttributeError where it has none)."""
         real = self.engine.run_each
 
-        def recorded(database, queries):
+        def recorded(database, queries, read_orders=()):
             self.ran.extend((database.name, query) for query in queries)
-            return real(database, queries)
+            return real(database, queries, read_orders)
 
         return recorded
 

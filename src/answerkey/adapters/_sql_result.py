@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from answerkey.adapters.sqltext import OuterOrder
 from answerkey.gc_pause import gc_paused
 from answerkey.model import NIL, Number, Relation, String, Value
 
@@ -79,6 +80,10 @@ class QueryResult:
     for: a million-row result judged from its driver values never makes its millions of
     typed values (see ``answerkey.execution.semantics``). Immutable, as a frozen dataclass.
 
+    ``outer_order`` is the query's outer ORDER BY as the process that ran it read it, when
+    asked (``answerkey.adapters.sql.run_file_each``), else None; like ``seconds``, not part
+    of the result (equality, the cache and pickling leave it out).
+
     >>> result = QueryResult.of_driver_columns(([1, 2], ["a", None]), ("n", "s"))
     >>> result.row_count, result.driver_columns
     (2, ([1, 2], ['a', None]))
@@ -86,7 +91,7 @@ class QueryResult:
     ((Number(value=2, is_real=False, text='2'), Nil()), None)
     """
 
-    __slots__ = ("_rows", "_driver", "_facts", "_count", "columns", "error", "seconds")
+    __slots__ = ("_rows", "_driver", "_facts", "_count", "columns", "error", "seconds", "outer_order")
 
     _rows: tuple[tuple[Value, ...], ...] | None
     _driver: tuple[list[object], ...] | None
@@ -95,6 +100,7 @@ class QueryResult:
     columns: tuple[str, ...]
     error: str | None
     seconds: float | None
+    outer_order: OuterOrder | None
 
     def __init__(
         self,
@@ -111,6 +117,7 @@ class QueryResult:
             ("columns", columns),
             ("error", error),
             ("seconds", seconds),
+            ("outer_order", None),
         ):
             object.__setattr__(self, name, value)
 
@@ -122,15 +129,17 @@ class QueryResult:
         seconds: float | None = None,
         count: int = 0,
         facts: tuple[ColumnFacts, ...] | None = None,
+        outer_order: OuterOrder | None = None,
     ) -> QueryResult:
         """A result of the values a driver returned, by column, typed as SQLite's are
         (``sql_value``: None, int, float, str, bytes; other engines give only the first four
         here, which they type alike); ``count`` rows when there are no columns; ``facts``,
-        each column's, when the reader found them."""
+        each column's, when the reader found them; ``outer_order``, the query's, when read."""
         result = cls((), columns, None, seconds)
         object.__setattr__(result, "_rows", None)
         object.__setattr__(result, "_driver", driver)
         object.__setattr__(result, "_facts", facts)
+        object.__setattr__(result, "outer_order", outer_order)
         object.__setattr__(result, "_count", len(driver[0]) if driver else count)
         return result
 

@@ -4,7 +4,9 @@ A thread running queries takes an idle helper or starts one and sends it the que
 message (one query, or a batch: ``run_each``); the helper reads them one after the other
 (``answerkey.adapters._sqlite_read``), sending the rows of each back in chunks and its reply
 as soon as it has them, so that this process takes in one result while the helper reads the
-next; it is killed when it is stuck past a deadline inside one SQLite function call.
+next; it is killed when it is stuck past a deadline inside one SQLite function call. A request
+may ask the helper to read its query's outer ORDER BY too (``OrderedRequest``), which the
+helper does once the query has run and sends with its reply.
 """
 
 from __future__ import annotations
@@ -34,11 +36,15 @@ from answerkey.adapters._sqlite_read import (
     EXIT_TIMEOUT,
     KILL_GRACE,
     Chunk,
+    OrderedRequest,
+    OrderRead,
     ReadOnlyConnections,
     Reply,
     Request,
     execute_request,
+    read_order,
 )
+from answerkey.adapters.sqltext import prepare_in_background
 from answerkey.gc_pause import gc_paused
 
 # A helper looks this often whether the process that started it is still there, and ends
@@ -47,11 +53,19 @@ _ORPHAN_POLL = 0.5
 _EXIT_ORPHANED = 125
 # A helper that has not started within this many seconds is killed (and queries run here).
 _START_WAIT = 30.0
+# What this process waits for a reply, past the query's time limit and KILL_GRACE, when the
+# helper reads the query's outer ORDER BY too: sqlglot reads the longest text it is given
+# (MAX_PARSED_CHARS) in about a second; the helper's own end past the query's deadline
+# (_sqlite_read) is untouched, as the reading comes after the query.
+ORDER_READING_WAIT = 10.0
+# The argument that makes a helper import sqlglot as it starts (serve_queries).
+_READ_ORDERS = "read-orders"
 # Idle helpers kept for reuse; the rest are ended when their query is answered.
 _IDLE_PROCESSES = 4
 
 # A helper sends the rows it reads in chunks of CHUNK_ROWS rows, each in a message of its own (a
-# Chunk, a 2-tuple), before its reply (a 4-tuple, without rows): this process takes one
+# Chunk, a 2-tuple), before its reply (a 5-tuple: a Reply whose rows are the last chunk,
+# or None, and the OrderRead): this process takes one
 # chunk while the helper reads the next. Marshal's version 2 (no shared references) writes
 # them faster, which is what the helper, the slower side, does.
 _MARSHAL_VERSION = 2
@@ -61,13 +75,17 @@ class QueryProcess:
     """A helper process running queries (``serve_queries``), which can be killed when a
     query is stuck inside one SQLite function call."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, read_orders: bool = False) -> None:
         # The directory holding this package goes first on the helper's path, so that it
         # imports this same answerkey; -P keeps the current directory off that path.
+        # ``read_orders``: it imports sqlglot as it starts (see serve_queries).
         source = str(Path(__file__).resolve().parents[2])
-        boot = "import sys; sys.path.insert(0, sys.argv.pop(1)); import answerkey.adapters.sql as s; s.serve_queries()"
+        boot = (
+            "import sys; sys.path.insert(0, sys.argv.pop(1)); import answerkey.adapters.sql as s; "
+            f"s.serve_queries(read_orders={_READ_ORDERS!r} in sys.argv)"
+        )
         self.process = subprocess.Popen(
-            [sys.executable, "-P", "-c", boot, source],
+            [sys.executable, "-P", "-c", boot, source, *([_READ_ORDERS] if read_orders else [])],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -104,11 +122,14 @@ class QueryProcess:
         with contextlib.suppress(OSError):
             self.process.kill()
 
-    def ask(self, request: bytes, wait: float, receive: Callable[[Chunk | None], object]) -> Reply | None:
-        """The reply to ``request`` (one request, marshalled in a list), its chunks of rows
-        given to ``receive`` as they come; None if the process ended (or was killed after
-        waiting ``wait`` seconds in all for its messages: the time ``receive`` takes is not
-        counted) before replying. ``BrokenPipeError`` if it had ended before."""
+    def ask(
+        self, request: bytes, wait: float, receive: Callable[[Chunk | None], object]
+    ) -> tuple[Reply, OrderRead] | None:
+        """The reply to ``request`` (one request, marshalled in a list) and the outer ORDER BY
+        the helper read with it, its chunks of rows given to ``receive`` as they come; None if
+        the process ended (or was killed after waiting ``wait`` seconds in all for its
+        messages: the time ``receive`` takes is not counted) before replying.
+        ``BrokenPipeError`` if it had ended before."""
         self.send(request)
         return self.reply(wait, receive)
 
@@ -120,7 +141,7 @@ class QueryProcess:
         except (OSError, ValueError) as error:
             raise BrokenPipeError("the query process has ended") from error
 
-    def reply(self, wait: float, receive: Callable[[Chunk | None], object]) -> Reply | None:
+    def reply(self, wait: float, receive: Callable[[Chunk | None], object]) -> tuple[Reply, OrderRead] | None:
         """The reply to the next request sent and not yet answered, as ``ask`` gives it."""
         while True:
             began = time.monotonic()
@@ -136,11 +157,11 @@ class QueryProcess:
             if body is None:
                 return None
             message = marshal.loads(body)
-            if message is not None and len(message) == 4:
-                columns, last, error, seconds = message
+            if message is not None and len(message) == 5:
+                columns, last, error, seconds, order = message
                 if last is not None:  # the last rows travel in the reply itself
                     receive(last)
-                return columns, [], error, seconds
+                return (columns, [], error, seconds), order
             receive(message)
 
     def end(self) -> int:
@@ -181,7 +202,7 @@ class QueryProcesses:
             if process is None:
                 return None
             try:
-                reply = process.ask(marshal.dumps([request]), request[2] + KILL_GRACE, counted)
+                answer = process.ask(marshal.dumps([request]), request[2] + KILL_GRACE, counted)
             except BrokenPipeError:
                 process.end()  # it had ended while idle (killed from outside): start another
                 continue
@@ -189,19 +210,20 @@ class QueryProcesses:
                 process.kill()
                 process.end()
                 raise
-            if reply is None:
+            if answer is None:
                 failed = self._failed(process, request, first=attempt == 0 and not received)
                 if failed is None:
                     continue
                 return failed
             self._give_back(process)
-            return reply
+            return answer[0]
         return None
 
     def run_each(
-        self, requests: list[Request], receive: Callable[[Chunk | None], object]
-    ) -> Generator[Reply | None, None, None]:
-        """The replies to ``requests``, in order, each once the one before has been taken
+        self, requests: list[Request | OrderedRequest], receive: Callable[[Chunk | None], object]
+    ) -> Generator[tuple[Reply, OrderRead] | None, None, None]:
+        """The replies to ``requests``, in order, each with the outer ORDER BY the helper read
+        for it (None where not asked for, or not read), each once the one before has been taken
         (its chunks of rows given to ``receive`` as they come, None to drop those given so far:
         the query is read again): every request is sent to one helper at once, which answers them one
         after the other while this process takes in the replies. A reply is None where no
@@ -234,16 +256,17 @@ class QueryProcesses:
                 while position < len(requests):
                     request = requests[position]
                     received = False
-                    reply = process.reply(request[2] + KILL_GRACE, counted)
+                    wait = request[2] + KILL_GRACE + (ORDER_READING_WAIT if len(request) > 6 else 0.0)
+                    reply = process.reply(wait, counted)
                     if reply is None:
                         answering = False
                         first = position == sent and not received and retried != position
-                        reply = self._failed(process, request, first=first)
-                        if reply is None:
+                        failed = self._failed(process, request, first=first)
+                        if failed is None:
                             retried = position
                         else:
                             position += 1
-                            yield reply
+                            yield failed, None
                         break  # the requests left go to another helper
                     position += 1
                     if position == len(requests):  # given back before the last reply is taken
@@ -255,7 +278,7 @@ class QueryProcesses:
                     process.kill()  # closed early, or raised: the helper may be inside a query
                     process.end()
 
-    def _failed(self, process: QueryProcess, request: Request, *, first: bool) -> Reply | None:
+    def _failed(self, process: QueryProcess, request: Request | OrderedRequest, *, first: bool) -> Reply | None:
         """The reply of a query whose helper ended before answering it; None when it never
         saw the query (killed from outside while idle: try another)."""
         status = process.end()
@@ -268,15 +291,16 @@ class QueryProcesses:
         how = f"signal {-status}" if status < 0 else f"exit status {status}"
         return (), [], f"the process running the query ended unexpectedly ({how})", None
 
-    def start(self) -> None:
+    def start(self, *, read_orders: bool = False) -> None:
         """Start a helper now and keep it idle, without waiting for it: it starts while this
-        process does other work, and the first query waits for it. Nothing when a helper is
-        idle already or none can run."""
+        process does other work, and the first query waits for it (``read_orders``: it
+        imports sqlglot meanwhile, see ``serve_queries``). Nothing when a helper is idle
+        already or none can run."""
         with self._lock:
             if self._idle or self._unavailable:
                 return
             try:
-                self._idle.append(QueryProcess())
+                self._idle.append(QueryProcess(read_orders=read_orders))
             except (OSError, ValueError, subprocess.SubprocessError):
                 self._unavailable = True
 
@@ -350,9 +374,12 @@ def _receive(stream: IO[bytes]) -> bytes | None:
     return body if len(body) == size else None
 
 
-def serve_queries() -> None:
+def serve_queries(*, read_orders: bool = False) -> None:
     """The main loop of a helper process: answer the query requests on stdin, one at a time,
-    on stdout, until stdin ends. Started by this module (``python -c``); not for other use."""
+    on stdout, until stdin ends. Started by this module (``python -c``); not for other use.
+    ``read_orders``: it will be asked to read queries' outer ORDER BY (``OrderedRequest``),
+    so it imports sqlglot in a thread of its own once it is ready, while it waits for its
+    first queries and as they run (a reading before the import is done waits for it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(
         target=_end_when_orphaned, args=(os.getppid(),), name="answerkey-orphan-watch", daemon=True
@@ -361,6 +388,8 @@ def serve_queries() -> None:
     sys.stdout = sys.stderr  # nothing else may write into the replies
     try:
         _send(replies, b"")
+        if read_orders:
+            prepare_in_background()
         connections = ReadOnlyConnections(isolated=True)  # kept from one message to the next
         while (message := _receive(requests)) is not None:
             _answer_requests(marshal.loads(message), lambda body: _send(replies, body), connections)
@@ -369,21 +398,24 @@ def serve_queries() -> None:
 
 
 def _answer_requests(
-    requests: list[Request], send: Callable[[bytes], object], connections: ReadOnlyConnections
+    requests: list[Request | OrderedRequest], send: Callable[[bytes], object], connections: ReadOnlyConnections
 ) -> None:
     """In a helper: run ``requests`` one after the other, each reply ``send``t as soon as it is
-    made (its rows in chunks before it, the last of them inside it), on the ``connections``
-    kept open (``ReadOnlyConnections``)."""
+    made (its rows in chunks before it, the last of them inside it, and the query's outer
+    ORDER BY when the request asks for it and the query ran), on the ``connections`` kept
+    open (``ReadOnlyConnections``)."""
     connections.new_message()
     for request in requests:
         # A query's rows are acyclic and freed as they are sent: the cyclic collector
         # would walk the chunk being read again and again (a third of the time).
         with gc_paused():
             columns, rows, error, seconds = execute_request(
-                request, isolated=True, send=lambda rows: send(_message(rows)), connections=connections
+                request[:6], isolated=True, send=lambda rows: send(_message(rows)), connections=connections
             )
         last = chunk_of(rows) if rows else None
-        send(marshal.dumps((columns, last, error, seconds), _MARSHAL_VERSION))
+        # Read once the query's clock has stopped: neither its time limit nor its seconds.
+        order = read_order(request[1], columns, request[6]) if len(request) > 6 and error is None else None
+        send(marshal.dumps((columns, last, error, seconds, order), _MARSHAL_VERSION))
 
 
 def _end_when_orphaned(parent: int) -> None:
@@ -404,11 +436,12 @@ def chunk_of(rows: list[tuple[object, ...]]) -> Chunk:
     return list(zip(*rows)), len(rows)
 
 
-def start_query_process() -> None:
+def start_query_process(*, read_orders: bool = True) -> None:
     """Start a helper process for the queries to come, without waiting for it to be ready
     (``QueryProcesses.start``): its start overlaps what this process does before its first
-    query."""
-    STATE.processes.start()
+    query. ``read_orders`` (``answerkey sql``'s case): it imports sqlglot meanwhile, for the
+    golds' outer ORDER BY it will be asked to read."""
+    STATE.processes.start(read_orders=read_orders)
 
 
 def stop_query_processes() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from answerkey.adapters._sql_alarms import arm_alarm, disarm_alarm
 from answerkey.adapters._sql_checks import byte_limit, past_time_limit, too_many_bytes, too_many_rows
 from answerkey.adapters._sql_result import CELL_BYTES, CHUNK_ROWS
+from answerkey.adapters.sqltext import outer_order
 from answerkey.limits import MAX_QUERY_CHARS, SQL_HEAP_FACTOR, SQL_HEAP_FLOOR
 
 # A helper ends itself this long past the deadline if it is still inside one function call,
@@ -51,6 +52,13 @@ Request = tuple[str, str, float, int, int, str]
 # columns, the rows not sent on (as SQLite gave them), error, seconds the query took (None
 # unless it ran to completion)
 Reply = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, float | None]
+# A request that asks a helper to read its query's outer ORDER BY too, in the dialect it
+# names (``read_order``): a Request and that dialect.
+OrderedRequest = tuple[str, str, float, int, int, str, str]
+# A query's outer ORDER BY as a helper read it: ``outer_order``'s answer in a 1-tuple (it may
+# be None); None where it was not asked for or not read (the query failed, or the reading
+# did), so that the process judging reads it itself.
+OrderRead = tuple[tuple[int, ...] | None] | None
 # What reading a query gives: columns, the rows not sent on, error, and how it ended (_READ,
 # _REFUSED, _OUT_OF_MEMORY or _BROKEN_OFF).
 _Read = tuple[tuple[str, ...], list[tuple[object, ...]], str | None, object]
@@ -136,6 +144,17 @@ def execute_request(
             connections.give_back(path, max_result_bytes, connection)
         else:  # a connection a query broke off on (time, memory, size) is not kept for the next one
             connections.forget(connection)
+
+
+def read_order(query: str, columns: tuple[str, ...], dialect: str) -> OrderRead:
+    """In a helper, once a query asked for it has run (its clock stopped: the reading is
+    neither in its time limit nor in its seconds): its outer ORDER BY for a result with
+    ``columns`` (``outer_order``), bounded as sqlglot's work always is
+    (``MAX_PARSED_CHARS``, ``MAX_PARSED_DEPTH``); None if the reading fails."""
+    try:
+        return (outer_order(query, columns, len(columns), dialect),)
+    except Exception:  # noqa: BLE001 - sqlglot missing, say: the process judging reads it, as it always could
+        return None
 
 
 class ReadOnlyConnections:

@@ -49,7 +49,7 @@ answerkey.adapters._engines.NoDatabase: no database 'nowhere' (expected '.../now
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from answerkey.adapters._engines import (
@@ -179,10 +179,13 @@ class SQLiteEngine:
             text_decoding=self.text_decoding,
         )
 
-    def run_each(self, database: Database, queries: Sequence[str]) -> Iterator[QueryResult]:
+    def run_each(
+        self, database: Database, queries: Sequence[str], read_orders: Collection[str] = ()
+    ) -> Iterator[QueryResult]:
         """The results of ``queries`` on ``database``, in order, as ``run`` gives each: sent
         at once to one helper process, which runs them one after the other while this
-        process takes the results in (``answerkey.adapters.sql.run_file_each``)."""
+        process takes the results in (``answerkey.adapters.sql.run_file_each``), and reads
+        the outer ORDER BY of those among ``read_orders`` (``QueryResult.outer_order``)."""
         if database.engine != self.name:
             error = f"the database {database.label} is not a SQLite database"
             return iter([QueryResult(error=error) for _ in queries])
@@ -194,6 +197,7 @@ class SQLiteEngine:
             max_rows=self.max_rows,
             max_result_bytes=self.max_result_bytes,
             text_decoding=self.text_decoding,
+            read_orders=read_orders,
         )
 
     def fingerprint(self, database: Database) -> str:

@@ -41,7 +41,12 @@ Each limit, and what happens past it (the error text in ``QueryResult.error``):
   (``ReadOnlyConnections``: a database's until its file changes, not after a query broken
   off); each query keeps its own time, row and byte limits, and a helper that ends inside
   one (past its time limit, killed) costs only that query: the ones after it go to another
-  helper. A result keeps the values as SQLite gave them, by column
+  helper. ``run_file_each`` may ask the helper to read some queries' outer ORDER BY too
+  (``read_orders``; ``answerkey sql`` asks for its golds'): it reads it with sqlglot once the
+  query has run, outside the query's time limit and seconds, bounded as sqlglot's work always
+  is (``answerkey.adapters.sqltext``); this process waits 10 seconds more for such a reply
+  before it kills the helper (``ORDER_READING_WAIT``: the longest text sqlglot is given takes
+  it about a second). A result keeps the values as SQLite gave them, by column
   (``QueryResult.driver_columns``), and makes its typed rows when they are first asked for.
   Text is decoded by SQLite's driver, strictly, as UTF-8; a query with text that is not UTF-8
   is read again from the start, that text decoded as the request's ``text_decoding`` says
@@ -108,7 +113,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Collection, Generator, Iterator, Sequence
 from pathlib import Path
 
 from answerkey.adapters._sql_alarms import arm_alarm as arm_alarm, disarm_alarm as disarm_alarm
@@ -137,7 +142,16 @@ from answerkey.adapters._sqlite_processes import (
     start_query_process as start_query_process,
     stop_query_processes as stop_query_processes,
 )
-from answerkey.adapters._sqlite_read import DEFAULT_TEXT_DECODING, Chunk, Reply, Request, execute_request
+from answerkey.adapters._sqlite_read import (
+    DEFAULT_TEXT_DECODING,
+    Chunk,
+    OrderedRequest,
+    OrderRead,
+    Reply,
+    Request,
+    execute_request,
+)
+from answerkey.adapters.sqltext import OuterOrder
 from answerkey.gc_pause import gc_paused
 from answerkey.limits import (
     SQL_HEAP_FACTOR,
@@ -294,6 +308,7 @@ def run_file_each(
     max_rows: int = DEFAULT_MAX_ROWS,
     max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     text_decoding: str = DEFAULT_TEXT_DECODING,
+    read_orders: Collection[str] = (),
 ) -> Iterator[QueryResult]:
     """The results of ``queries`` on the SQLite file at the real path ``real``, in order, as
     ``run_file`` gives each: all are sent at once to one helper process, which runs them one
@@ -301,6 +316,13 @@ def run_file_each(
     between them). Each query has its own time, row and byte limits; one stopped past its
     time limit (its helper ended) leaves the next ones to another helper. Closing the
     iterator early ends the helper if it is still running them.
+
+    The helper also reads the outer ORDER BY of the queries among ``read_orders`` that run
+    (``answerkey.adapters.sqltext.outer_order``, SQLite's dialect, for the result's columns),
+    once each has run, and the result holds it (``QueryResult.outer_order``): ``answerkey
+    sql`` asks so for its golds, so that sqlglot is imported and run in the helper, which has
+    time to spare, rather than in the process judging. The reading is neither in the query's
+    time limit nor in its ``seconds``; where no helper runs, it is not read here (None).
 
     >>> [result.error for result in run_file_each("/nowhere/at/all.sqlite", "'all'", ["SELECT 1"])]
     ["no database 'all' ('/nowhere/at/all.sqlite')"]
@@ -320,13 +342,17 @@ def run_file_each(
             yield QueryResult(error=problem)
         return
     refused = [query_problem(query) for query in queries]
-    requests: list[Request] = [
-        (real, query, float(timeout), max_rows, max_result_bytes, text_decoding)
+    requests: list[Request | OrderedRequest] = [
+        (real, query, float(timeout), max_rows, max_result_bytes, text_decoding, "sqlite")
+        if query in read_orders
+        else (real, query, float(timeout), max_rows, max_result_bytes, text_decoding)
         for query, why in zip(queries, refused)
         if why is None
     ]
     columns = _Columns()
-    replies: Generator[Reply | None, None, None] | None = STATE.processes.run_each(requests, columns.receive)
+    replies: Generator[tuple[Reply, OrderRead] | None, None, None] | None = STATE.processes.run_each(
+        requests, columns.receive
+    )
     sent = iter(requests)
     try:
         for why in refused:
@@ -334,22 +360,21 @@ def run_file_each(
                 yield QueryResult(error=why)
                 continue
             request = next(sent)
-            if replies is None:  # a result did not fit in memory: the others one at a time
+            if replies is None:  # a result did not fit in memory: the others one at a time (orders not read)
                 yield _run_file(real, label, request[1], timeout, max_rows, max_result_bytes, False, text_decoding)
                 continue
             try:
                 # The rows arrive as millions of tuples, none of them garbage: the cyclic
                 # collector would walk those received so far, and the growing columns, again and again.
                 with gc_paused():
-                    reply = next(replies)
-                    if reply is None:
-                        reply = execute_request(request, isolated=False)
+                    answer = next(replies)
+                    reply, read = (execute_request(request[:6], isolated=False), None) if answer is None else answer
             except MemoryError:
                 replies = None  # it ended the helper
                 columns = _Columns()
                 yield QueryResult(error="the query's result does not fit in memory")
                 continue
-            yield columns.result(reply)
+            yield columns.result(reply, None if read is None else OuterOrder(request[1], "sqlite", read[0]))
     finally:
         if replies is not None:
             replies.close()
@@ -407,8 +432,9 @@ class _Columns:
             found.add(more)
         self.count += size
 
-    def result(self, reply: Reply) -> QueryResult:
-        """The result of ``reply`` with the rows taken in (and those it holds itself)."""
+    def result(self, reply: Reply, order: OuterOrder | None = None) -> QueryResult:
+        """The result of ``reply`` with the rows taken in (and those it holds itself), and
+        the query's outer ORDER BY when the helper read it."""
         try:
             names, rows, error, seconds = reply
             if error is not None:
@@ -421,7 +447,7 @@ class _Columns:
             # The values stay as SQLite gave them (numbers and strings, which the cyclic
             # collector does not track); the typed rows are made if and when asked for.
             return QueryResult.of_driver_columns(
-                tuple(self.driver), tuple(names), seconds, self.count, tuple(self.facts)
+                tuple(self.driver), tuple(names), seconds, self.count, tuple(self.facts), order
             )
         except MemoryError:
             return QueryResult(error="the query's result does not fit in memory")

@@ -245,14 +245,9 @@ class _Evaluator:
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
         names, orders = _result_metrics_of(tuple(options.metrics))
-        # Whether the gold is ordered matters only to a metric that needs an order (tuple_order):
-        # the gold's text is not read for it otherwise (--metrics none).
-        if item.order_by is not None:
-            ordered = bool(item.order_by)
-        else:
-            ordered = orders and not item.gold_results and has_outer_order_by(item.gold, self.engine.name)
         databases = self.databases if item.runs_queries else (_RESULT_FILES,)
         several = len(databases) > 1
+        gold: QueryResult | None = None
         notes: list[RunWarning] = []
         decided = options.decided_semantics
         correct = dict.fromkeys(decided, True)
@@ -310,7 +305,7 @@ class _Evaluator:
                         return apart
                     decisions = apart
                 if number == 0:
-                    metrics = self._metrics(names, ordered, gold, predicted, by_result, same)
+                    metrics = self._metrics(names, self._ordered(item, orders, gold), gold, predicted, by_result, same)
             for rewritten in rewrites:
                 name = rewritten.semantics.name
                 if correct[name]:
@@ -333,7 +328,7 @@ class _Evaluator:
             if not any(correct.values()):
                 break
         if metrics is None:
-            metrics = _zeros(names, ordered)
+            metrics = _zeros(names, self._ordered(item, orders, gold))
         headline = options.semantics
         verdict = "correct" if correct[headline] else "incorrect"
         database_name = None
@@ -378,6 +373,19 @@ class _Evaluator:
             warnings=tuple(notes),
             suite=self.suite,
         )
+
+    def _ordered(self, item: BatchItem, orders: bool, gold: QueryResult | None) -> bool:
+        """Whether the item's gold is ordered, which matters only to a metric that needs an
+        order (``orders``: tuple_order); the gold's text is not read for it otherwise (--metrics
+        none). Its outer ORDER BY as the process that ran ``gold`` (its result) read it, if it did."""
+        if item.order_by is not None:
+            return bool(item.order_by)
+        if not orders or item.gold_results:
+            return False
+        read = None if gold is None else gold.outer_order
+        if read is not None and read.of(item.gold, self.engine.name):
+            return read.keys is not None
+        return has_outer_order_by(item.gold, self.engine.name)
 
     def _gold_text(self, item: BatchItem, rewrites: list[RewrittenPair]) -> bool:
         """Whether the headline semantics runs the item's prediction as the same text as its
@@ -424,6 +432,10 @@ class _Evaluator:
         if not self.databases:  # items that run no query
             return
         keys: list[tuple[int, str]] = []
+        # The golds whose outer ORDER BY the helper reads too, for answerkey's semantics or a
+        # metric that needs the order (the helper has time to spare; this process has none).
+        orders = "answerkey" in self.options.decided_semantics or _result_metrics_of(tuple(self.options.metrics))[1]
+        golds = {item.gold for item in items if orders and item.order_by is None and not item.gold_results}
         for item in items:
             texts = [] if item.gold_results else [item.gold]
             if item.predicted is not None:
@@ -431,7 +443,7 @@ class _Evaluator:
             for rewritten in self.rewrites(item):
                 texts += [rewritten.gold.sql, rewritten.predicted.sql]
             keys += [(item.index, sql) for sql in dict.fromkeys(texts)]
-        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys]))
+        self.ahead = _Ahead(keys, run_each(self.databases[0], [sql for _, sql in keys], read_orders=golds))
 
     def close(self) -> None:
         """Stop the queries run ahead and not taken."""

@@ -57,11 +57,11 @@ from typing import Any
 
 from answerkey.adapters.engines import Database, Engine, NoDatabase, QueryResult, SQLiteEngine
 from answerkey.adapters.sql import run_file
+from answerkey.adapters.sqltext import DIALECTS, MAX_PARSED_CHARS
 from answerkey.errors import RunWarning, plural
 from answerkey.execution.cache import ResultCache, query_key
 from answerkey.execution.load import SqlItem
 from answerkey.execution.run import SqlOptions
-from answerkey.execution.semantics._sqltext import DIALECTS, MAX_PARSED_CHARS
 from answerkey.grammar.render import render_value
 
 GOLD_WARNING = "gold-"

@@ -37,8 +37,9 @@ read the registry, and so do ``answerkey sql --semantics``, the run, the reports
 ``register`` adds one, and ``ANSWERKEY_SEMANTICS_MODULES`` names modules that do
 (docs/semantics.md: Write your own semantics). Shared helpers are
 private modules: ``_base`` (``Decision``, ``Item``, ``Semantics``), ``_registry``,
-``_result`` (a result's width, its error on one line), ``_sqltext`` (the gold's ORDER BY), ``_permutation``,
-``_sqlparse`` (sqlparse's tokens, for test-suite). ``soft_f1`` is a metric
+``_result`` (a result's width, its error on one line), ``_permutation``,
+``_sqlparse`` (sqlparse's tokens, for test-suite); the gold's ORDER BY is read by
+``answerkey.adapters.sqltext`` (``Item.gold_order``). ``soft_f1`` is a metric
 (``answerkey.metrics.soft_f1``), re-exported here where it was.
 
 test-suite-sql-eval does not run the queries as written: its script rewrites both first
@@ -61,6 +62,10 @@ spider2: incorrect: gold column 1 (name) matches no predicted column
 
 from collections.abc import Mapping
 
+from answerkey.adapters.sqltext import (
+    has_outer_order_by as has_outer_order_by,
+    order_by_keys as order_by_keys,
+)
 from answerkey.execution.semantics._base import Decision, Item, Rewritten, Semantics
 from answerkey.execution.semantics._registry import (
     decide,
@@ -72,10 +77,6 @@ from answerkey.execution.semantics._registry import (
     register,
     semantics_named,
     unregister,
-)
-from answerkey.execution.semantics._sqltext import (
-    has_outer_order_by as has_outer_order_by,
-    order_by_keys as order_by_keys,
 )
 from answerkey.execution.semantics.answerkey import Answerkey
 from answerkey.execution.semantics.bird import Bird

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from answerkey.adapters.sql import QueryResult
+from answerkey.adapters.sqltext import outer_order
 from answerkey.comparator import MatchRule, Verdict
 from answerkey.execution.semantics._result import listed, result_width
 from answerkey.metrics.driver_values import driver_rows, same_driver_values
@@ -113,6 +114,20 @@ class Item:
         where its rule gives the same decision for every such pair. Read while the results
         hold their driver values (``decide_all`` does, before any semantics decides)."""
         return same_driver_values(self.gold, self.predicted)
+
+    @cached_property
+    def gold_order(self) -> tuple[int, ...] | None:
+        """The gold's outer ORDER BY as it orders the gold result (``outer_order``): None
+        when it has none, its sort keys (0-based), or ``()`` when its terms do not all name
+        result columns (a strict sequence). Read by the process that ran the gold when it
+        did (``QueryResult.outer_order``: a SQLite helper asked by ``answerkey sql``), else
+        here, with sqlglot, in ``dialect``."""
+        read = self.gold.outer_order
+        if read is not None and read.of(self.gold_sql, self.dialect):
+            return read.keys
+        width = self.gold_width
+        names = self.gold.columns if len(self.gold.columns) == width else ("",) * width
+        return outer_order(self.gold_sql, names, width, self.dialect)
 
     @cached_property
     def gold_width(self) -> int:

@@ -15,7 +15,6 @@ from typing import Any
 from answerkey.adapters.sql import ColumnFacts, QueryResult
 from answerkey.comparator import KeyedColumn, MatchRule, judge, judge_keyed
 from answerkey.execution.semantics._base import Decision, Item, Semantics
-from answerkey.execution.semantics._sqltext import has_outer_order_by, sort_keys
 from answerkey.model import Boolean, Date, DateTime, Failure, Nil, Number, Relation, String, Time, Value
 
 # The model's value types: a column of a relation holds one of them, and nils.
@@ -72,7 +71,7 @@ def _judged_plainly(item: Item) -> Decision | None:
     plain = gold.driver_columns, predicted.driver_columns
     if not plain[0] or not plain[1] or not gold.row_count or not predicted.row_count or len(plain[0]) > len(plain[1]):
         return None
-    if item.order_by is not None or has_outer_order_by(item.gold_sql, item.dialect):
+    if item.order_by is not None or item.gold_order is not None:
         return None
     rule = item.rule
     keyed_gold = _keyed_plainly(plain[0], gold.driver_facts, rule)
@@ -111,15 +110,12 @@ def _decide(item: Item) -> Decision:
     if decided is not None:
         return decided
     gold = item.gold
-    width = item.gold_width
     try:
         if item.order_by is not None:
             keys = tuple(item.order_by)
             canonical = _relation(gold.rows, order_by=keys) if keys else _relation(gold.rows)
-        elif has_outer_order_by(item.gold_sql, item.dialect):
-            names = gold.columns if len(gold.columns) == width else ("",) * width
-            keys = sort_keys(item.gold_sql, names, width, item.dialect) or ()
-            canonical = _relation(gold.rows, order_by=keys) if keys else _relation(gold.rows, ordered=True)
+        elif (order := item.gold_order) is not None:
+            canonical = _relation(gold.rows, order_by=order) if order else _relation(gold.rows, ordered=True)
         else:
             canonical = _relation(gold.rows)
     except (TypeError, ValueError) as problem:

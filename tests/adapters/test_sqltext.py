@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from answerkey.execution.semantics import _sqltext
-from answerkey.execution.semantics._sqltext import (
+from answerkey.adapters import sqltext as _sqltext
+from answerkey.adapters.sqltext import (
     MAX_PARSED_CHARS,
     MAX_PARSED_DEPTH,
     first_statement,

@@ -1,5 +1,10 @@
 """SQL text read by sqlglot: a query's statements, its outer ORDER BY, and that ORDER BY's
-terms resolved to result columns (sort keys).
+terms resolved to result columns (sort keys, ``outer_order``).
+
+It sits with the adapters so that the process that runs a query may read it too: a SQLite
+helper process asked for a gold's outer order (``answerkey.adapters.sql.run_file_each``)
+reads it once the query has run and sends it with the result (``QueryResult.outer_order``,
+an ``OuterOrder``), so that the process judging never imports sqlglot for it.
 
 sqlglot (a maintained SQL parser) reads the text in the engine's dialect (``sqlite``,
 ``duckdb``, ``postgresql``; another engine's name: sqlglot's generic dialect). It is
@@ -22,6 +27,7 @@ says None (so the gold is a strict sequence).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -391,3 +397,50 @@ def order_by_keys(gold_sql: str, columns: Sequence[str], dialect: str = "sqlite"
     None
     """
     return sort_keys(gold_sql, list(columns), len(columns), dialect)
+
+
+def outer_order(sql: str, names: Sequence[str], width: int, dialect: str = "sqlite") -> tuple[int, ...] | None:
+    """How the outer ORDER BY of ``sql`` orders its result of ``width`` columns named
+    ``names`` (as ``sort_keys`` takes them): None when it has none (``has_outer_order_by``),
+    its sort keys when its terms all name result columns (``sort_keys``), else ``()``: the
+    result is then a strict sequence.
+
+    >>> outer_order("SELECT a, b FROM t ORDER BY b", ["a", "b"], 2), outer_order("SELECT a FROM t", ["a"], 1)
+    ((1,), None)
+    >>> outer_order("SELECT a FROM t ORDER BY random()", ["a"], 1)
+    ()
+    """
+    if not has_outer_order_by(sql, dialect):
+        return None
+    return sort_keys(sql, names, width, dialect) or ()
+
+
+@dataclass(frozen=True)
+class OuterOrder:
+    """The outer ORDER BY of the query ``sql`` in ``dialect``, as the process that ran it read
+    it for its result: ``keys`` is what ``outer_order`` gives (None: no outer ORDER BY; ``()``:
+    a strict sequence; else the sort keys)."""
+
+    sql: str
+    dialect: str
+    keys: tuple[int, ...] | None
+
+    def of(self, sql: str, dialect: str) -> bool:
+        """Whether this is the reading of ``sql`` in ``dialect`` (a result may be judged
+        against another text than its own: then it is read again)."""
+        return self.sql == sql and self.dialect == dialect
+
+
+def prepare_in_background(dialect: str = "sqlite") -> None:
+    """Import sqlglot and its ``dialect`` in a thread of their own (daemon), so that the
+    first text read later finds them imported: a SQLite helper does so as it starts, while
+    it waits for its first queries (SQLite lets other threads run while a query runs). A
+    failure is left to the first reading, which gives the conservative answer."""
+
+    def prepare() -> None:
+        try:
+            _dialect(dialect)
+        except Exception:  # noqa: BLE001 - a reading that needs it fails the same way, conservatively
+            return
+
+    threading.Thread(target=prepare, name="answerkey-sqlglot-import", daemon=True).start()
