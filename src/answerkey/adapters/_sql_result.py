@@ -127,11 +127,18 @@ class QueryResult:
         (``sql_value``: None, int, float, str, bytes; other engines give only the first four
         here, which they type alike); ``count`` rows when there are no columns; ``facts``,
         each column's, when the reader found them."""
-        result = cls((), columns, None, seconds)
-        object.__setattr__(result, "_rows", None)
-        object.__setattr__(result, "_driver", driver)
-        object.__setattr__(result, "_facts", facts)
-        object.__setattr__(result, "_count", len(driver[0]) if driver else count)
+        # Made without __init__ (one result per query run: each slot set once).
+        result = object.__new__(cls)
+        for name, value in (
+            ("_rows", None),
+            ("_driver", driver),
+            ("_facts", facts),
+            ("_count", len(driver[0]) if driver else count),
+            ("columns", columns),
+            ("error", None),
+            ("seconds", seconds),
+        ):
+            object.__setattr__(result, name, value)
         return result
 
     @property
