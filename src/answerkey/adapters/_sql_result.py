@@ -129,16 +129,14 @@ class QueryResult:
         each column's, when the reader found them."""
         # Made without __init__ (one result per query run: each slot set once).
         result = object.__new__(cls)
-        for name, value in (
-            ("_rows", None),
-            ("_driver", driver),
-            ("_facts", facts),
-            ("_count", len(driver[0]) if driver else count),
-            ("columns", columns),
-            ("error", None),
-            ("seconds", seconds),
-        ):
-            object.__setattr__(result, name, value)
+        setattr_ = object.__setattr__
+        setattr_(result, "_rows", None)
+        setattr_(result, "_driver", driver)
+        setattr_(result, "_facts", facts)
+        setattr_(result, "_count", len(driver[0]) if driver else count)
+        setattr_(result, "columns", columns)
+        setattr_(result, "error", None)
+        setattr_(result, "seconds", seconds)
         return result
 
     @property
