@@ -367,7 +367,7 @@ def serve_queries() -> None:
     except BrokenPipeError:
         pass  # the process that started this one has ended
     # Every reply has been flushed and nothing is left to write: ending at once spares the
-    # owner, which waits for its helpers as it ends, the interpreter's teardown (20-30 ms).
+    # owner, which waits for its helpers as it ends, the interpreter's teardown (tens of ms).
     os._exit(0)
 
 

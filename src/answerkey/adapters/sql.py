@@ -400,14 +400,11 @@ class _Columns:
             return
         values, size = chunk
         if not self.driver:
-            self.driver = [list(more) for more in values]
+            self.driver = [[] for _ in values]
             self.facts = [ColumnFacts() for _ in values]
-            for found, more in zip(self.facts, values):
-                found.add(more)
-        else:
-            for column, found, more in zip(self.driver, self.facts, values):
-                column.extend(more)
-                found.add(more)
+        for column, found, more in zip(self.driver, self.facts, values):
+            column.extend(more)
+            found.add(more)
         self.count += size
 
     def result(self, reply: Reply) -> QueryResult:
