@@ -23,7 +23,10 @@ class Alarms:
     """
 
     def __init__(self) -> None:
-        self._condition = threading.Condition(threading.Lock())
+        # Arming and disarming (once a query, or a reply) take the lock itself: the condition's
+        # own methods are Python calls around it.
+        self._lock = threading.Lock()
+        self._condition = threading.Condition(self._lock)
         self._pending: dict[int, tuple[float, Callable[[], object]]] = {}
         self._keys = itertools.count()
         self._thread: threading.Thread | None = None
@@ -32,7 +35,7 @@ class Alarms:
 
     def arm(self, when: float, action: Callable[[], object]) -> int:
         """Run ``action`` at ``when`` (``time.monotonic()``); the key to disarm it."""
-        with self._condition:
+        with self._lock:
             key = next(self._keys)
             self._pending[key] = (when, action)
             if self._thread is None:
@@ -45,7 +48,7 @@ class Alarms:
 
     def disarm(self, key: int) -> None:
         """Cancel an alarm (nothing if it has gone off)."""
-        with self._condition:
+        with self._lock:
             self._pending.pop(key, None)
 
     def _watch(self) -> None:

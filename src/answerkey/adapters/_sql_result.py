@@ -135,12 +135,17 @@ class QueryResult:
         (``sql_value``: None, int, float, str, bytes; other engines give only the first four
         here, which they type alike); ``count`` rows when there are no columns; ``facts``,
         each column's, when the reader found them; ``outer_order``, the query's, when read."""
-        result = cls((), columns, None, seconds)
-        object.__setattr__(result, "_rows", None)
-        object.__setattr__(result, "_driver", driver)
-        object.__setattr__(result, "_facts", facts)
-        object.__setattr__(result, "outer_order", outer_order)
-        object.__setattr__(result, "_count", len(driver[0]) if driver else count)
+        # Made without __init__ (one result per query run: each slot set once).
+        result = object.__new__(cls)
+        setattr_ = object.__setattr__
+        setattr_(result, "_rows", None)
+        setattr_(result, "_driver", driver)
+        setattr_(result, "_facts", facts)
+        setattr_(result, "_count", len(driver[0]) if driver else count)
+        setattr_(result, "columns", columns)
+        setattr_(result, "error", None)
+        setattr_(result, "seconds", seconds)
+        setattr_(result, "outer_order", outer_order)
         return result
 
     @property

@@ -395,6 +395,9 @@ def serve_queries(*, read_orders: bool = False) -> None:
             _answer_requests(marshal.loads(message), lambda body: _send(replies, body), connections)
     except BrokenPipeError:
         pass  # the process that started this one has ended
+    # Every reply has been flushed and nothing is left to write: ending at once spares the
+    # owner, which waits for its helpers as it ends, the interpreter's teardown (tens of ms).
+    os._exit(0)
 
 
 def _answer_requests(

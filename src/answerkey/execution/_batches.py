@@ -26,7 +26,7 @@ from answerkey.execution.semantics import (
     has_outer_order_by,
     semantics_named,
 )
-from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair
+from answerkey.execution.semantics._base import PREDICTION_NOT_RUN, RewrittenPair, Semantics
 from answerkey.execution.semantics._registry import explained
 from answerkey.metrics.driver_values import same_driver_values
 from answerkey.metrics.efficiency import time_runs, ves
@@ -149,12 +149,19 @@ def _table_metrics(names: tuple[str, ...], ordered: bool) -> tuple[str, ...]:
     return tuple(name for name in names if METRIC_KINDS[name] == "table" and (ordered or not needs_order(name)))
 
 
-@lru_cache(maxsize=16)
 def _result_metrics_of(metrics: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
     """The metrics among ``metrics`` computed from results (not by running queries), and
     whether one of them needs the gold's order."""
     names = tuple(name for name in metrics if METRIC_KINDS[name] != "sql")
     return names, any(map(needs_order, names))
+
+
+def _may_rewrite(semantics: Semantics) -> bool:
+    """Whether ``semantics`` may run an item's queries other than as written: not when it keeps
+    ``Semantics``' own ``rewrite`` and ``rewritten_pair``, whose pair is always None (speed:
+    three of the four built-in semantics, every item)."""
+    kind = type(semantics)
+    return kind.rewrite is not Semantics.rewrite or kind.rewritten_pair is not Semantics.rewritten_pair
 
 
 def _sort_keys(item: BatchItem) -> tuple[int, ...] | None:
@@ -186,6 +193,14 @@ class _Evaluator:
         self.databases = databases
         self.options = options
         self.rule = options.rule
+        self.decided = options.decided_semantics
+        self.result_metrics, self.orders = _result_metrics_of(options.metrics)
+        # The decided semantics that may run an item's queries rewritten, with their options.
+        self.rewriters = tuple(
+            (semantics, options.options_of(name))
+            for name in self.decided
+            if _may_rewrite(semantics := semantics_named(name))
+        )
         self.cache = cache
         self.fingerprints: dict[Database, str] = {}
         self.ahead: _Ahead | None = None  # the batch's queries on its first database, run ahead
@@ -244,12 +259,12 @@ class _Evaluator:
 
     def _item(self, item: BatchItem) -> ItemOutcome:
         options = self.options
-        names, orders = _result_metrics_of(tuple(options.metrics))
+        names, orders = self.result_metrics, self.orders
         databases = self.databases if item.runs_queries else (_RESULT_FILES,)
         several = len(databases) > 1
         gold: QueryResult | None = None
         notes: list[RunWarning] = []
-        decided = options.decided_semantics
+        decided = self.decided
         correct = dict.fromkeys(decided, True)
         failures: dict[str, tuple[int, str]] = {}  # semantics -> (database number, why)
         visited: list[dict[str, Decision]] = []
@@ -409,11 +424,10 @@ class _Evaluator:
         # A side given as a result has no query to rewrite: the prediction runs as written.
         if item.predicted is None or item.gold_results or item.predicted_result is not None:
             return []
-        options = self.options
         return [
             rewritten
-            for name in options.decided_semantics
-            if (rewritten := semantics_named(name).rewritten_pair(item.gold, item.predicted, options.options_of(name)))
+            for semantics, options in self.rewriters
+            if (rewritten := semantics.rewritten_pair(item.gold, item.predicted, options))
         ]
 
     def run_ahead(self, items: Sequence[BatchItem]) -> None:
@@ -434,7 +448,7 @@ class _Evaluator:
         keys: list[tuple[int, str]] = []
         # The golds whose outer ORDER BY the helper reads too, for answerkey's semantics or a
         # metric that needs the order (the helper has time to spare; this process has none).
-        orders = "answerkey" in self.options.decided_semantics or _result_metrics_of(tuple(self.options.metrics))[1]
+        orders = "answerkey" in self.decided or self.orders
         golds = {item.gold for item in items if orders and item.order_by is None and not item.gold_results}
         for item in items:
             texts = [] if item.gold_results else [item.gold]
@@ -509,7 +523,7 @@ class _Evaluator:
         decisions = {}
         # The database is named where the reason is shown (``on ...`` for a test suite).
         failed = f"the gold query failed: {error}"
-        for name in self.options.decided_semantics:
+        for name in self.decided:
             if name not in apart:
                 decisions[name] = Decision(name, False, f"{failed} ({failed_gold})" if name == headline else failed)
         others = [name for name in decisions if name != headline]
@@ -534,7 +548,7 @@ class _Evaluator:
         # Under answerkey's own semantics (no official script) the item stays an error of the test.
         official = semantics_named(headline).official
         decisions = {}
-        for name in self.options.decided_semantics:
+        for name in self.decided:
             try:
                 decisions[name] = decide(
                     name,
