@@ -22,7 +22,7 @@ from answerkey.execution.run import SqlOptions, run_sql
 from answerkey.execution.semantics import Decision, decide_all, has_outer_order_by, soft_f1
 from answerkey.execution.semantics._permutation import column_permutation
 from answerkey.execution.semantics.spider2 import _csv_round_trip, _csv_written, pandas_csv_column
-from answerkey.metrics.driver_values import same_driver_values
+from answerkey.metrics.driver_values import driver_rows, equal_driver_rows, same_driver_values
 from answerkey.metrics.table import TABLE_METRICS, table_scores
 
 
@@ -251,8 +251,9 @@ def spider2_reference(
     Spider 2.0's rule, the plain way: each column's CSV texts read back, the frame made floats
     when all numbers and one real, and every pair of columns normalised and compared in turn."""
 
-    def vectors(rows: list[tuple[object, ...]]) -> list[list[object]]:
-        read = [pandas_csv_column(_csv_written(column)) for column in zip(*rows)]
+    def vectors(rows: list[tuple[object, ...]], chosen: list[int] | None = None) -> list[list[object]]:
+        columns = list(zip(*rows))
+        read = [pandas_csv_column(_csv_written(columns[index])) for index in chosen or range(len(columns))]
         kinds = {kind for kind, _ in read}
         as_floats = kinds <= {"int", "float"} and "float" in kinds
         return [[float(value) for value in values] if as_floats else values for _, values in read]  # type: ignore[arg-type]
@@ -280,12 +281,12 @@ def spider2_reference(
                 return False
         return True
 
-    gold_vectors, predicted_vectors = vectors(gold), vectors(predicted)
+    gold_vectors, predicted_vectors = vectors(gold, condition_cols), vectors(predicted)
     columns = condition_cols or range(len(gold_vectors))
     return [
         column
-        for column in columns
-        if not any(vectors_match(gold_vectors[column], other) for other in predicted_vectors)
+        for column, vector in zip(columns, gold_vectors)
+        if not any(vectors_match(vector, other) for other in predicted_vectors)
     ]
 
 
@@ -322,11 +323,15 @@ def test_spider2_decides_as_the_plain_rule(pair, derived: str, ignore_order: boo
     elif derived == "shift":
         predicted = [tuple(value + 0.005 if type(value) is float else value for value in row) for row in gold]
     condition_cols = [0] if first_column_only else []
+    gold_result = fast([list(column) for column in zip(*gold)])
+    predicted_result = fast([list(column) for column in zip(*predicted)])
+    # The rows as the rule reads them (an infinity is typed as the text Inf).
+    gold, predicted = driver_rows(gold_result), driver_rows(predicted_result)
 
     def decided() -> Decision:
         return decide_all(
-            fast([list(column) for column in zip(*gold)]),
-            fast([list(column) for column in zip(*predicted)]),
+            gold_result,
+            predicted_result,
             gold_sql="x",
             condition_cols=condition_cols,
             ignore_order=ignore_order,
@@ -398,5 +403,27 @@ def test_test_suite_looks_for_a_permutation_first_as_the_official_order_decides(
     when one works), gives the verdict and reason of the official order."""
     gold, predicted = pair
     decision = decide_all(slow(gold), slow(predicted), gold_sql=sql, semantics=["test-suite"])["test-suite"]
-    reference = suite_reference(list(zip(*gold)), list(zip(*predicted)), sql)
+    # The rows as the rule reads them: typing shares equal values, -0.0 for 0.0 among them.
+    reference = suite_reference(driver_rows(slow(gold)), driver_rows(slow(predicted)), sql)
     assert (decision.correct, decision.reason) == reference
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ([[1, 2, 2], ["a", None, None]], [[1.0, 2, 2.0], ["a", None, None]], True),  # equal values of two types
+        ([[0.0, 1.5]], [[-0.0, 1.5]], True),
+        ([[]], [[]], True),  # no rows
+        ([[1, 2]], [[2, 1]], False),
+        ([[float("inf")]], [[float("inf")]], False),  # not plain: the slow steps
+        ([[b"x"]], [[b"x"]], False),
+    ],
+)
+def test_soft_f1_of_equal_driver_values_is_the_slow_steps_score(
+    gold: list[list[object]], predicted: list[list[object]], equal: bool
+) -> None:
+    """Results holding equal plain driver values (types may differ) score soft F1 without their
+    rows being made, as the slow steps score them."""
+    assert equal_driver_rows(fast(gold), fast(predicted)) is equal
+    assert soft_f1(fast(gold), fast(predicted)) == soft_f1(slow(gold), slow(predicted))
+    assert soft_f1(fast(gold), fast(predicted)) == reference_soft_f1(list(zip(*gold)), list(zip(*predicted)))
