@@ -396,6 +396,8 @@ def suite_reference(gold: list[tuple[object, ...]], predicted: list[tuple[object
 @example(([[1], ["1.5"]], [[1.0], ["1.5"]]), "SELECT * FROM t")  # rejected by the first check
 @example(([[1, 2], ["1.5", "x"]], [["1.5", "x"], [1.0, 2]]), "SELECT * FROM t ORDER BY 1")  # ... permuted
 @example(([[1, 2], ["a", "b"]], [["a", "b"], [1, 2]]), "SELECT * FROM t")  # permuted
+@example(([[1, 2.0], ["1.5", "y"]], [[1.0, 2], ["1.5", "y"]]), "SELECT * FROM t")  # ints and floats in a column
+@example(([[0.0, 1.5], [".", "."]], [[-0.0, 1.5], [".", "."]]), "SELECT * FROM t")  # float zeros written apart
 def test_test_suite_looks_for_a_permutation_first_as_the_official_order_decides(
     pair: tuple[list[list[object]], list[list[object]]], sql: str
 ) -> None:
