@@ -140,15 +140,17 @@ def _beyond_floats(value: object) -> bool:
 class _Vector:
     """A column as ``vectors_match`` compares it, made once for every column it is compared
     with: missing values made 0, sorted by text when ignoring order; and whether it holds an
-    integer beyond floats (only a column of kind ``object`` can: integers of other kinds fit
-    64 bits)."""
+    integer beyond floats (only a column of kind ``object`` holding ints can: integers of
+    other kinds fit 64 bits)."""
 
     __slots__ = ("values", "beyond_floats")
 
     def __init__(self, kind: str, values: list[object], ignore_order: bool) -> None:
         normalized = _normalized(values)
         self.values = sorted(normalized, key=_spider2_key) if ignore_order else normalized
-        self.beyond_floats = kind == "object" and any(map(_beyond_floats, normalized))
+        self.beyond_floats = (
+            kind == "object" and int in set(map(type, normalized)) and any(map(_beyond_floats, normalized))
+        )
 
 
 def _vectors_match(gold: _Vector, predicted: _Vector) -> bool:
