@@ -8,17 +8,21 @@ values from the typed ones)."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
+from collections import Counter
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from answerkey.adapters.sql import QueryResult
+from answerkey.errors import plural
 from answerkey.execution.load import SqlInputs, SqlItem
 from answerkey.execution.run import SqlOptions, run_sql
-from answerkey.execution.semantics import decide_all, has_outer_order_by, soft_f1
+from answerkey.execution.semantics import Decision, decide_all, has_outer_order_by, soft_f1
+from answerkey.execution.semantics._permutation import column_permutation
 from answerkey.execution.semantics.spider2 import _csv_round_trip, _csv_written, pandas_csv_column
-from answerkey.metrics.driver_values import same_driver_values
+from answerkey.metrics.driver_values import driver_rows, equal_driver_rows, same_driver_values
 from answerkey.metrics.table import TABLE_METRICS, table_scores
 
 
@@ -238,3 +242,192 @@ def test_spider2_round_trip_of_numbers_as_through_text(values: list[object]) -> 
     quick, through_text = _csv_round_trip(values), pandas_csv_column(_csv_written(values))
     assert quick[0] == through_text[0]
     assert list(map(repr, quick[1])) == list(map(repr, through_text[1]))
+
+
+def spider2_reference(
+    gold: list[tuple[object, ...]], predicted: list[tuple[object, ...]], condition_cols: list[int], ignore_order: bool
+) -> list[int]:
+    """The gold columns (of ``condition_cols``, or all) that match no predicted column under
+    Spider 2.0's rule, the plain way: each column's CSV texts read back, the frame made floats
+    when all numbers and one real, and every pair of columns normalised and compared in turn."""
+
+    def vectors(rows: list[tuple[object, ...]], chosen: list[int] | None = None) -> list[list[object]]:
+        columns = list(zip(*rows))
+        read = [pandas_csv_column(_csv_written(columns[index])) for index in chosen or range(len(columns))]
+        kinds = {kind for kind, _ in read}
+        as_floats = kinds <= {"int", "float"} and "float" in kinds
+        return [[float(value) for value in values] if as_floats else values for _, values in read]  # type: ignore[arg-type]
+
+    def normalized(values: list[object]) -> list[object]:
+        return [0 if value is None or (isinstance(value, float) and value != value) else value for value in values]
+
+    def key(value: object) -> tuple[bool, str, bool]:
+        return value is None, str(value), isinstance(value, (int, float))
+
+    def vectors_match(first: list[object], second: list[object]) -> bool:
+        first, second = normalized(first), normalized(second)
+        if ignore_order:
+            first, second = sorted(first, key=key), sorted(second, key=key)
+        if len(first) != len(second):
+            return False
+        for a, b in zip(first, second):
+            if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+                try:
+                    if not math.isclose(float(a), float(b), abs_tol=0.01):
+                        return False
+                except OverflowError:
+                    return False
+            elif a != b:
+                return False
+        return True
+
+    gold_vectors, predicted_vectors = vectors(gold, condition_cols), vectors(predicted)
+    columns = condition_cols or range(len(gold_vectors))
+    return [
+        column
+        for column, vector in zip(columns, gold_vectors)
+        if not any(vectors_match(vector, other) for other in predicted_vectors)
+    ]
+
+
+SPIDER2_VALUES = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from([2**62, 2**63 + 5, 2**1030, -(2**1030)]),
+    st.sampled_from([0.0, -0.0, 0.5, 1.0, 0.004, 9.995, 10.0, float("inf"), float("nan")]),
+    st.sampled_from(["", "a", "7", "007", "NA", "nan", "True", "1e3", "inf"]),
+    st.none(),
+)
+
+
+@given(
+    st.integers(1, 3).flatmap(
+        lambda width: st.tuples(
+            st.lists(st.tuples(*[SPIDER2_VALUES] * width), min_size=1, max_size=5),
+            st.lists(st.tuples(*[SPIDER2_VALUES] * width), min_size=1, max_size=5),
+        )
+    ),
+    st.sampled_from(["none", "copy", "permute", "shift"]),
+    st.booleans(),
+    st.booleans(),
+)
+@example(([(2**1030, "a")], [(2**1030, "a")]), "none", False, False)  # equal, but no float: the official failure
+@example(([(2**1030, 0.5)], [(2**1030, 0.5)]), "none", True, False)  # ... an overflow in the CSV round trip
+def test_spider2_decides_as_the_plain_rule(pair, derived: str, ignore_order: bool, first_column_only: bool) -> None:
+    """Spider 2.0's rule with its shortcuts (each column read and normalised once, the predicted
+    column at the gold column's place tried first, no float test of columns of 64-bit
+    integers or of floats, the same pair of results) finds exactly the gold columns that the
+    plain rule finds unmatched, so the same verdict and reason."""
+    gold, predicted = pair
+    if derived == "copy":
+        predicted = list(gold)
+    elif derived == "permute":
+        predicted = [row[::-1] for row in gold]
+    elif derived == "shift":
+        predicted = [tuple(value + 0.005 if type(value) is float else value for value in row) for row in gold]
+    condition_cols = [0] if first_column_only else []
+    gold_result = fast([list(column) for column in zip(*gold)])
+    predicted_result = fast([list(column) for column in zip(*predicted)])
+    # The rows as the rule reads them (an infinity is typed as the text Inf).
+    gold, predicted = driver_rows(gold_result), driver_rows(predicted_result)
+
+    def decided() -> Decision:
+        return decide_all(
+            gold_result,
+            predicted_result,
+            gold_sql="x",
+            condition_cols=condition_cols,
+            ignore_order=ignore_order,
+            semantics=["spider2"],
+        )["spider2"]
+
+    if len(gold) != len(predicted):
+        counts = f"the gold has {plural(len(gold), 'row')}, the prediction {len(predicted)}"
+        assert (decided().correct, decided().reason) == (False, counts)
+        return
+    try:
+        unmatched = spider2_reference(gold, predicted, condition_cols, ignore_order)
+    except OverflowError:  # an integer beyond floats in a column of reals: both fail alike
+        with pytest.raises(OverflowError):
+            decided()
+        return
+    decision = decided()
+    if not unmatched:
+        assert decision.correct
+    else:
+        shown = ", ".join(f"{column + 1} (c{column})" for column in unmatched)
+        verb = "matches" if len(unmatched) == 1 else "match"
+        assert (decision.correct, decision.reason) == (
+            False,
+            f"gold column{'s' if len(unmatched) > 1 else ''} {shown} {verb} no predicted column",
+        )
+
+
+def suite_reference(gold: list[tuple[object, ...]], predicted: list[tuple[object, ...]], sql: str) -> tuple[bool, str]:
+    """test-suite-sql-eval's result_eq with answerkey's reasons, in the official order: the
+    shape, the first check (each row's values sorted by text and type), then a permutation."""
+    ordered = "order by" in sql.lower()
+    if not gold and not predicted:
+        return True, "both results are empty"
+    if len(gold) != len(predicted):
+        return False, f"the gold has {plural(len(gold), 'row')}, the prediction {len(predicted)}"
+    if len(gold[0]) != len(predicted[0]):
+        return False, f"the gold has {plural(len(gold[0]), 'column')}, the prediction {len(predicted[0])}"
+
+    def unordered(row: tuple[object, ...]) -> tuple[object, ...]:
+        return tuple(sorted(row, key=lambda value: str(value) + str(type(value))))
+
+    first, second = [unordered(row) for row in gold], [unordered(row) for row in predicted]
+    quick = first == second if ordered else set(first) == set(second)
+    collect = list if ordered else Counter
+    permutation = column_permutation(gold, predicted, collect)
+    if quick and permutation is not None:
+        same = "same rows in the same order" if ordered else "same bag of rows"
+        return True, same + ("" if permutation == tuple(range(len(permutation))) else " with columns permuted")
+    if not quick and permutation is not None:
+        return False, (
+            "the rows match, but test-suite's first check rejects them: it sorts each row's values by "
+            "their text and type, and equal values written differently (1 and 1.0) sort apart"
+        )
+    if ordered and column_permutation(gold, predicted, Counter) is not None:
+        return False, "same bag of rows in another order (the gold's text has 'order by')"
+    which = "rows in order" if ordered else "bag of rows"
+    return False, f"no permutation of the prediction's columns gives the gold's {which}"
+
+
+@given(result_pairs(), st.sampled_from(["SELECT * FROM t", "SELECT * FROM t ORDER BY 1"]))
+@example(([[1], ["1.5"]], [[1.0], ["1.5"]]), "SELECT * FROM t")  # rejected by the first check
+@example(([[1, 2], ["1.5", "x"]], [["1.5", "x"], [1.0, 2]]), "SELECT * FROM t ORDER BY 1")  # ... permuted
+@example(([[1, 2], ["a", "b"]], [["a", "b"], [1, 2]]), "SELECT * FROM t")  # permuted
+@example(([[1, 2.0], ["1.5", "y"]], [[1.0, 2], ["1.5", "y"]]), "SELECT * FROM t")  # ints and floats in a column
+@example(([[0.0, 1.5], [".", "."]], [[-0.0, 1.5], [".", "."]]), "SELECT * FROM t")  # float zeros written apart
+def test_test_suite_looks_for_a_permutation_first_as_the_official_order_decides(
+    pair: tuple[list[list[object]], list[list[object]]], sql: str
+) -> None:
+    """test-suite's rule, looking for a permutation before its first check (which it makes only
+    when one works), gives the verdict and reason of the official order."""
+    gold, predicted = pair
+    decision = decide_all(slow(gold), slow(predicted), gold_sql=sql, semantics=["test-suite"])["test-suite"]
+    # The rows as the rule reads them: typing shares equal values, -0.0 for 0.0 among them.
+    reference = suite_reference(driver_rows(slow(gold)), driver_rows(slow(predicted)), sql)
+    assert (decision.correct, decision.reason) == reference
+
+
+@pytest.mark.parametrize(
+    ("gold", "predicted", "equal"),
+    [
+        ([[1, 2, 2], ["a", None, None]], [[1.0, 2, 2.0], ["a", None, None]], True),  # equal values of two types
+        ([[0.0, 1.5]], [[-0.0, 1.5]], True),
+        ([[]], [[]], True),  # no rows
+        ([[1, 2]], [[2, 1]], False),
+        ([[float("inf")]], [[float("inf")]], False),  # not plain: the slow steps
+        ([[b"x"]], [[b"x"]], False),
+    ],
+)
+def test_soft_f1_of_equal_driver_values_is_the_slow_steps_score(
+    gold: list[list[object]], predicted: list[list[object]], equal: bool
+) -> None:
+    """Results holding equal plain driver values (types may differ) score soft F1 without their
+    rows being made, as the slow steps score them."""
+    assert equal_driver_rows(fast(gold), fast(predicted)) is equal
+    assert soft_f1(fast(gold), fast(predicted)) == soft_f1(slow(gold), slow(predicted))
+    assert soft_f1(fast(gold), fast(predicted)) == reference_soft_f1(list(zip(*gold)), list(zip(*predicted)))

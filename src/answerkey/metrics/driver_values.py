@@ -65,9 +65,33 @@ def driver_rows(result: QueryResult) -> list[tuple[object, ...]]:
     are where typing them and back changes none (no blob, no infinity), which spares making
     the typed values."""
     plain = result.driver_columns
-    if plain is not None and all(map(_plain_column, plain, result.driver_facts or [None] * len(plain))):
+    if plain is not None and _plain(result):
         return list(zip(*plain)) if plain else [() for _ in range(result.row_count)]
     return [tuple(map(driver_value, row)) for row in result.rows]
+
+
+def _plain(result: QueryResult) -> bool:
+    """Whether the result's driver values (it holds them) are all plain (``plain_values``)."""
+    plain = result.driver_columns or ()
+    return all(map(_plain_column, plain, result.driver_facts or [None] * len(plain)))
+
+
+def equal_driver_rows(gold: QueryResult, predicted: QueryResult) -> bool:
+    """True when both results hold plain driver values (``plain_values``), at least one
+    column, and equal ones by ``==`` column by column: then ``driver_rows`` of each are equal
+    row by row, without being made (``==`` is transitive on plain values: Python compares an
+    int with a float exactly, so dropping duplicate rows keeps equal lists too). Types may
+    differ (1 and 1.0), unlike ``same_driver_values``.
+
+    >>> def result(*columns):
+    ...     return QueryResult.of_driver_columns([list(column) for column in columns], ("n",) * len(columns))
+    >>> equal_driver_rows(result([1, 2], ["a", None]), result([1.0, 2], ["a", None]))
+    True
+    >>> equal_driver_rows(result([1]), result([2])), equal_driver_rows(result([float("inf")]), result([float("inf")]))
+    (False, False)
+    """
+    gold_columns, predicted_columns = gold.driver_columns, predicted.driver_columns
+    return bool(gold_columns) and gold_columns == predicted_columns and _plain(gold) and _plain(predicted)
 
 
 # The types of plain values (``plain_values``), floats when finite.

@@ -11,6 +11,14 @@ def _projection(rows_by_column: Sequence[Sequence[object]], columns: Sequence[in
     return zip(*(rows_by_column[column] for column in columns))
 
 
+def _same(first: Any, second: Any) -> bool:
+    """``first == second``, two lists, sets or ``Counter``s. (Speed: ``Counter``'s ``==`` walks
+    both in Python, a missing count as 0; counted ones have none, so ``dict``'s does the same in C.)"""
+    if type(first) is Counter and type(second) is Counter:
+        return dict.__eq__(first, second)
+    return first == second
+
+
 def column_permutation(
     gold: Sequence[tuple[object, ...]],
     predicted: Sequence[tuple[object, ...]],
@@ -27,7 +35,7 @@ def column_permutation(
     """
     width = len(gold[0])
     target = collect(gold)
-    if collect(predicted) == target:
+    if _same(collect(predicted), target):
         return tuple(range(width))
     gold_columns = list(zip(*gold))
     predicted_columns = list(zip(*predicted))
@@ -47,7 +55,7 @@ def column_permutation(
     if all(len(option) == 1 for option in options):
         # One permutation at most: only the whole rows need comparing.
         only = tuple(option[0] for option in options)
-        agreeing = len(set(only)) == width and collect(_projection(predicted_columns, only)) == target
+        agreeing = len(set(only)) == width and _same(collect(_projection(predicted_columns, only)), target)
         return only if agreeing else None
     prefixes: dict[int, Any] = {}  # the gold's first columns, gathered when a search gets there
     chosen: list[int] = []
@@ -58,7 +66,7 @@ def column_permutation(
             return True  # the column's signature says so
         if depth not in prefixes:
             prefixes[depth] = collect(_projection(gold_columns, range(depth + 1)))
-        return collect(_projection(predicted_columns, chosen)) == prefixes[depth]
+        return _same(collect(_projection(predicted_columns, chosen)), prefixes[depth])
 
     # Identical predicted columns are interchangeable: a search tries one of them per place.
     same_as: dict[tuple[object, ...], int] = {}

@@ -14,6 +14,9 @@ from answerkey.execution.semantics._permutation import column_permutation
 
 
 def _decide(item: Item) -> Decision:
+    if item.identical:
+        # Speed (most predictions are correct): the same rows, at least one, give the same set.
+        return Decision("bird", True, "same set of rows")
     gold, predicted = item.gold_rows, item.predicted_rows
     gold_set, predicted_set = set(gold), set(predicted)
     if gold_set == predicted_set:

@@ -55,15 +55,16 @@ def pandas_csv_column(texts: Sequence[str]) -> tuple[str, list[object]]:
     >>> pandas_csv_column(["1", "", "3"]), pandas_csv_column(["007", "x"])
     (('float', [1.0, nan, 3.0]), ('object', ['007', 'x']))
     """
-    missing = [text in _CSV_MISSING for text in texts]
-    present = [text for text, gone in zip(texts, missing) if not gone]
+    missing = list(map(_CSV_MISSING.__contains__, texts))
+    some_missing = any(missing)
+    present = [text for text, gone in zip(texts, missing) if not gone] if some_missing else texts
     if not texts:
         return "object", []
     if not present:
         return "float", [_NAN] * len(texts)
     if all(_CSV_INTEGER.fullmatch(text) for text in present):
         integers = [None if gone else int(text) for text, gone in zip(texts, missing)]
-        if any(missing):
+        if some_missing:
             return "float", [_NAN if number is None else float(number) for number in integers]
         fits = all(number in _CSV_INTEGERS for number in integers)
         return "int" if fits else "object", list(integers)
@@ -71,7 +72,9 @@ def pandas_csv_column(texts: Sequence[str]) -> tuple[str, list[object]]:
         return "float", [_NAN if gone else float(text) for text, gone in zip(texts, missing)]
     if all(text in _CSV_TRUE or text in _CSV_FALSE for text in present):
         truths: list[object] = [_NAN if gone else text in _CSV_TRUE for text, gone in zip(texts, missing)]
-        return "object" if any(missing) else "bool", truths
+        return "object" if some_missing else "bool", truths
+    if not some_missing:
+        return "object", list(texts)
     return "object", [_NAN if gone else text for text, gone in zip(texts, missing)]
 
 
@@ -81,23 +84,27 @@ def _csv_round_trip(values: Sequence[object]) -> tuple[str, list[object]]:
     back as the same float), most columns of a result. (Speed: the texts and their regular
     expressions were most of Spider 2.0's rule.)"""
     kinds = set(map(type, values))
-    if kinds == {int} and all(value in _CSV_INTEGERS for value in values):
+    if kinds == {int} and min(values) in _CSV_INTEGERS and max(values) in _CSV_INTEGERS:  # type: ignore[type-var, operator]
         return "int", list(values)
     if kinds == {float} and all(map(math.isfinite, values)):  # type: ignore[arg-type]
         return "float", list(values)
+    if kinds == {str}:  # the texts written are the values
+        return pandas_csv_column(values)  # type: ignore[arg-type]
     return pandas_csv_column(_csv_written(values))
 
 
-def _csv_vectors(rows: Sequence[tuple[object, ...]], width: int, columns: Sequence[int]) -> list[list[object]]:
-    """The ``columns`` of a result as Spider 2.0 compares them: each column after the CSV
-    round trip, then the frame transposed into lists (pandas makes every value a float when
-    the columns are all numbers and one holds floats)."""
+def _csv_vectors(
+    rows: Sequence[tuple[object, ...]], width: int, columns: Sequence[int]
+) -> list[tuple[str, list[object]]]:
+    """The ``columns`` of a result as Spider 2.0 compares them, each with its kind: each column
+    after the CSV round trip, then the frame transposed into lists (pandas makes every value
+    a float when the columns are all numbers and one holds floats)."""
     by_column = list(zip(*rows)) if rows else [()] * width
     read = [_csv_round_trip(by_column[column]) for column in columns]
     kinds = {kind for kind, _ in read}
     if kinds and kinds <= {"int", "float"} and "float" in kinds:
-        return [[float(value) for value in values] for _, values in read]  # type: ignore[arg-type]
-    return [values for _, values in read]
+        return [("float", list(map(float, values))) for _, values in read]  # type: ignore[arg-type]
+    return read
 
 
 def _spider2_key(value: object) -> tuple[bool, str, bool]:
@@ -110,7 +117,14 @@ def _missing(value: object) -> bool:
 
 def _normalized(values: list[object]) -> list[object]:
     """A column as ``vectors_match`` compares it: each missing value is the integer 0
-    (``normalize`` in evaluate.py, lines 87-90 at e12c5f1e), so NULL equals 0, and 0.004."""
+    (``normalize`` in evaluate.py, lines 87-90 at e12c5f1e), so NULL equals 0, and 0.004.
+    (Speed: the types of its values tell most columns have none; floats are tested in C.)"""
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        if not any(map(math.isnan, values)):  # type: ignore[arg-type]
+            return values
+    elif type(None) not in kinds and not any(issubclass(kind, float) for kind in kinds):
+        return values
     return [0 if _missing(value) else value for value in values]
 
 
@@ -123,19 +137,33 @@ def _beyond_floats(value: object) -> bool:
     return isinstance(value, int) and not -_FLOAT_INTEGERS < value < _FLOAT_INTEGERS
 
 
-def _vectors_match(gold: list[object], predicted: list[object], ignore_order: bool) -> bool:
-    """Spider 2.0's ``vectors_match``: missing values made 0, (sorted by text when ignoring
-    order) the same length, and pairwise numbers within ``SPIDER2_TOLERANCE``, or equal."""
-    gold, predicted = _normalized(gold), _normalized(predicted)
-    if ignore_order:
-        gold, predicted = sorted(gold, key=_spider2_key), sorted(predicted, key=_spider2_key)
-    if len(gold) != len(predicted):
+class _Vector:
+    """A column as ``vectors_match`` compares it, made once for every column it is compared
+    with: missing values made 0, sorted by text when ignoring order; and whether it holds an
+    integer beyond floats (only a column of kind ``object`` holding ints can: integers of
+    other kinds fit 64 bits)."""
+
+    __slots__ = ("values", "beyond_floats")
+
+    def __init__(self, kind: str, values: list[object], ignore_order: bool) -> None:
+        normalized = _normalized(values)
+        self.values = sorted(normalized, key=_spider2_key) if ignore_order else normalized
+        self.beyond_floats = (
+            kind == "object" and int in set(map(type, normalized)) and any(map(_beyond_floats, normalized))
+        )
+
+
+def _vectors_match(gold: _Vector, predicted: _Vector) -> bool:
+    """Spider 2.0's ``vectors_match`` of two columns made ``_Vector``s: the same length, and
+    pairwise numbers within ``SPIDER2_TOLERANCE``, or equal."""
+    gold_values, predicted_values = gold.values, predicted.values
+    if len(gold_values) != len(predicted_values):
         return False
-    if gold == predicted and not any(map(_beyond_floats, gold)):
+    if gold_values == predicted_values and not gold.beyond_floats:
         # Speed (most pairs of a correct prediction): each pair equal by ``==`` (or the same
         # object) passes one of the tests below, unless an integer has no float (OverflowError).
         return True
-    for a, b in zip(gold, predicted):
+    for a, b in zip(gold_values, predicted_values):
         if isinstance(a, (int, float)) and isinstance(b, (int, float)):
             try:
                 if not math.isclose(float(a), float(b), abs_tol=SPIDER2_TOLERANCE):
@@ -145,6 +173,15 @@ def _vectors_match(gold: list[object], predicted: list[object], ignore_order: bo
         elif a != b:
             return False
     return True
+
+
+def _matched(vector: _Vector, position: int, predicted: list[_Vector]) -> bool:
+    """Whether some predicted column matches ``vector``, gold column ``position``: the
+    predicted column there is tried first (speed: in a correct prediction it is the one that
+    matches, most of the time; the order changes no answer)."""
+    if position < len(predicted) and _vectors_match(vector, predicted[position]):
+        return True
+    return any(_vectors_match(vector, other) for index, other in enumerate(predicted) if index != position)
 
 
 def _decide(item: Item) -> Decision:
@@ -161,18 +198,16 @@ def _decide(item: Item) -> Decision:
     if len(item.gold_rows) != len(item.predicted_rows):
         counts = f"the gold has {plural(len(item.gold_rows), 'row')}, the prediction {len(item.predicted_rows):,}"
         return Decision("spider2", False, counts)
-    gold = _csv_vectors(item.gold_rows, width, selected)
+    ignore_order = item.ignore_order
+    gold = [_Vector(kind, values, ignore_order) for kind, values in _csv_vectors(item.gold_rows, width, selected)]
     if item.identical and not item.condition_cols and item.predicted_width == width == len(gold):
         # Speed: the same values, types and texts give the same CSV round trip.
         predicted = gold
     else:
-        predicted = _csv_vectors(item.predicted_rows, item.predicted_width, range(item.predicted_width))
-    how = "as sorted values" if item.ignore_order else "in row order"
-    unmatched = [
-        column
-        for column, vector in zip(selected, gold)
-        if not any(_vectors_match(vector, other, item.ignore_order) for other in predicted)
-    ]
+        read = _csv_vectors(item.predicted_rows, item.predicted_width, range(item.predicted_width))
+        predicted = [_Vector(kind, values, ignore_order) for kind, values in read]
+    how = "as sorted values" if ignore_order else "in row order"
+    unmatched = [column for column, vector in zip(selected, gold) if not _matched(vector, column, predicted)]
     names = item.gold.columns if len(item.gold.columns) == width else None
 
     def named(column: int) -> str:
