@@ -9,7 +9,7 @@ import click
 
 from answerkey import limits
 from answerkey.adapters.engines import ENGINES, check_databases
-from answerkey.adapters.sql import start_query_process
+from answerkey.adapters.sql import start_query_process, stop_query_processes
 from answerkey.cli import Trouble
 from answerkey.cli.options import (
     Selection,
@@ -344,7 +344,9 @@ def sql(
         raise Trouble(str(error)) from None
     opened.close()
     if opened.name == "sqlite" and executor is None and jobs == 1:
-        start_query_process()  # this process runs the queries: their helper starts while the inputs load
+        start_query_process()  # this process runs the queries (a helper started as the command was looked up)
+    else:
+        stop_query_processes()  # the helper started as the command was looked up: not this run's
     if tables is not None:
         if location is None or "://" in location:
             raise Trouble("--tables needs --db DIR (the official script reads DIR/<db_id>/<db_id>.sqlite)")
