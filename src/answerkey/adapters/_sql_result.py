@@ -308,8 +308,9 @@ class TypedRows:
 
     def _bulk(self, index: int, bulk: Callable[[Any], Sequence[Value]], values: Sequence[object]) -> Sequence[Value]:
         made = self._shared.setdefault((index, bulk), {None: NIL})
-        # 0.0 and -0.0 are one key, but two texts: a chunk holding a zero is not shared.
-        if made is not None and not (bulk is Number.of_floats and 0.0 in values):
+        # 0.0 and -0.0 are one key, but two texts: a chunk of reals holding a zero is not shared.
+        # (Compared by ==: each reading of Number.of_floats makes a new bound method.)
+        if made is not None and not (bulk == Number.of_floats and 0.0 in values):
             new = list(dict.fromkeys(values).keys() - made.keys())
             if len(made) == 1 or len(new) * 2 <= len(values):
                 if new:
