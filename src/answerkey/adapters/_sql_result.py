@@ -166,6 +166,12 @@ class QueryResult:
             object.__setattr__(self, "_facts", None)
         return rows
 
+    def outer_order_of(self, sql: str, dialect: str) -> OuterOrder | None:
+        """``outer_order`` when it is the reading of ``sql`` in ``dialect`` (a result may be
+        judged against another text than its own, which must then be read again), else None."""
+        read = self.outer_order
+        return read if read is not None and read.of(sql, dialect) else None
+
     @property
     def driver_columns(self) -> tuple[list[object], ...] | None:
         """The values as the driver returned them, by column, while the typed rows have not

@@ -397,8 +397,8 @@ class _Evaluator:
             return bool(item.order_by)
         if not orders or item.gold_results:
             return False
-        read = None if gold is None else gold.outer_order
-        if read is not None and read.of(item.gold, self.engine.name):
+        read = None if gold is None else gold.outer_order_of(item.gold, self.engine.name)
+        if read is not None:
             return read.keys is not None
         return has_outer_order_by(item.gold, self.engine.name)
 

@@ -122,8 +122,8 @@ class Item:
         result columns (a strict sequence). Read by the process that ran the gold when it
         did (``QueryResult.outer_order``: a SQLite helper asked by ``answerkey sql``), else
         here, with sqlglot, in ``dialect``."""
-        read = self.gold.outer_order
-        if read is not None and read.of(self.gold_sql, self.dialect):
+        read = self.gold.outer_order_of(self.gold_sql, self.dialect)
+        if read is not None:
             return read.keys
         width = self.gold_width
         names = self.gold.columns if len(self.gold.columns) == width else ("",) * width
